@@ -1,0 +1,60 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// Every Swift target is built in Swift 6 language mode with warnings as errors.
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+let package = Package(
+    name: "QuotaWatch",
+    products: [
+        .executable(name: "quotawatch", targets: ["quotawatch"]),
+        .executable(name: "quotawatch-treegen", targets: ["quotawatch-treegen"]),
+    ],
+    targets: [
+        // libinotifytools from Debian's libinotifytools0-dev, which ships no .pc file:
+        // the module map links it directly.
+        .systemLibrary(name: "CInotifyTools", path: "Sources/CInotifyTools"),
+        // Inline wrappers for glibc entry points that Swift's Glibc module hides
+        // behind _GNU_SOURCE (getdents64, statx).
+        .target(name: "CQuotaWatchShims", path: "Sources/CQuotaWatchShims"),
+        // The only Swift code that calls Glibc.
+        .target(
+            name: "QuotaWatchSystem",
+            dependencies: ["CQuotaWatchShims", "CInotifyTools"],
+            swiftSettings: strict + [.strictMemorySafety()]
+        ),
+        // Pure logic: tallies, sizes, names, rendering. No kernel.
+        .target(name: "QuotaWatchCore", swiftSettings: strict),
+        // Wiring: crawler, inotify engine, control socket.
+        .target(
+            name: "QuotaWatchEngine",
+            dependencies: ["QuotaWatchCore", "QuotaWatchSystem"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "quotawatch",
+            dependencies: ["QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchEngine"],
+            swiftSettings: strict
+        ),
+        // Builds the sample and benchmark trees for scripts/demo and scripts/bench.
+        .executableTarget(name: "quotawatch-treegen", swiftSettings: strict),
+        // Temp trees with raw-byte names, the du oracle, and a runner for the built CLI.
+        .target(name: "QuotaWatchTestSupport", path: "Tests/QuotaWatchTestSupport", swiftSettings: strict),
+        .testTarget(name: "QuotaWatchCoreTests", dependencies: ["QuotaWatchCore"], swiftSettings: strict),
+        .testTarget(
+            name: "QuotaWatchSystemTests",
+            dependencies: ["QuotaWatchSystem"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "QuotaWatchEngineTests",
+            dependencies: ["QuotaWatchEngine", "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "QuotaWatchCLITests",
+            dependencies: ["quotawatch", "QuotaWatchTestSupport"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,13 @@
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stddef.h>
+#include "CQuotaWatchShims.h"
+
+_Static_assert(offsetof(struct dirent64, d_ino) == QW_DIRENT_INO_OFFSET, "d_ino");
+_Static_assert(offsetof(struct dirent64, d_reclen) == QW_DIRENT_RECLEN_OFFSET, "d_reclen");
+_Static_assert(offsetof(struct dirent64, d_type) == QW_DIRENT_TYPE_OFFSET, "d_type");
+_Static_assert(offsetof(struct dirent64, d_name) == QW_DIRENT_NAME_OFFSET, "d_name");
+
+ssize_t qw_getdents64(int fd, void *buffer, size_t length) {
+    return getdents64(fd, buffer, length);
+}

@@ -1,0 +1,44 @@
+/// The human table of `scan` and `status`: largest first, aligned columns.
+public enum TableRenderer {
+    public static func render(_ report: TreeReport, format: ByteFormat) -> String {
+        let rows = report.directories.enumerated().sorted { lhs, rhs in
+            if lhs.element.allocated != rhs.element.allocated { return lhs.element.allocated > rhs.element.allocated }
+            return lhs.offset < rhs.offset
+        }.map(\.element)
+        var table: [[String]] = [["ALLOCATED", "APPARENT", "FILES", "PATH"]]
+        for row in rows {
+            table.append([format.string(row.allocated), format.string(row.apparent), "\(row.files)", row.path])
+        }
+        var widths = [Int](repeating: 0, count: 3)
+        for line in table {
+            for column in 0..<3 { widths[column] = max(widths[column], line[column].count) }
+        }
+        var output = "ROOT: \(report.root)\n"
+        for line in table {
+            for column in 0..<3 {
+                output += String(repeating: " ", count: widths[column] - line[column].count) + line[column] + "  "
+            }
+            output += printable(line[3]) + "\n"
+        }
+        return output
+    }
+
+    /// Keeps a name with a newline or other control character on one table line.
+    public static func printable(_ path: String) -> String {
+        var output = ""
+        for scalar in path.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7f {
+                output += "\\x" + String(scalar.value, radix: 16).leftPadded(to: 2)
+            } else {
+                output.unicodeScalars.append(scalar)
+            }
+        }
+        return output
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,71 @@
+/// What the kernel says about one inode, reduced to what a tally needs.
+///
+/// A pure value: the system layer fills it from `fstatat`, tests build it by hand.
+public struct FileStatus: Sendable, Equatable {
+    public enum Kind: UInt8, Sendable {
+        case regular, directory, symlink, other
+    }
+
+    public var device: UInt64
+    public var inode: UInt64
+    public var kind: Kind
+    public var linkCount: UInt64
+    /// `st_size`: what `du -b` adds up.
+    public var apparentBytes: UInt64
+    /// `st_blocks × 512`: what `du -B1` adds up, and what a phone's storage screen shows.
+    public var allocatedBytes: UInt64
+    /// Last data modification, in nanoseconds since the epoch.
+    public var modifiedNanoseconds: Int64
+
+    public init(
+        device: UInt64, inode: UInt64, kind: Kind, linkCount: UInt64,
+        apparentBytes: UInt64, allocatedBytes: UInt64, modifiedNanoseconds: Int64 = 0
+    ) {
+        self.device = device
+        self.inode = inode
+        self.kind = kind
+        self.linkCount = linkCount
+        self.apparentBytes = apparentBytes
+        self.allocatedBytes = allocatedBytes
+        self.modifiedNanoseconds = modifiedNanoseconds
+    }
+
+    /// du counts an inode once per subtree only when it may have other names;
+    /// directories are never hard-linked.
+    public var mayHaveOtherNames: Bool { kind != .directory && linkCount > 1 }
+
+    public var usage: Usage { Usage(allocated: allocatedBytes, apparent: apparentBytes) }
+}
+
+/// The two sizes du knows, for one inode or summed over many.
+public struct Usage: Sendable, Equatable, Hashable {
+    public var allocated: UInt64
+    public var apparent: UInt64
+
+    public static let zero = Usage(allocated: 0, apparent: 0)
+
+    public init(allocated: UInt64, apparent: UInt64) {
+        self.allocated = allocated
+        self.apparent = apparent
+    }
+}
+
+/// Subtree totals of one directory: its own inode, every inode below it once, and name counts.
+public struct Tally: Sendable, Equatable {
+    public var usage: Usage
+    /// Non-directory names in the subtree; each hard-link name counts.
+    public var files: UInt64
+    /// Directories below this one, not counting itself.
+    public var dirs: UInt64
+
+    public static let zero = Tally(usage: .zero, files: 0, dirs: 0)
+
+    public init(usage: Usage, files: UInt64, dirs: UInt64) {
+        self.usage = usage
+        self.files = files
+        self.dirs = dirs
+    }
+
+    public var allocated: UInt64 { usage.allocated }
+    public var apparent: UInt64 { usage.apparent }
+}

@@ -1,0 +1,116 @@
+/// A linear-probing hash set of `UInt32` values whose keys live elsewhere.
+///
+/// The tree keeps its keys (a parent and a name, or a device and an inode) in its own records;
+/// this table only remembers where they are, 4 bytes a slot, which is what keeps the tree lean
+/// at a million files. Callers pass the hash and a matcher; removal shifts later entries back
+/// instead of leaving tombstones, so lookups never slow down under churn.
+struct OpenAddressingTable {
+    private static let empty: UInt32 = .max
+    private var slots: [UInt32]
+    private(set) var count = 0
+
+    init(minimumCapacity: Int = 16) {
+        var capacity = 16
+        while capacity < minimumCapacity * 2 { capacity <<= 1 }
+        slots = [UInt32](repeating: Self.empty, count: capacity)
+    }
+
+    private var mask: Int { slots.count - 1 }
+
+    func find(hash: UInt64, where matches: (UInt32) -> Bool) -> UInt32? {
+        var index = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let value = slots[index]
+            if value == Self.empty { return nil }
+            if matches(value) { return value }
+            index = (index + 1) & mask
+        }
+    }
+
+    /// Adds `value`; the caller guarantees no equal key is present.
+    mutating func insert(_ value: UInt32, hash: UInt64, rehash: (UInt32) -> UInt64) {
+        if (count + 1) * 10 > slots.count * 7 { grow(rehash: rehash) }
+        var index = Int(truncatingIfNeeded: hash) & mask
+        while slots[index] != Self.empty { index = (index + 1) & mask }
+        slots[index] = value
+        count += 1
+    }
+
+    /// Removes `value`, found by its own hash; `rehash` gives the hash of any stored value.
+    mutating func remove(_ value: UInt32, hash: UInt64, rehash: (UInt32) -> UInt64) {
+        var index = Int(truncatingIfNeeded: hash) & mask
+        while slots[index] != value {
+            if slots[index] == Self.empty { return }
+            index = (index + 1) & mask
+        }
+        // Backward-shift deletion: pull forward every later entry whose home slot
+        // lies at or before the hole, so no probe chain is broken.
+        var hole = index
+        var next = (hole + 1) & mask
+        while slots[next] != Self.empty {
+            let home = Int(truncatingIfNeeded: rehash(slots[next])) & mask
+            let distanceFromHome = (next - home) & mask
+            let distanceFromHole = (next - hole) & mask
+            if distanceFromHome >= distanceFromHole {
+                slots[hole] = slots[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        slots[hole] = Self.empty
+        count -= 1
+    }
+
+    /// Replaces a stored value by another with the same key (used when records move).
+    mutating func replace(_ old: UInt32, with new: UInt32, hash: UInt64) {
+        var index = Int(truncatingIfNeeded: hash) & mask
+        while slots[index] != old {
+            if slots[index] == Self.empty { return }
+            index = (index + 1) & mask
+        }
+        slots[index] = new
+    }
+
+    mutating func removeAll() {
+        slots = [UInt32](repeating: Self.empty, count: 16)
+        count = 0
+    }
+
+    private mutating func grow(rehash: (UInt32) -> UInt64) {
+        let old = slots
+        slots = [UInt32](repeating: Self.empty, count: old.count * 2)
+        for value in old where value != Self.empty {
+            var index = Int(truncatingIfNeeded: rehash(value)) & mask
+            while slots[index] != Self.empty { index = (index + 1) & mask }
+            slots[index] = value
+        }
+    }
+
+    /// Bytes held by the slot array, for memory reports.
+    var footprintBytes: Int { slots.capacity * MemoryLayout<UInt32>.stride }
+}
+
+/// FNV-1a over a parent number and a name: cheap, and good enough for linear probing once
+/// the final avalanche spreads the low bits.
+@inline(__always)
+func hashName(parent: UInt32, _ name: some Sequence<UInt8>) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(parent)
+    for byte in name {
+        hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+    }
+    return avalanche(hash)
+}
+
+@inline(__always)
+func hashInode(device: UInt64, inode: UInt64) -> UInt64 {
+    avalanche(inode &* 0x9e37_79b9_7f4a_7c15 ^ device)
+}
+
+@inline(__always)
+private func avalanche(_ value: UInt64) -> UInt64 {
+    var x = value
+    x ^= x >> 33
+    x &*= 0xff51_afd7_ed55_8ccd
+    x ^= x >> 33
+    return x
+}

@@ -1,0 +1,130 @@
+/// A directory in a ``TallyTree``. Stable while the directory is in the tree; reused after removal.
+public struct DirectoryID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { "dir#\(rawValue)" }
+}
+
+/// A non-directory name in a ``TallyTree``: a regular file, symlink, socket, fifo or device.
+public struct FileID: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public var description: String { "file#\(rawValue)" }
+}
+
+/// What a name in a directory refers to.
+public enum TreeEntry: Hashable, Sendable {
+    case file(FileID)
+    case directory(DirectoryID)
+}
+
+/// "No record": the end of a sibling list, the root's parent.
+let noRecord: UInt32 = .max
+
+/// Forty bytes per non-directory name. Sizes are kept so that a later delete can be
+/// subtracted without a stat; the inode is kept so that a new hard link to it can be found.
+struct FileRecord {
+    var apparent: UInt64
+    var inode: UInt64
+    /// Allocated 512-byte blocks in the low 48 bits, name length and flags above.
+    var packed: UInt64
+    var directory: UInt32
+    var nextSibling: UInt32
+    var previousSibling: UInt32
+    var nameOffset: UInt32
+
+    static let blockMask: UInt64 = (1 << 48) - 1
+    static let linkedFlag: UInt64 = 1 << 56
+
+    var allocatedBlocks: UInt64 {
+        get { packed & Self.blockMask }
+        set { packed = (packed & ~Self.blockMask) | (newValue & Self.blockMask) }
+    }
+    var nameLength: UInt8 {
+        get { UInt8(truncatingIfNeeded: packed >> 48) }
+        set { packed = (packed & ~(0xff << 48)) | (UInt64(newValue) << 48) }
+    }
+    /// The inode may have other names; its sizes live in the hard-link table.
+    var isLinked: Bool {
+        get { packed & Self.linkedFlag != 0 }
+        set { packed = newValue ? packed | Self.linkedFlag : packed & ~Self.linkedFlag }
+    }
+    var usage: Usage { Usage(allocated: allocatedBlocks << 9, apparent: apparent) }
+}
+
+struct DirectoryRecord {
+    var tally: Tally
+    var own: Usage
+    var device: UInt64
+    var inode: UInt64
+    var parent: UInt32
+    var nameOffset: UInt32
+    var nameLength: UInt8
+    var isLive: Bool
+    var firstFile: UInt32 = noRecord
+    var firstChild: UInt32 = noRecord
+    var nextSibling: UInt32 = noRecord
+    var previousSibling: UInt32 = noRecord
+    /// Hard-linked names in this subtree; zero lets subtree moves skip the hard-link table.
+    var linkedNames: UInt32 = 0
+    /// Owner-defined: the engine's watch descriptor or poll state, later a quota rule.
+    var watch: Int32 = -1
+    var ruleSlot: UInt32 = noRecord
+}
+
+/// Identity of an inode across the whole machine.
+struct InodeKey: Hashable {
+    var device: UInt64
+    var inode: UInt64
+}
+
+/// An inode that may have several names in the tree. Each directory counts it once,
+/// while `namesBelow[dir] > 0`, exactly as `du -s dir` does.
+struct LinkedInode {
+    var usage: Usage
+    var namesBelow: [UInt32: UInt32] = [:]
+}
+
+/// A signed change to a tally, applied to a chain of ancestors.
+struct TallyDelta {
+    var allocated: Int64 = 0
+    var apparent: Int64 = 0
+    var files: Int64 = 0
+    var dirs: Int64 = 0
+
+    init(allocated: Int64 = 0, apparent: Int64 = 0, files: Int64 = 0, dirs: Int64 = 0) {
+        self.allocated = allocated
+        self.apparent = apparent
+        self.files = files
+        self.dirs = dirs
+    }
+
+    init(adding usage: Usage, files: Int64 = 0, dirs: Int64 = 0) {
+        self.init(
+            allocated: Int64(bitPattern: usage.allocated), apparent: Int64(bitPattern: usage.apparent),
+            files: files, dirs: dirs)
+    }
+
+    init(from old: Usage, to new: Usage) {
+        self.init(
+            allocated: Int64(bitPattern: new.allocated &- old.allocated),
+            apparent: Int64(bitPattern: new.apparent &- old.apparent))
+    }
+
+    var negated: TallyDelta {
+        TallyDelta(allocated: 0 &- allocated, apparent: 0 &- apparent, files: 0 &- files, dirs: 0 &- dirs)
+    }
+
+    var isZero: Bool { allocated == 0 && apparent == 0 && files == 0 && dirs == 0 }
+}
+
+extension Tally {
+    /// Wrapping arithmetic: the tree's invariants keep every total non-negative.
+    mutating func apply(_ delta: TallyDelta) {
+        usage.allocated &+= UInt64(bitPattern: delta.allocated)
+        usage.apparent &+= UInt64(bitPattern: delta.apparent)
+        files &+= UInt64(bitPattern: delta.files)
+        dirs &+= UInt64(bitPattern: delta.dirs)
+    }
+}

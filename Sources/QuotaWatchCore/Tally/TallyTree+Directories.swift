@@ -1,0 +1,230 @@
+extension TallyTree {
+    /// Adds an empty directory. The caller guarantees the name is not already present.
+    @discardableResult
+    public mutating func addDirectory(named name: some Collection<UInt8>, in parent: DirectoryID, status: FileStatus)
+        -> DirectoryID
+    {
+        let record = DirectoryRecord(
+            tally: Tally(usage: status.usage, files: 0, dirs: 0), own: status.usage,
+            device: status.device, inode: status.inode, parent: parent.rawValue,
+            nameOffset: names.append(name), nameLength: UInt8(name.count), isLive: true)
+        let id = allocateDirectory(record)
+        entryIndex.insert(id | Self.directoryTag, hash: hashName(parent: parent.rawValue, name), rehash: entryHash)
+        linkDirectoryIntoParent(id)
+        directoryCount += 1
+        propagate(TallyDelta(adding: status.usage, dirs: 1), from: parent.rawValue)
+        return DirectoryID(rawValue: id)
+    }
+
+    /// A fresh stat of the directory's own inode (directories grow as entries are added).
+    public mutating func updateDirectory(_ directory: DirectoryID, status: FileStatus) {
+        let index = Int(directory.rawValue)
+        let delta = TallyDelta(from: directories[index].own, to: status.usage)
+        directories[index].own = status.usage
+        directories[index].inode = status.inode
+        if !delta.isZero { propagate(delta, from: directory.rawValue) }
+    }
+
+    /// Removes a directory and everything below it.
+    public mutating func removeDirectory(_ directory: DirectoryID) {
+        precondition(directory != root, "the root is never removed")
+        let id = directory.rawValue
+        detachSubtree(id, keepingFrom: noRecord)
+        entryIndex.remove(id | Self.directoryTag, hash: entryHash(id | Self.directoryTag), rehash: entryHash)
+        unlinkDirectoryFromParent(id)
+        freeSubtree(id)
+        compactNamesIfNeeded()
+    }
+
+    /// Renames a directory, possibly under another parent, carrying its whole subtree.
+    /// A name already at the target must have been removed first.
+    public mutating func moveDirectory(
+        _ directory: DirectoryID, to newParent: DirectoryID, named name: some Collection<UInt8>
+    ) {
+        precondition(!isDescendant(newParent, of: directory), "a directory cannot move below itself")
+        let id = directory.rawValue
+        let oldParent = directories[Int(id)].parent
+        let common = lowestCommonAncestor(oldParent, newParent.rawValue)
+        entryIndex.remove(id | Self.directoryTag, hash: entryHash(id | Self.directoryTag), rehash: entryHash)
+        let linked = linkedInodes(below: id)
+        detachSubtree(id, keepingFrom: common, linked: linked)
+        unlinkDirectoryFromParent(id)
+
+        names.release(length: Int(directories[Int(id)].nameLength))
+        directories[Int(id)].nameOffset = names.append(name)
+        directories[Int(id)].nameLength = UInt8(name.count)
+        directories[Int(id)].parent = newParent.rawValue
+        entryIndex.insert(id | Self.directoryTag, hash: hashName(parent: newParent.rawValue, name), rehash: entryHash)
+        linkDirectoryIntoParent(id)
+        attachSubtree(id, stoppingAt: common, linked: linked)
+        compactNamesIfNeeded()
+    }
+
+    // MARK: Internals
+
+    private mutating func allocateDirectory(_ record: DirectoryRecord) -> UInt32 {
+        if freeDirectory != noRecord {
+            let id = freeDirectory
+            freeDirectory = directories[Int(id)].nextSibling
+            directories[Int(id)] = record
+            return id
+        }
+        directories.append(record)
+        return UInt32(directories.count - 1)
+    }
+
+    private mutating func linkDirectoryIntoParent(_ id: UInt32) {
+        let parent = Int(directories[Int(id)].parent)
+        let head = directories[parent].firstChild
+        directories[Int(id)].nextSibling = head
+        directories[Int(id)].previousSibling = noRecord
+        if head != noRecord { directories[Int(head)].previousSibling = id }
+        directories[parent].firstChild = id
+    }
+
+    private mutating func unlinkDirectoryFromParent(_ id: UInt32) {
+        let record = directories[Int(id)]
+        if record.previousSibling != noRecord {
+            directories[Int(record.previousSibling)].nextSibling = record.nextSibling
+        } else {
+            directories[Int(record.parent)].firstChild = record.nextSibling
+        }
+        if record.nextSibling != noRecord {
+            directories[Int(record.nextSibling)].previousSibling = record.previousSibling
+        }
+    }
+
+    private func lowestCommonAncestor(_ first: UInt32, _ second: UInt32) -> UInt32 {
+        var seen = Set<UInt32>()
+        var current = first
+        while current != noRecord {
+            seen.insert(current)
+            current = directories[Int(current)].parent
+        }
+        current = second
+        while current != noRecord && !seen.contains(current) { current = directories[Int(current)].parent }
+        return current
+    }
+
+    /// Takes the subtree's contribution out of its ancestors, from its parent up to (not
+    /// including) `stop`. Linked inodes leave only the ancestors where their last name goes.
+    private mutating func detachSubtree(
+        _ id: UInt32, keepingFrom stop: UInt32, linked: [(key: InodeKey, names: UInt32, usage: Usage)]? = nil
+    ) {
+        let linked = linked ?? linkedInodes(below: id)
+        let tally = directories[Int(id)].tally
+        var plain = tally.usage
+        for entry in linked {
+            plain.allocated -= entry.usage.allocated
+            plain.apparent -= entry.usage.apparent
+        }
+        let parent = directories[Int(id)].parent
+        propagate(
+            TallyDelta(adding: plain, files: Int64(tally.files), dirs: Int64(tally.dirs) + 1).negated,
+            from: parent, stoppingAt: stop)
+        let linkedNames = directories[Int(id)].linkedNames
+        for entry in linked {
+            var inode = linkedInodes[entry.key]!
+            var current = parent
+            while current != stop && current != noRecord {
+                let below = inode.namesBelow[current, default: 0] - entry.names
+                if below == 0 {
+                    inode.namesBelow.removeValue(forKey: current)
+                    directories[Int(current)].tally.apply(TallyDelta(adding: inode.usage).negated)
+                } else {
+                    inode.namesBelow[current] = below
+                }
+                current = directories[Int(current)].parent
+            }
+            linkedInodes[entry.key] = inode
+        }
+        var current = parent
+        while current != stop && current != noRecord {
+            directories[Int(current)].linkedNames -= linkedNames
+            current = directories[Int(current)].parent
+        }
+    }
+
+    /// The inverse of ``detachSubtree(_:keepingFrom:linked:)`` at the subtree's new place.
+    private mutating func attachSubtree(
+        _ id: UInt32, stoppingAt stop: UInt32, linked: [(key: InodeKey, names: UInt32, usage: Usage)]
+    ) {
+        let tally = directories[Int(id)].tally
+        var plain = tally.usage
+        for entry in linked {
+            plain.allocated -= entry.usage.allocated
+            plain.apparent -= entry.usage.apparent
+        }
+        let parent = directories[Int(id)].parent
+        propagate(
+            TallyDelta(adding: plain, files: Int64(tally.files), dirs: Int64(tally.dirs) + 1),
+            from: parent, stoppingAt: stop)
+        let linkedNames = directories[Int(id)].linkedNames
+        for entry in linked {
+            var inode = linkedInodes[entry.key]!
+            var current = parent
+            while current != stop && current != noRecord {
+                let below = inode.namesBelow[current, default: 0]
+                if below == 0 { directories[Int(current)].tally.apply(TallyDelta(adding: inode.usage)) }
+                inode.namesBelow[current] = below + entry.names
+                current = directories[Int(current)].parent
+            }
+            linkedInodes[entry.key] = inode
+        }
+        var current = parent
+        while current != stop && current != noRecord {
+            directories[Int(current)].linkedNames += linkedNames
+            current = directories[Int(current)].parent
+        }
+    }
+
+    /// Frees every record in the subtree. Its ancestors were already settled by
+    /// ``detachSubtree(_:keepingFrom:linked:)``; only the hard-link table still names these
+    /// directories, and those counts are dropped here.
+    private mutating func freeSubtree(_ id: UInt32) {
+        for directory in subtree(of: DirectoryID(rawValue: id)).reversed() {
+            let index = Int(directory.rawValue)
+            var file = directories[index].firstFile
+            while file != noRecord {
+                let record = files[Int(file)]
+                entryIndex.remove(file, hash: entryHash(file), rehash: entryHash)
+                if record.isLinked {
+                    forgetLinkedName(file, upTo: id)
+                } else {
+                    inodeIndex.remove(file, hash: inodeHash(file), rehash: inodeHash)
+                }
+                names.release(length: Int(record.nameLength))
+                files[Int(file)].directory = noRecord
+                files[Int(file)].nextSibling = freeFile
+                freeFile = file
+                fileCount -= 1
+                file = record.nextSibling
+            }
+            if directory.rawValue != id {
+                let tagged = directory.rawValue | Self.directoryTag
+                entryIndex.remove(tagged, hash: entryHash(tagged), rehash: entryHash)
+            }
+            names.release(length: Int(directories[index].nameLength))
+            directories[index].isLive = false
+            directories[index].firstFile = noRecord
+            directories[index].firstChild = noRecord
+            directories[index].nextSibling = freeDirectory
+            freeDirectory = directory.rawValue
+            directoryCount -= 1
+        }
+    }
+
+    /// Drops a linked name's counts for the directories from its own up to `top`, inclusive.
+    private mutating func forgetLinkedName(_ file: UInt32, upTo top: UInt32) {
+        let key = linkedKey(of: file)
+        guard var inode = linkedInodes.removeValue(forKey: key) else { return }
+        var current = files[Int(file)].directory
+        while current != noRecord {
+            let below = inode.namesBelow[current, default: 1] - 1
+            if below == 0 { inode.namesBelow.removeValue(forKey: current) } else { inode.namesBelow[current] = below }
+            if current == top { break }
+            current = directories[Int(current)].parent
+        }
+        if !inode.namesBelow.isEmpty { linkedInodes[key] = inode }
+    }
+}

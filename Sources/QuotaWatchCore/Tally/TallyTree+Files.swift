@@ -1,0 +1,138 @@
+extension TallyTree {
+    /// Adds a non-directory name. The caller guarantees the name is not already present.
+    @discardableResult
+    public mutating func addFile(named name: some Collection<UInt8>, in directory: DirectoryID, status: FileStatus)
+        -> FileID
+    {
+        let parent = directory.rawValue
+        let record = FileRecord(
+            apparent: status.apparentBytes, inode: status.inode,
+            packed: (status.allocatedBytes >> 9) & FileRecord.blockMask,
+            directory: parent, nextSibling: noRecord, previousSibling: noRecord,
+            nameOffset: names.append(name))
+        let id = allocateFile(record)
+        files[Int(id)].nameLength = UInt8(name.count)
+        entryIndex.insert(id, hash: hashName(parent: parent, name), rehash: entryHash)
+        linkFileIntoDirectory(id)
+        fileCount += 1
+
+        let device = directories[Int(parent)].device
+        if let existing = findSingleNamedFile(device: device, inode: status.inode) {
+            // A second name for an inode first seen with one name: from now on both are
+            // counted through the hard-link table.
+            convertToLinked(existing)
+        }
+        if status.mayHaveOtherNames || linkedInodes[InodeKey(device: device, inode: status.inode)] != nil {
+            files[Int(id)].isLinked = true
+            attachLinkedName(id, usage: status.usage)
+            setLinkedUsage(of: id, to: status.usage)
+        } else {
+            inodeIndex.insert(id, hash: hashInode(device: device, inode: status.inode), rehash: inodeHash)
+            propagate(TallyDelta(adding: status.usage, files: 1), from: parent)
+        }
+        return FileID(rawValue: id)
+    }
+
+    /// Applies a fresh stat of a file already in the tree.
+    public mutating func updateFile(_ file: FileID, status: FileStatus) {
+        let id = file.rawValue
+        let record = files[Int(id)]
+        if record.inode != status.inode {
+            // Another inode now has this name (replaced behind our back): start over.
+            let name = Array(self.name(of: file))
+            let directory = self.directory(containing: file)
+            removeFile(file)
+            let replacement = addFile(named: name, in: directory, status: status)
+            precondition(replacement == file, "a freed file slot is reused first")
+            return
+        }
+        if record.isLinked {
+            setLinkedUsage(of: id, to: status.usage)
+            return
+        }
+        if status.mayHaveOtherNames {
+            convertToLinked(id)
+            setLinkedUsage(of: id, to: status.usage)
+            return
+        }
+        let delta = TallyDelta(from: record.usage, to: status.usage)
+        files[Int(id)].apparent = status.apparentBytes
+        files[Int(id)].allocatedBlocks = status.allocatedBytes >> 9
+        if !delta.isZero { propagate(delta, from: record.directory) }
+    }
+
+    /// Removes a non-directory name, subtracting what it contributed.
+    public mutating func removeFile(_ file: FileID) {
+        let id = file.rawValue
+        detachFile(id)
+        let record = files[Int(id)]
+        names.release(length: Int(record.nameLength))
+        files[Int(id)].directory = noRecord
+        files[Int(id)].nextSibling = freeFile
+        freeFile = id
+        fileCount -= 1
+        compactNamesIfNeeded()
+    }
+
+    /// Renames a file, possibly into another directory. A name already at the target must
+    /// have been removed first.
+    public mutating func moveFile(_ file: FileID, to directory: DirectoryID, named name: some Collection<UInt8>) {
+        let id = file.rawValue
+        let usage = self.usage(of: file)
+        detachFile(id)
+        names.release(length: Int(files[Int(id)].nameLength))
+        files[Int(id)].nameOffset = names.append(name)
+        files[Int(id)].nameLength = UInt8(name.count)
+        files[Int(id)].directory = directory.rawValue
+        entryIndex.insert(id, hash: hashName(parent: directory.rawValue, name), rehash: entryHash)
+        linkFileIntoDirectory(id)
+        if files[Int(id)].isLinked {
+            attachLinkedName(id, usage: usage)
+        } else {
+            inodeIndex.insert(id, hash: inodeHash(id), rehash: inodeHash)
+            propagate(TallyDelta(adding: usage, files: 1), from: directory.rawValue)
+        }
+        compactNamesIfNeeded()
+    }
+
+    // MARK: Internals
+
+    private mutating func allocateFile(_ record: FileRecord) -> UInt32 {
+        if freeFile != noRecord {
+            let id = freeFile
+            freeFile = files[Int(id)].nextSibling
+            files[Int(id)] = record
+            return id
+        }
+        files.append(record)
+        return UInt32(files.count - 1)
+    }
+
+    private mutating func linkFileIntoDirectory(_ id: UInt32) {
+        let parent = Int(files[Int(id)].directory)
+        let head = directories[parent].firstFile
+        files[Int(id)].nextSibling = head
+        files[Int(id)].previousSibling = noRecord
+        if head != noRecord { files[Int(head)].previousSibling = id }
+        directories[parent].firstFile = id
+    }
+
+    /// Takes the file out of its directory's list, the indexes and its ancestors' totals,
+    /// keeping the record itself.
+    private mutating func detachFile(_ id: UInt32) {
+        let record = files[Int(id)]
+        entryIndex.remove(id, hash: entryHash(id), rehash: entryHash)
+        if record.previousSibling != noRecord {
+            files[Int(record.previousSibling)].nextSibling = record.nextSibling
+        } else {
+            directories[Int(record.directory)].firstFile = record.nextSibling
+        }
+        if record.nextSibling != noRecord { files[Int(record.nextSibling)].previousSibling = record.previousSibling }
+        if record.isLinked {
+            detachLinkedName(id)
+        } else {
+            inodeIndex.remove(id, hash: inodeHash(id), rehash: inodeHash)
+            propagate(TallyDelta(adding: record.usage, files: 1).negated, from: record.directory)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+/// Inodes with several names: each ancestor counts the inode once while at least one of its
+/// names lies below, which is `du -s`'s rule for every directory at once.
+extension TallyTree {
+    func linkedKey(of file: UInt32) -> InodeKey {
+        let record = files[Int(file)]
+        return InodeKey(device: directories[Int(record.directory)].device, inode: record.inode)
+    }
+
+    /// Counts a linked name in its directory and each ancestor.
+    mutating func attachLinkedName(_ file: UInt32, usage: Usage) {
+        let key = linkedKey(of: file)
+        var inode = linkedInodes.removeValue(forKey: key) ?? LinkedInode(usage: usage)
+        let usage = inode.usage
+        var current = files[Int(file)].directory
+        while current != noRecord {
+            let below = inode.namesBelow[current, default: 0]
+            var delta = TallyDelta(files: 1)
+            if below == 0 { delta = TallyDelta(adding: usage, files: 1) }
+            directories[Int(current)].tally.apply(delta)
+            directories[Int(current)].linkedNames += 1
+            inode.namesBelow[current] = below + 1
+            current = directories[Int(current)].parent
+        }
+        linkedInodes[key] = inode
+    }
+
+    /// Undoes ``attachLinkedName(_:usage:)``; the inode leaves the table with its last name.
+    mutating func detachLinkedName(_ file: UInt32) {
+        let key = linkedKey(of: file)
+        guard var inode = linkedInodes.removeValue(forKey: key) else { return }
+        var current = files[Int(file)].directory
+        while current != noRecord {
+            let below = inode.namesBelow[current, default: 1] - 1
+            var delta = TallyDelta(files: -1)
+            if below == 0 {
+                delta = TallyDelta(adding: inode.usage, files: 1).negated
+                inode.namesBelow.removeValue(forKey: current)
+            } else {
+                inode.namesBelow[current] = below
+            }
+            directories[Int(current)].tally.apply(delta)
+            directories[Int(current)].linkedNames -= 1
+            current = directories[Int(current)].parent
+        }
+        if !inode.namesBelow.isEmpty { linkedInodes[key] = inode }
+    }
+
+    /// Moves a single-named file into the hard-link table without changing any total.
+    mutating func convertToLinked(_ file: UInt32) {
+        guard !files[Int(file)].isLinked else { return }
+        let record = files[Int(file)]
+        inodeIndex.remove(file, hash: inodeHash(file), rehash: inodeHash)
+        propagate(TallyDelta(adding: record.usage, files: 1).negated, from: record.directory)
+        files[Int(file)].isLinked = true
+        attachLinkedName(file, usage: record.usage)
+    }
+
+    /// New sizes for a linked inode: every directory that counts it changes once.
+    mutating func setLinkedUsage(of file: UInt32, to usage: Usage) {
+        let key = linkedKey(of: file)
+        guard var inode = linkedInodes[key] else { return }
+        let delta = TallyDelta(from: inode.usage, to: usage)
+        inode.usage = usage
+        linkedInodes[key] = inode
+        files[Int(file)].apparent = usage.apparent
+        files[Int(file)].allocatedBlocks = usage.allocated >> 9
+        guard !delta.isZero else { return }
+        for directory in inode.namesBelow.keys { directories[Int(directory)].tally.apply(delta) }
+    }
+
+    /// Linked inodes with names inside `directory`'s subtree, with how many names each has there.
+    func linkedInodes(below directory: UInt32) -> [(key: InodeKey, names: UInt32, usage: Usage)] {
+        guard directories[Int(directory)].linkedNames > 0 else { return [] }
+        var result: [(key: InodeKey, names: UInt32, usage: Usage)] = []
+        for (key, inode) in linkedInodes {
+            if let names = inode.namesBelow[directory], names > 0 { result.append((key, names, inode.usage)) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,113 @@
+import CQuotaWatchShims
+import Glibc
+import QuotaWatchCore
+
+/// An open file descriptor. A plain value: whoever opens one closes it.
+public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
+    public let rawValue: CInt
+    public init(rawValue: CInt) { self.rawValue = rawValue }
+
+    /// The current working directory, for paths given by the user.
+    public static let currentWorkingDirectory = FileDescriptor(rawValue: AT_FDCWD)
+    public static let standardOutput = FileDescriptor(rawValue: 1)
+    public static let standardError = FileDescriptor(rawValue: 2)
+
+    /// Opens a directory for listing and for opening names relative to it.
+    /// With `followSymlinks: false` a symlink in the last component fails with ELOOP or ENOTDIR
+    /// instead of being followed, which is what keeps a crawl inside its tree.
+    ///
+    /// The corresponding C function is `openat`.
+    public func openDirectory(_ name: some Collection<UInt8>, followSymlinks: Bool = false) throws(Errno)
+        -> FileDescriptor
+    {
+        var flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC
+        if !followSymlinks { flags |= O_NOFOLLOW }
+        return try unsafe withCString(name) { path throws(Errno) in
+            try FileDescriptor(rawValue: valueOrErrno { unsafe system_openat(rawValue, path, flags, 0) }.get())
+        }
+    }
+
+    /// The status of `name` relative to this directory, never following a symlink; an empty
+    /// name means this descriptor itself.
+    ///
+    /// The corresponding C function is `fstatat`.
+    public func status(of name: some Collection<UInt8>) throws(Errno) -> FileStatus {
+        try unsafe withCString(name) { path throws(Errno) in try unsafe statusOfCString(path) }
+    }
+
+    /// The status of the open file itself.
+    ///
+    /// The corresponding C function is `fstatat` with `AT_EMPTY_PATH`.
+    public func status() throws(Errno) -> FileStatus {
+        var raw = stat()
+        _ = try valueOrErrno { unsafe system_fstatat(rawValue, "", &raw, CInt(QW_AT_EMPTY_PATH)) }.get()
+        return FileStatus(raw)
+    }
+
+    func statusOfCString(_ path: UnsafePointer<CChar>) throws(Errno) -> FileStatus {
+        var raw = stat()
+        _ = try valueOrErrno { unsafe system_fstatat(rawValue, path, &raw, AT_SYMLINK_NOFOLLOW) }.get()
+        return FileStatus(raw)
+    }
+
+    /// Closes the descriptor. Never retried: after EINTR Linux has already released it.
+    ///
+    /// The corresponding C function is `close`.
+    public func close() {
+        _ = system_close(rawValue)
+    }
+
+    /// Writes all of `bytes`, retrying short writes.
+    ///
+    /// The corresponding C function is `write`.
+    public func writeAll(_ bytes: some Collection<UInt8>) throws(Errno) {
+        let array = Array(bytes)
+        var written = 0
+        while written < array.count {
+            let result = unsafe array.withUnsafeBytes { buffer in
+                valueOrErrno { unsafe system_write(rawValue, buffer.baseAddress! + written, buffer.count - written) }
+            }
+            written += try result.get()
+        }
+    }
+
+    /// Whether the descriptor is a terminal.
+    ///
+    /// The corresponding C function is `isatty`.
+    public var isTerminal: Bool { system_isatty(rawValue) == 1 }
+}
+
+/// Calls `body` with `name` as a NUL-terminated C string. Names with an embedded NUL cannot
+/// exist on Linux, so they are rejected with EINVAL rather than silently truncated.
+func withCString<Result>(
+    _ name: some Collection<UInt8>, _ body: (UnsafePointer<CChar>) throws(Errno) -> Result
+) throws(Errno) -> Result {
+    var bytes = [UInt8]()
+    bytes.reserveCapacity(name.count + 1)
+    for byte in name {
+        if byte == 0 { throw Errno.invalidArgument }
+        bytes.append(byte)
+    }
+    bytes.append(0)
+    return try unsafe bytes.withUnsafeBufferPointer { buffer throws(Errno) in
+        try unsafe buffer.withMemoryRebound(to: CChar.self) { chars throws(Errno) in
+            try unsafe body(chars.baseAddress!)
+        }
+    }
+}
+
+extension FileStatus {
+    init(_ raw: stat) {
+        let kind: Kind
+        switch raw.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symlink
+        default: kind = .other
+        }
+        self.init(
+            device: UInt64(raw.st_dev), inode: UInt64(raw.st_ino), kind: kind, linkCount: UInt64(raw.st_nlink),
+            apparentBytes: UInt64(max(raw.st_size, 0)), allocatedBytes: UInt64(max(raw.st_blocks, 0)) * 512,
+            modifiedNanoseconds: Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec))
+    }
+}

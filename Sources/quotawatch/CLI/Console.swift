@@ -1,0 +1,26 @@
+import QuotaWatchSystem
+
+/// Standard output and error without the C globals `stdout`/`stderr`, which strict
+/// concurrency rejects. Every write goes straight to the descriptor, so a pipe sees each
+/// line as soon as it is written.
+enum Console {
+    static func out(_ text: String) { write(text, to: .standardOutput) }
+    static func error(_ text: String) { write(text, to: .standardError) }
+
+    static var errorIsTerminal: Bool { FileDescriptor.standardError.isTerminal }
+
+    private static func write(_ text: String, to descriptor: FileDescriptor) {
+        // A closed pipe or full disk on our own output has nowhere better to be reported.
+        try? descriptor.writeAll(text.utf8)
+    }
+}
+
+/// How a run of the program ends.
+struct ExitStatus: Equatable, Sendable {
+    var rawValue: Int32
+    static let success = ExitStatus(rawValue: 0)
+    /// Something went wrong at run time, or the scan was incomplete.
+    static let failure = ExitStatus(rawValue: 1)
+    /// The command line or ROOT was wrong (sysexits' EX_USAGE).
+    static let usage = ExitStatus(rawValue: 64)
+}

@@ -1,0 +1,85 @@
+/// An option a subcommand accepts.
+struct OptionSpec: Sendable {
+    var name: String
+    /// The placeholder shown in help when the option takes a value, such as "<n>".
+    var valueName: String?
+    var help: String
+}
+
+/// A positional argument a subcommand accepts.
+struct ArgumentSpec: Sendable {
+    var name: String
+    var help: String
+    var isOptional = false
+}
+
+/// A usage mistake: printed with the subcommand's usage line, exit status 64.
+struct UsageError: Error, Equatable {
+    var message: String
+    var command: String?
+}
+
+/// The words of one subcommand's invocation, sorted into options and positionals.
+struct ParsedArguments {
+    var flags: Set<String> = []
+    var values: [String: CommandLineArgument] = [:]
+    var positionals: [CommandLineArgument] = []
+
+    /// Parses `arguments` against `options`. `--name=value` and `--name value` both work;
+    /// `--` ends the options.
+    init(_ arguments: [CommandLineArgument], options: [OptionSpec], command: String) throws(UsageError) {
+        var index = 0
+        var onlyPositionals = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            let text = argument.text
+            if onlyPositionals || !text.hasPrefix("-") || text == "-" {
+                positionals.append(argument)
+                continue
+            }
+            if text == "--" {
+                onlyPositionals = true
+                continue
+            }
+            var name = text
+            var inlineValue: CommandLineArgument?
+            if let equals = argument.bytes.firstIndex(of: UInt8(ascii: "=")) {
+                name = String(decoding: argument.bytes[..<equals], as: UTF8.self)
+                inlineValue = CommandLineArgument(bytes: Array(argument.bytes[(equals + 1)...]))
+            }
+            guard let spec = options.first(where: { $0.name == name }) else {
+                throw UsageError(message: "Unknown option '\(name)'", command: command)
+            }
+            if spec.valueName == nil {
+                if inlineValue != nil {
+                    throw UsageError(message: "Option '\(name)' takes no value", command: command)
+                }
+                flags.insert(name)
+            } else if let inlineValue {
+                values[name] = inlineValue
+            } else if index < arguments.count {
+                values[name] = arguments[index]
+                index += 1
+            } else {
+                throw UsageError(message: "Missing value for option '\(name) \(spec.valueName!)'", command: command)
+            }
+        }
+    }
+
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+
+    /// A whole number option within `range`, or `defaultValue` when absent.
+    func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>, command: String)
+        throws(UsageError) -> Int
+    {
+        guard let value = values[name] else { return defaultValue }
+        guard let number = Int(value.text), range.contains(number) else {
+            throw UsageError(
+                message: "Invalid value '\(value.text)' for '\(name)': expected a whole number from "
+                    + "\(range.lowerBound) to \(range.upperBound)",
+                command: command)
+        }
+        return number
+    }
+}

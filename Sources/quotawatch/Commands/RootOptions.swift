@@ -1,0 +1,77 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchSystem
+
+/// What the commands that take a ROOT share: its checks, its messages, the size format.
+enum RootOptions {
+    static func singleRoot(_ arguments: ParsedArguments, command: String) throws(UsageError) -> CommandLineArgument {
+        guard let root = arguments.positionals.first else {
+            throw UsageError(message: "Missing expected argument '<root>'", command: command)
+        }
+        if arguments.positionals.count > 1 {
+            throw UsageError(message: "Unexpected argument '\(arguments.positionals[1].text)'", command: command)
+        }
+        return root
+    }
+
+    static func byteFormat(_ arguments: ParsedArguments, command: String) throws(UsageError) -> ByteFormat {
+        switch (arguments.has("--iec"), arguments.has("--bytes")) {
+        case (true, true): throw UsageError(message: "Choose one of '--iec' and '--bytes'", command: command)
+        case (true, false): return .binary
+        case (false, true): return .bytes
+        case (false, false): return .decimal
+        }
+    }
+
+    /// A bad ROOT is a usage error (64), with what to do about it.
+    static func report(_ error: RootError) -> ExitStatus {
+        switch error {
+        case .notADirectory(let path):
+            Console.error("Error: '\(EscapedName.string(path))' is not a directory: ROOT must be a directory.\n")
+        case .cannotOpen(let path, let errno):
+            Console.error(
+                "Error: cannot open root '\(EscapedName.string(path))': \(errno). Check that it exists and that you may read it.\n"
+            )
+        }
+        return .usage
+    }
+
+    static func describe(_ warning: ScanWarning, root: CommandLineArgument) -> String {
+        var path = root.bytes
+        if !warning.path.isEmpty {
+            if path.last != UInt8(ascii: "/") { path.append(UInt8(ascii: "/")) }
+            path += warning.path
+        }
+        let shown = TableRenderer.printable(EscapedName.string(path))
+        switch warning.kind {
+        case .unreadableDirectory:
+            return "quotawatch: warning: cannot read directory '\(shown)': \(warning.error); only its own size is counted\n"
+        case .unstatableEntry:
+            return "quotawatch: warning: cannot access '\(shown)': \(warning.error); not counted\n"
+        }
+    }
+
+    /// ROOT as an absolute path for reports, without resolving symlinks (like `pwd -L`).
+    static func absolutePath(_ path: [UInt8]) -> String {
+        if path.first == UInt8(ascii: "/") { return EscapedName.string(normalized(path)) }
+        let current = Array(FileManager.default.currentDirectoryPath.utf8)
+        return EscapedName.string(normalized(current + [UInt8(ascii: "/")] + path))
+    }
+
+    /// Drops "." components, empty components and a trailing slash; ".." is kept, since
+    /// resolving it without the file system could be wrong across symlinks.
+    private static func normalized(_ path: [UInt8]) -> [UInt8] {
+        let parts = path.split(separator: UInt8(ascii: "/")).filter { $0 != [UInt8(ascii: ".")] }
+        return [UInt8(ascii: "/")] + Array(parts.joined(separator: [UInt8(ascii: "/")]))
+    }
+}
+
+enum JSONOutput {
+    static func encode(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        guard let data = try? encoder.encode(value) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchSystem
+
+/// `quotawatch scan ROOT`: one crawl, du's numbers for every directory.
+enum ScanCommand {
+    static let subcommand = Subcommand(
+        name: "scan",
+        abstract: "Count the disk use of every directory under a root, as du does.",
+        discussion: """
+            Allocated size is st_blocks x 512 and apparent size is st_size, summed over every
+            inode in each directory's subtree (the directory itself included, symlinks not
+            followed, each hard-linked inode once per subtree): allocated equals `du -sB1 DIR`
+            and apparent equals `du -sb DIR` for every directory.
+            Exit status: 0 on success, 1 when some directory could not be read, 64 on bad usage.
+            """,
+        arguments: [ArgumentSpec(name: "root", help: "The directory to scan.")],
+        options: [
+            OptionSpec(name: "--depth", valueName: "<n>", help: "Show directories down to this depth (default 1)."),
+            OptionSpec(name: "--json", help: "Print every directory as one JSON object (see README)."),
+            OptionSpec(name: "--iec", help: "Show sizes in KiB, MiB, GiB (powers of 1024)."),
+            OptionSpec(name: "--bytes", help: "Show exact byte counts."),
+            OptionSpec(name: "--one-file-system", help: "Skip directories on other file systems (du -x)."),
+            OptionSpec(name: "--workers", valueName: "<n>", help: "Crawler threads (default: one per core, at least 2)."),
+        ],
+        run: run)
+
+    static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
+        let depth = try arguments.integer("--depth", default: 1, in: 0...4096, command: "scan")
+        let workers = try arguments.integer(
+            "--workers", default: CrawlOptions().workers, in: 1...256, command: "scan")
+        let format = try RootOptions.byteFormat(arguments, command: "scan")
+        let root = try RootOptions.singleRoot(arguments, command: "scan")
+        let options = CrawlOptions(workers: workers, oneFileSystem: arguments.has("--one-file-system"))
+        ResourceLimits.raiseOpenFileLimit()
+
+        let progress = ProgressLine(enabled: Console.errorIsTerminal)
+        let scanned: ScannedTree
+        do {
+            scanned = try TreeScanner(options: options).scan(path: root.bytes) { progress.update($0) }
+        } catch {
+            progress.clear()
+            return RootOptions.report(error)
+        }
+        progress.clear()
+        for warning in scanned.warnings { Console.error(RootOptions.describe(warning, root: root)) }
+
+        let report = scanned.tree.report(
+            root: RootOptions.absolutePath(root.bytes), maxDepth: arguments.has("--json") ? nil : depth)
+        if arguments.has("--json") {
+            Console.out(JSONOutput.encode(report) + "\n")
+        } else {
+            Console.out(TableRenderer.render(report, format: format))
+        }
+        return scanned.warnings.isEmpty ? .success : .failure
+    }
+}

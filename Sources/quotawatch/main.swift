@@ -1,0 +1,4 @@
+import Foundation
+
+let status = QuotaWatchCLI.run(CommandLineArgument.processArguments())
+exit(status.rawValue)
