@@ -1,0 +1,3 @@
+import Foundation
+
+exit(TreegenCommand.run(arguments: Array(CommandLine.arguments.dropFirst())))
