@@ -17,10 +17,11 @@ let package = Package(
         // Inline wrappers for glibc entry points that Swift's Glibc module hides
         // behind _GNU_SOURCE (getdents64, statx).
         .target(name: "CQuotaWatchShims", path: "Sources/CQuotaWatchShims"),
-        // The only Swift code that calls Glibc.
+        // The only Swift code that calls Glibc. It speaks in Core's plain values (FileStatus,
+        // DirectoryListing), as NIOPosix speaks in NIOCore's.
         .target(
             name: "QuotaWatchSystem",
-            dependencies: ["CQuotaWatchShims", "CInotifyTools"],
+            dependencies: ["CQuotaWatchShims", "CInotifyTools", "QuotaWatchCore"],
             swiftSettings: strict + [.strictMemorySafety()]
         ),
         // Pure logic: tallies, sizes, names, rendering. No kernel.

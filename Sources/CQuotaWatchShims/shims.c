@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <malloc.h>
 #include <stddef.h>
 #include "CQuotaWatchShims.h"
 
@@ -10,4 +11,11 @@ _Static_assert(offsetof(struct dirent64, d_name) == QW_DIRENT_NAME_OFFSET, "d_na
 
 ssize_t qw_getdents64(int fd, void *buffer, size_t length) {
     return getdents64(fd, buffer, length);
+}
+
+_Static_assert(M_TRIM_THRESHOLD == QW_M_TRIM_THRESHOLD, "M_TRIM_THRESHOLD");
+_Static_assert(M_MMAP_THRESHOLD == QW_M_MMAP_THRESHOLD, "M_MMAP_THRESHOLD");
+
+int qw_mallopt(int parameter, int value) {
+    return mallopt(parameter, value);
 }

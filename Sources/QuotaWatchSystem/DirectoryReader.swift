@@ -23,20 +23,22 @@ import QuotaWatchCore
         public init() {}
     }
 
-    /// Appends every entry of `directory` except "." and "..", with its status, to `listing`.
+    /// Appends the next buffer-full of `directory`'s entries (all but "." and ".."), with
+    /// their status, to `listing`; returns false once the directory is exhausted. Reading a
+    /// huge directory a buffer at a time keeps at most one buffer's worth of entries in flight.
     /// Entries that vanish between listing and stat are skipped: the tree will hear of them.
     /// `crawlIndex` numbers each subdirectory found, in order.
     ///
     /// The corresponding C functions are `getdents64` and `fstatat`.
-    public func list(
+    public func listMore(
         _ directory: FileDescriptor, into listing: inout DirectoryListing, problems: inout Problems,
         crawlIndex: () -> UInt32
-    ) throws(Errno) {
-        while true {
+    ) throws(Errno) -> Bool {
+        do {
             let count = try valueOrErrno {
                 unsafe system_getdents64(directory.rawValue, buffer.baseAddress!, buffer.count)
             }.get()
-            if count == 0 { return }
+            if count == 0 { return false }
             var offset = 0
             while offset < count {
                 let record = unsafe buffer.baseAddress! + offset
@@ -60,6 +62,7 @@ import QuotaWatchCore
                 unsafe listing.append(
                     name: UnsafeRawBufferPointer(start: name, count: nameLength), status: status, crawlIndex: index)
             }
+            return true
         }
     }
 

@@ -41,3 +41,7 @@ func system_getrlimit(_ resource: __rlimit_resource_t, _ limit: UnsafeMutablePoi
 func system_setrlimit(_ resource: __rlimit_resource_t, _ limit: UnsafePointer<rlimit>) -> CInt {
     unsafe setrlimit(resource, limit)
 }
+
+func system_mallopt(_ parameter: CInt, _ value: CInt) -> CInt {
+    qw_mallopt(parameter, value)
+}

@@ -20,4 +20,8 @@ enum {
 // fstatat(fd, "", ..., AT_EMPTY_PATH) stats the descriptor itself; also GNU-only in glibc.
 enum { QW_AT_EMPTY_PATH = 0x1000 };
 
+// mallopt(3) lives in <malloc.h>, which Swift's Glibc module does not include.
+int qw_mallopt(int parameter, int value);
+enum { QW_M_TRIM_THRESHOLD = -1, QW_M_MMAP_THRESHOLD = -3 };
+
 #endif

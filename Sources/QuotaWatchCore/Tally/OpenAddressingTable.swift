@@ -27,9 +27,13 @@ struct OpenAddressingTable {
         }
     }
 
-    /// Adds `value`; the caller guarantees no equal key is present.
-    mutating func insert(_ value: UInt32, hash: UInt64, rehash: (UInt32) -> UInt64) {
-        if (count + 1) * 10 > slots.count * 7 { grow(rehash: rehash) }
+    /// True when the next insert would pass 70 % load: call ``grow(rehash:)`` first.
+    var needsGrowth: Bool { (count + 1) * 10 > slots.count * 7 }
+
+    /// Adds `value`; the caller guarantees no equal key is present and has grown the table
+    /// when ``needsGrowth`` said so.
+    mutating func insert(_ value: UInt32, hash: UInt64) {
+        precondition(!needsGrowth, "grow the table before inserting")
         var index = Int(truncatingIfNeeded: hash) & mask
         while slots[index] != Self.empty { index = (index + 1) & mask }
         slots[index] = value
@@ -76,7 +80,7 @@ struct OpenAddressingTable {
         count = 0
     }
 
-    private mutating func grow(rehash: (UInt32) -> UInt64) {
+    mutating func grow(rehash: (UInt32) -> UInt64) {
         let old = slots
         slots = [UInt32](repeating: Self.empty, count: old.count * 2)
         for value in old where value != Self.empty {

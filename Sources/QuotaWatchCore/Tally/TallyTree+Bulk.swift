@@ -6,15 +6,17 @@ extension TallyTree {
         -> [(crawlIndex: UInt32, directory: DirectoryID)]
     {
         var subdirectories: [(crawlIndex: UInt32, directory: DirectoryID)] = []
+        var pending = TallyDelta()
         for entry in listing.entries {
             let name = listing.name(of: entry)
             if entry.status.kind == .directory {
                 let child = addDirectory(named: name, in: directory, status: entry.status)
                 subdirectories.append((entry.crawlIndex, child))
             } else {
-                addFile(named: name, in: directory, status: entry.status)
+                _ = addFile(named: name, in: directory, status: entry.status, deferring: &pending)
             }
         }
+        if !pending.isZero { propagate(pending, from: directory.rawValue) }
         return subdirectories
     }
 

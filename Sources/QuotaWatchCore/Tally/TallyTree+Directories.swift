@@ -9,7 +9,7 @@ extension TallyTree {
             device: status.device, inode: status.inode, parent: parent.rawValue,
             nameOffset: names.append(name), nameLength: UInt8(name.count), isLive: true)
         let id = allocateDirectory(record)
-        entryIndex.insert(id | Self.directoryTag, hash: hashName(parent: parent.rawValue, name), rehash: entryHash)
+        indexEntry(id | Self.directoryTag, hash: hashName(parent: parent.rawValue, name))
         linkDirectoryIntoParent(id)
         directoryCount += 1
         propagate(TallyDelta(adding: status.usage, dirs: 1), from: parent.rawValue)
@@ -30,7 +30,7 @@ extension TallyTree {
         precondition(directory != root, "the root is never removed")
         let id = directory.rawValue
         detachSubtree(id, keepingFrom: noRecord)
-        entryIndex.remove(id | Self.directoryTag, hash: entryHash(id | Self.directoryTag), rehash: entryHash)
+        entryIndex.remove(id | Self.directoryTag, hash: entryHash(id | Self.directoryTag), rehash: entryHasher)
         unlinkDirectoryFromParent(id)
         freeSubtree(id)
         compactNamesIfNeeded()
@@ -45,7 +45,7 @@ extension TallyTree {
         let id = directory.rawValue
         let oldParent = directories[Int(id)].parent
         let common = lowestCommonAncestor(oldParent, newParent.rawValue)
-        entryIndex.remove(id | Self.directoryTag, hash: entryHash(id | Self.directoryTag), rehash: entryHash)
+        entryIndex.remove(id | Self.directoryTag, hash: entryHash(id | Self.directoryTag), rehash: entryHasher)
         let linked = linkedInodes(below: id)
         detachSubtree(id, keepingFrom: common, linked: linked)
         unlinkDirectoryFromParent(id)
@@ -54,7 +54,7 @@ extension TallyTree {
         directories[Int(id)].nameOffset = names.append(name)
         directories[Int(id)].nameLength = UInt8(name.count)
         directories[Int(id)].parent = newParent.rawValue
-        entryIndex.insert(id | Self.directoryTag, hash: hashName(parent: newParent.rawValue, name), rehash: entryHash)
+        indexEntry(id | Self.directoryTag, hash: hashName(parent: newParent.rawValue, name))
         linkDirectoryIntoParent(id)
         attachSubtree(id, stoppingAt: common, linked: linked)
         compactNamesIfNeeded()
@@ -187,11 +187,11 @@ extension TallyTree {
             var file = directories[index].firstFile
             while file != noRecord {
                 let record = files[Int(file)]
-                entryIndex.remove(file, hash: entryHash(file), rehash: entryHash)
+                entryIndex.remove(file, hash: entryHash(file), rehash: entryHasher)
                 if record.isLinked {
                     forgetLinkedName(file, upTo: id)
                 } else {
-                    inodeIndex.remove(file, hash: inodeHash(file), rehash: inodeHash)
+                    inodeIndex.remove(file, hash: inodeHash(file), rehash: inodeHasher)
                 }
                 names.release(length: Int(record.nameLength))
                 files[Int(file)].directory = noRecord
@@ -202,7 +202,7 @@ extension TallyTree {
             }
             if directory.rawValue != id {
                 let tagged = directory.rawValue | Self.directoryTag
-                entryIndex.remove(tagged, hash: entryHash(tagged), rehash: entryHash)
+                entryIndex.remove(tagged, hash: entryHash(tagged), rehash: entryHasher)
             }
             names.release(length: Int(directories[index].nameLength))
             directories[index].isLive = false

@@ -4,6 +4,18 @@ extension TallyTree {
     public mutating func addFile(named name: some Collection<UInt8>, in directory: DirectoryID, status: FileStatus)
         -> FileID
     {
+        var pending = TallyDelta()
+        let id = addFile(named: name, in: directory, status: status, deferring: &pending)
+        if !pending.isZero { propagate(pending, from: directory.rawValue) }
+        return id
+    }
+
+    /// Adds a file, leaving a single-named file's share of the ancestors' totals in `pending`
+    /// so a whole listing can be propagated at once.
+    mutating func addFile(
+        named name: some Collection<UInt8>, in directory: DirectoryID, status: FileStatus,
+        deferring pending: inout TallyDelta
+    ) -> FileID {
         let parent = directory.rawValue
         let record = FileRecord(
             apparent: status.apparentBytes, inode: status.inode,
@@ -12,23 +24,27 @@ extension TallyTree {
             nameOffset: names.append(name))
         let id = allocateFile(record)
         files[Int(id)].nameLength = UInt8(name.count)
-        entryIndex.insert(id, hash: hashName(parent: parent, name), rehash: entryHash)
+        indexEntry(id, hash: hashName(parent: parent, name))
         linkFileIntoDirectory(id)
         fileCount += 1
 
         let device = directories[Int(parent)].device
-        if let existing = findSingleNamedFile(device: device, inode: status.inode) {
+        // Only a name whose inode reports other links can share it with a file already here.
+        if status.mayHaveOtherNames, let existing = findSingleNamedFile(device: device, inode: status.inode) {
             // A second name for an inode first seen with one name: from now on both are
             // counted through the hard-link table.
             convertToLinked(existing)
         }
-        if status.mayHaveOtherNames || linkedInodes[InodeKey(device: device, inode: status.inode)] != nil {
+        let knownLinked = !linkedInodes.isEmpty && linkedInodes[InodeKey(device: device, inode: status.inode)] != nil
+        if status.mayHaveOtherNames || knownLinked {
             files[Int(id)].isLinked = true
             attachLinkedName(id, usage: status.usage)
             setLinkedUsage(of: id, to: status.usage)
         } else {
-            inodeIndex.insert(id, hash: hashInode(device: device, inode: status.inode), rehash: inodeHash)
-            propagate(TallyDelta(adding: status.usage, files: 1), from: parent)
+            indexInode(id, hash: hashInode(device: device, inode: status.inode))
+            pending.allocated &+= Int64(bitPattern: status.usage.allocated)
+            pending.apparent &+= Int64(bitPattern: status.usage.apparent)
+            pending.files += 1
         }
         return FileID(rawValue: id)
     }
@@ -84,12 +100,12 @@ extension TallyTree {
         files[Int(id)].nameOffset = names.append(name)
         files[Int(id)].nameLength = UInt8(name.count)
         files[Int(id)].directory = directory.rawValue
-        entryIndex.insert(id, hash: hashName(parent: directory.rawValue, name), rehash: entryHash)
+        indexEntry(id, hash: hashName(parent: directory.rawValue, name))
         linkFileIntoDirectory(id)
         if files[Int(id)].isLinked {
             attachLinkedName(id, usage: usage)
         } else {
-            inodeIndex.insert(id, hash: inodeHash(id), rehash: inodeHash)
+            indexInode(id, hash: inodeHash(id))
             propagate(TallyDelta(adding: usage, files: 1), from: directory.rawValue)
         }
         compactNamesIfNeeded()
@@ -121,7 +137,7 @@ extension TallyTree {
     /// keeping the record itself.
     private mutating func detachFile(_ id: UInt32) {
         let record = files[Int(id)]
-        entryIndex.remove(id, hash: entryHash(id), rehash: entryHash)
+        entryIndex.remove(id, hash: entryHash(id), rehash: entryHasher)
         if record.previousSibling != noRecord {
             files[Int(record.previousSibling)].nextSibling = record.nextSibling
         } else {
@@ -131,7 +147,7 @@ extension TallyTree {
         if record.isLinked {
             detachLinkedName(id)
         } else {
-            inodeIndex.remove(id, hash: inodeHash(id), rehash: inodeHash)
+            inodeIndex.remove(id, hash: inodeHash(id), rehash: inodeHasher)
             propagate(TallyDelta(adding: record.usage, files: 1).negated, from: record.directory)
         }
     }

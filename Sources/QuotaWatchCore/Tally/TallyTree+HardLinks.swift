@@ -49,7 +49,7 @@ extension TallyTree {
     mutating func convertToLinked(_ file: UInt32) {
         guard !files[Int(file)].isLinked else { return }
         let record = files[Int(file)]
-        inodeIndex.remove(file, hash: inodeHash(file), rehash: inodeHash)
+        inodeIndex.remove(file, hash: inodeHash(file), rehash: inodeHasher)
         propagate(TallyDelta(adding: record.usage, files: 1).negated, from: record.directory)
         files[Int(file)].isLinked = true
         attachLinkedName(file, usage: record.usage)

@@ -212,17 +212,42 @@ public struct TallyTree {
     }
 
     func entryHash(_ value: UInt32) -> UInt64 {
-        if value & Self.directoryTag != 0 {
-            let record = directories[Int(value & ~Self.directoryTag)]
-            return hashName(parent: record.parent, names.name(at: record.nameOffset, length: record.nameLength))
-        }
-        let record = files[Int(value)]
-        return hashName(parent: record.directory, names.name(at: record.nameOffset, length: record.nameLength))
+        RecordHasher(files: files, directories: directories, names: names).entry(value)
     }
 
     func inodeHash(_ file: UInt32) -> UInt64 {
-        let record = files[Int(file)]
-        return hashInode(device: directories[Int(record.directory)].device, inode: record.inode)
+        RecordHasher(files: files, directories: directories, names: names).inode(file)
+    }
+
+    /// Hash functions for the tables' rehashing. They capture the record arrays, not the
+    /// tree: a closure over `self` would share the table being mutated and force a full copy
+    /// of it on every insert.
+    var entryHasher: (UInt32) -> UInt64 {
+        let hasher = RecordHasher(files: files, directories: directories, names: names)
+        return { hasher.entry($0) }
+    }
+
+    var inodeHasher: (UInt32) -> UInt64 {
+        let hasher = RecordHasher(files: files, directories: directories, names: names)
+        return { hasher.inode($0) }
+    }
+
+    /// Inserts into the name table, growing it first when needed. The rehash function is
+    /// built only then, so the common insert allocates nothing.
+    mutating func indexEntry(_ value: UInt32, hash: UInt64) {
+        if entryIndex.needsGrowth {
+            let rehash = entryHasher
+            entryIndex.grow(rehash: rehash)
+        }
+        entryIndex.insert(value, hash: hash)
+    }
+
+    mutating func indexInode(_ file: UInt32, hash: UInt64) {
+        if inodeIndex.needsGrowth {
+            let rehash = inodeHasher
+            inodeIndex.grow(rehash: rehash)
+        }
+        inodeIndex.insert(file, hash: hash)
     }
 
     func findSingleNamedFile(device: UInt64, inode: UInt64) -> UInt32? {
@@ -230,5 +255,25 @@ public struct TallyTree {
             let record = files[Int(file)]
             return record.inode == inode && directories[Int(record.directory)].device == device
         }
+    }
+}
+
+struct RecordHasher {
+    let files: [FileRecord]
+    let directories: [DirectoryRecord]
+    let names: NameArena
+
+    func entry(_ value: UInt32) -> UInt64 {
+        if value & TallyTree.directoryTag != 0 {
+            let record = directories[Int(value & ~TallyTree.directoryTag)]
+            return hashName(parent: record.parent, names.name(at: record.nameOffset, length: record.nameLength))
+        }
+        let record = files[Int(value)]
+        return hashName(parent: record.directory, names.name(at: record.nameOffset, length: record.nameLength))
+    }
+
+    func inode(_ file: UInt32) -> UInt64 {
+        let record = files[Int(file)]
+        return hashInode(device: directories[Int(record.directory)].device, inode: record.inode)
     }
 }

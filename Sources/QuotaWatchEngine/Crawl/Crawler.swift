@@ -1,8 +1,10 @@
 import Foundation
+import Synchronization
 import QuotaWatchCore
 import QuotaWatchSystem
 
-/// What one crawled directory yields.
+/// What one crawled directory yields, in one or more parts: a large directory is handed
+/// over a buffer-full at a time.
 public struct CrawlResult: Sendable {
     /// The crawl's number for this directory: 0 is the crawl's root; every other number was
     /// handed out in the parent's listing (``DirectoryListing/Entry/crawlIndex``).
@@ -11,6 +13,8 @@ public struct CrawlResult: Sendable {
     /// What `beforeListing` returned for this directory (the engine's watch descriptor).
     public var watch: Int32
     public var outcome: Outcome
+    /// False while more parts of this directory's listing follow.
+    public var isComplete: Bool
 
     public enum Outcome: Sendable {
         case listed
@@ -40,15 +44,17 @@ public struct CrawlOptions: Sendable {
 ///
 /// Results reach `deliver` on the calling thread, each directory after its parent, so the
 /// caller (the tree's single owner) can file every listing under a directory it already has.
+/// The calling thread is itself one of the workers: it lists directories whenever no result
+/// is waiting, so a one-worker crawl runs on one thread with no hand-offs at all, and a
+/// larger one adds `workers - 1` helper threads.
 public struct Crawler: Sendable {
     public var options: CrawlOptions
 
     public init(options: CrawlOptions = CrawlOptions()) { self.options = options }
 
     /// Crawls below `root`, which stays open and owned by the caller.
-    /// `beforeListing` runs on a worker thread with each directory's descriptor before the
-    /// directory is read: the engine adds its inotify watch there, so nothing created during
-    /// the listing is missed.
+    /// `beforeListing` runs with each directory's descriptor before the directory is read:
+    /// the engine adds its inotify watch there, so nothing created during the listing is missed.
     public func crawl(
         root: FileDescriptor, rootDevice: UInt64,
         beforeListing: (@Sendable (FileDescriptor) -> Int32)? = nil,
@@ -56,59 +62,74 @@ public struct Crawler: Sendable {
     ) {
         let state = CrawlState()
         state.push(WorkItem(crawlIndex: 0, source: .borrowed(root)))
-        let oneFileSystem = options.oneFileSystem
-        var threads: [Thread] = []
-        for _ in 0..<max(1, options.workers) {
+        let device = options.oneFileSystem ? rootDevice : nil
+        for _ in 1..<max(1, options.workers) {
             let thread = Thread {
                 let reader = DirectoryReader()
                 while let item = state.pop() {
-                    let (result, children) = Self.process(
-                        item, reader: reader, state: state, beforeListing: beforeListing,
-                        rootDevice: oneFileSystem ? rootDevice : nil)
-                    state.finish(result, children: children)
+                    Self.process(item, reader: reader, state: state, beforeListing: beforeListing, rootDevice: device)
                 }
             }
             thread.stackSize = 1 << 20
-            threads.append(thread)
             thread.start()
         }
-        while let result = state.nextResult() { deliver(result) }
+        let reader = DirectoryReader()
+        while true {
+            switch state.nextForOwner() {
+            case .result(let result): deliver(result)
+            case .work(let item):
+                Self.process(
+                    item, reader: reader, state: state, beforeListing: beforeListing, rootDevice: device,
+                    isOwner: true)
+            case .done: return
+            }
+        }
     }
 
+    /// Lists one directory, publishing each buffer-full with the subdirectories it found.
     private static func process(
         _ item: WorkItem, reader: borrowing DirectoryReader, state: CrawlState,
-        beforeListing: (@Sendable (FileDescriptor) -> Int32)?, rootDevice: UInt64?
-    ) -> (CrawlResult, [WorkItem]) {
+        beforeListing: (@Sendable (FileDescriptor) -> Int32)?, rootDevice: UInt64?, isOwner: Bool = false
+    ) {
         var result = CrawlResult(
-            crawlIndex: item.crawlIndex, listing: DirectoryListing(), watch: -1, outcome: .listed, unstatable: [])
+            crawlIndex: item.crawlIndex, listing: DirectoryListing(), watch: -1, outcome: .listed, isComplete: true,
+            unstatable: [])
         let descriptor: FileDescriptor
         do {
             descriptor = try item.source.open()
         } catch .noSuchFileOrDirectory, .notDirectory, .tooManySymbolicLinks {
             result.outcome = .vanished
-            return (result, [])
+            return state.publish(result, children: [], finishing: true, isOwner: isOwner)
         } catch {
             result.outcome = .unreadable(error)
-            return (result, [])
+            return state.publish(result, children: [], finishing: true, isOwner: isOwner)
         }
         let owned = SharedDescriptor(descriptor, owned: item.source.isOwned)
         if let beforeListing { result.watch = beforeListing(descriptor) }
-        var problems = DirectoryReader.Problems()
-        do throws(Errno) {
-            try reader.list(descriptor, into: &result.listing, problems: &problems) { state.nextCrawlIndex() }
-        } catch {
-            result.outcome = .unreadable(error)
+        while true {
+            var problems = DirectoryReader.Problems()
+            var more = false
+            do throws(Errno) {
+                more = try reader.listMore(descriptor, into: &result.listing, problems: &problems) {
+                    state.nextCrawlIndex()
+                }
+            } catch {
+                result.outcome = .unreadable(error)
+            }
+            result.unstatable = problems.unstatable
+            result.isComplete = !more
+            if let rootDevice {
+                result.listing.entries.removeAll { $0.status.kind == .directory && $0.status.device != rootDevice }
+            }
+            var children: [WorkItem] = []
+            for entry in result.listing.entries where entry.status.kind == .directory {
+                children.append(
+                    WorkItem(crawlIndex: entry.crawlIndex, source: .child(owned, Array(result.listing.name(of: entry)))))
+            }
+            state.publish(result, children: children, finishing: !more, isOwner: isOwner)
+            if !more { return }
+            result.listing = DirectoryListing()
         }
-        result.unstatable = problems.unstatable
-        if let rootDevice {
-            result.listing.entries.removeAll { $0.status.kind == .directory && $0.status.device != rootDevice }
-        }
-        var children: [WorkItem] = []
-        for entry in result.listing.entries where entry.status.kind == .directory {
-            children.append(
-                WorkItem(crawlIndex: entry.crawlIndex, source: .child(owned, Array(result.listing.name(of: entry)))))
-        }
-        return (result, children)
     }
 }
 
@@ -151,6 +172,10 @@ final class SharedDescriptor: Sendable {
 
 /// The crawl's shared state: a LIFO of work, a FIFO of results, and the count of directories
 /// handed out but not yet finished, all under one lock.
+///
+/// Waking a thread costs a context switch, which for a directory of ten files costs more than
+/// listing it; so nobody is woken unless it waits, and a helper stopped by a full backlog
+/// waits until the owner has drained half of it.
 final class CrawlState: @unchecked Sendable {
     // Every stored property below is read and written only while `condition` is locked.
     private let condition = NSCondition()
@@ -158,58 +183,88 @@ final class CrawlState: @unchecked Sendable {
     private var results: [CrawlResult] = []
     private var resultsHead = 0
     private var unfinished = 0
-    private var crawlIndexes: UInt32 = 1
+    private var ownerWaits = false
+    private var helpersWaitingForWork = 0
+    private var helpersWaitingForRoom = 0
+    private let crawlIndexes = Atomic<UInt32>(1)
+    /// Listings waiting for the tree's owner. Helpers pause past this many, so a slow owner
+    /// costs at most this many listings of memory instead of the whole tree's.
+    private let maximumBacklog = 64
+
+    enum OwnerStep {
+        case result(CrawlResult)
+        case work(WorkItem)
+        case done
+    }
 
     func nextCrawlIndex() -> UInt32 {
-        condition.lock()
-        defer { condition.unlock() }
-        crawlIndexes += 1
-        return crawlIndexes - 1
+        crawlIndexes.add(1, ordering: .relaxed).oldValue
     }
+
+    private var backlog: Int { results.count - resultsHead }
 
     func push(_ item: WorkItem) {
         condition.lock()
         work.append(item)
         unfinished += 1
-        condition.broadcast()
         condition.unlock()
     }
 
-    /// The next directory to list, or nil once the whole tree is done.
+    /// For helper threads: the next directory to list, or nil once the whole tree is done.
     func pop() -> WorkItem? {
         condition.lock()
         defer { condition.unlock() }
         while work.isEmpty {
             if unfinished == 0 { return nil }
+            helpersWaitingForWork += 1
             condition.wait()
+            helpersWaitingForWork -= 1
         }
         return work.removeLast()
     }
 
-    /// Publishes a directory's result before its children become work, which is what puts
-    /// every parent's listing ahead of its children's.
-    func finish(_ result: CrawlResult, children: [WorkItem]) {
-        condition.lock()
-        results.append(result)
-        work.append(contentsOf: children.reversed())
-        unfinished += children.count - 1
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func nextResult() -> CrawlResult? {
+    /// For the owner: a waiting result first (it unblocks helpers and frees memory), else a
+    /// directory to list itself, else wait for a helper.
+    func nextForOwner() -> OwnerStep {
         condition.lock()
         defer { condition.unlock() }
-        while resultsHead == results.count {
-            if unfinished == 0 && work.isEmpty { return nil }
+        while true {
+            if resultsHead < results.count {
+                let result = results[resultsHead]
+                resultsHead += 1
+                if resultsHead == results.count {
+                    results.removeAll(keepingCapacity: true)
+                    resultsHead = 0
+                }
+                if helpersWaitingForRoom > 0 && backlog <= maximumBacklog / 2 { condition.broadcast() }
+                return .result(result)
+            }
+            if let item = work.popLast() { return .work(item) }
+            if unfinished == 0 {
+                if helpersWaitingForWork > 0 { condition.broadcast() }
+                return .done
+            }
+            ownerWaits = true
             condition.wait()
+            ownerWaits = false
         }
-        let result = results[resultsHead]
-        resultsHead += 1
-        if resultsHead > 1024 && resultsHead * 2 > results.count {
-            results.removeFirst(resultsHead)
-            resultsHead = 0
+    }
+
+    /// Publishes part of a directory's listing before the subdirectories in it become work,
+    /// which is what puts every parent's listing ahead of its children's. Helpers wait while
+    /// the backlog is full; the owner never does, since it is the one who drains it.
+    func publish(_ result: CrawlResult, children: [WorkItem], finishing: Bool, isOwner: Bool) {
+        condition.lock()
+        while !isOwner && backlog >= maximumBacklog {
+            helpersWaitingForRoom += 1
+            condition.wait()
+            helpersWaitingForRoom -= 1
         }
-        return result
+        results.append(result)
+        work.append(contentsOf: children.reversed())
+        unfinished += children.count - (finishing ? 1 : 0)
+        let wakeHelpers = helpersWaitingForWork > 0 && (!children.isEmpty || unfinished == 0)
+        if ownerWaits || wakeHelpers { condition.broadcast() }
+        condition.unlock()
     }
 }

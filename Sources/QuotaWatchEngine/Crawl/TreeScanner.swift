@@ -67,7 +67,7 @@ public struct TreeScanner {
                 directoryByCrawlIndex[slot] = child
             }
             if let progress {
-                counts.directories += 1
+                if result.isComplete { counts.directories += 1 }
                 counts.files += result.listing.entries.count
                 for entry in result.listing.entries { counts.allocatedBytes += entry.status.allocatedBytes }
                 progress(counts)

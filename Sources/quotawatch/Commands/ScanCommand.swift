@@ -34,6 +34,7 @@ enum ScanCommand {
         let root = try RootOptions.singleRoot(arguments, command: "scan")
         let options = CrawlOptions(workers: workers, oneFileSystem: arguments.has("--one-file-system"))
         ResourceLimits.raiseOpenFileLimit()
+        MemoryTuning.returnLargeBlocksToKernel()
 
         let progress = ProgressLine(enabled: Console.errorIsTerminal)
         let scanned: ScannedTree

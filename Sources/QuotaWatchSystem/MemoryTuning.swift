@@ -1,0 +1,17 @@
+import CQuotaWatchShims
+
+public enum MemoryTuning {
+    /// Makes the allocator give large freed blocks straight back to the kernel.
+    ///
+    /// glibc raises its mmap threshold each time a large block is freed, so the old buffers
+    /// of a growing array end up on the heap and stay resident after they are freed. For a
+    /// daemon whose tree grows in doublings that is up to twice its real footprint. Fixing the
+    /// threshold keeps every block over 1 MiB in its own mapping, unmapped on free, while the
+    /// crawler's per-directory buffers, smaller than that, are reused from the heap.
+    ///
+    /// The corresponding C function is `mallopt`.
+    public static func returnLargeBlocksToKernel() {
+        _ = system_mallopt(CInt(QW_M_MMAP_THRESHOLD), 1024 * 1024)
+        _ = system_mallopt(CInt(QW_M_TRIM_THRESHOLD), 4 * 1024 * 1024)
+    }
+}
