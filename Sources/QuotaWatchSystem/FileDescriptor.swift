@@ -50,6 +50,26 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         return FileStatus(raw)
     }
 
+    /// Creates an empty file that must not exist yet, readable by its owner only, and closes it.
+    ///
+    /// The corresponding C function is `openat` with `O_CREAT | O_EXCL`.
+    public func createExclusiveFile(_ name: some Collection<UInt8>) throws(Errno) {
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        let created = try unsafe withCString(name) { path throws(Errno) in
+            try valueOrErrno { unsafe system_openat(rawValue, path, flags, 0o600) }.get()
+        }
+        FileDescriptor(rawValue: created).close()
+    }
+
+    /// Removes a non-directory name relative to this directory; never follows a symlink.
+    ///
+    /// The corresponding C function is `unlinkat`.
+    public func unlink(_ name: some Collection<UInt8>) throws(Errno) {
+        _ = try unsafe withCString(name) { path throws(Errno) in
+            try valueOrErrno { unsafe system_unlinkat(rawValue, path, 0) }.get()
+        }
+    }
+
     /// Closes the descriptor. Never retried: after EINTR Linux has already released it.
     ///
     /// The corresponding C function is `close`.

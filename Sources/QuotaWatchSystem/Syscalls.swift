@@ -45,3 +45,119 @@ func system_setrlimit(_ resource: __rlimit_resource_t, _ limit: UnsafePointer<rl
 func system_mallopt(_ parameter: CInt, _ value: CInt) -> CInt {
     qw_mallopt(parameter, value)
 }
+
+func system_inotify_init1(_ flags: CInt) -> CInt {
+    inotify_init1(flags)
+}
+
+func system_inotify_add_watch(_ descriptor: CInt, _ path: UnsafePointer<CChar>, _ mask: UInt32) -> CInt {
+    unsafe inotify_add_watch(descriptor, path, mask)
+}
+
+func system_inotify_rm_watch(_ descriptor: CInt, _ watch: CInt) -> CInt {
+    inotify_rm_watch(descriptor, watch)
+}
+
+func system_poll(_ descriptors: UnsafeMutablePointer<pollfd>, _ count: Int, _ timeoutMilliseconds: CInt) -> CInt {
+    unsafe poll(descriptors, nfds_t(count), timeoutMilliseconds)
+}
+
+func system_pipe_cloexec(_ descriptors: UnsafeMutablePointer<CInt>) -> CInt {
+    unsafe qw_pipe_cloexec(descriptors)
+}
+
+func system_unlinkat(_ directory: CInt, _ path: UnsafePointer<CChar>, _ flags: CInt) -> CInt {
+    unsafe unlinkat(directory, path, flags)
+}
+
+func system_pthread_sigmask(_ how: CInt, _ set: UnsafePointer<sigset_t>, _ old: UnsafeMutablePointer<sigset_t>?) -> CInt {
+    unsafe pthread_sigmask(how, set, old)
+}
+
+func system_sigwait(_ set: UnsafePointer<sigset_t>, _ signal: UnsafeMutablePointer<CInt>) -> CInt {
+    unsafe sigwait(set, signal)
+}
+
+func system_getpid() -> pid_t {
+    getpid()
+}
+
+func system_geteuid() -> uid_t {
+    geteuid()
+}
+
+// MARK: Unix-domain sockets (UnixSocket.swift)
+
+func system_socket(_ domain: CInt, _ type: CInt, _ protocolNumber: CInt) -> CInt {
+    socket(domain, type, protocolNumber)
+}
+
+func system_bind(_ descriptor: CInt, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> CInt {
+    unsafe bind(descriptor, address, length)
+}
+
+func system_listen(_ descriptor: CInt, _ backlog: CInt) -> CInt {
+    listen(descriptor, backlog)
+}
+
+func system_connect(_ descriptor: CInt, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> CInt {
+    unsafe connect(descriptor, address, length)
+}
+
+/// glibc declares accept4 only under _GNU_SOURCE, which Swift's Glibc module does not define,
+/// so it is looked up once by name. Without it a descriptor accepted by plain accept would
+/// leak into any child spawned before FD_CLOEXEC could be set.
+private typealias Accept4Function =
+    @convention(c) (CInt, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, CInt) -> CInt
+
+private let accept4Function: Accept4Function? = {
+    guard let symbol = unsafe dlsym(nil, "accept4") else { return nil }
+    return unsafe unsafeBitCast(symbol, to: Accept4Function.self)
+}()
+
+/// Accepts with `flags` (SOCK_CLOEXEC) applied atomically; falls back to accept and fcntl
+/// only if the C library lacks accept4.
+func system_accept4(_ descriptor: CInt, _ flags: CInt) -> CInt {
+    if let accept4 = unsafe accept4Function {
+        return accept4(descriptor, nil, nil, flags)
+    }
+    let accepted = accept(descriptor, nil, nil)
+    if accepted >= 0 && flags & CInt(SOCK_CLOEXEC.rawValue) != 0 {
+        _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
+    }
+    return accepted
+}
+
+func system_send(_ descriptor: CInt, _ buffer: UnsafeRawPointer, _ length: Int, _ flags: CInt) -> Int {
+    unsafe send(descriptor, buffer, length, flags)
+}
+
+func system_recv(_ descriptor: CInt, _ buffer: UnsafeMutableRawPointer, _ length: Int, _ flags: CInt) -> Int {
+    unsafe recv(descriptor, buffer, length, flags)
+}
+
+func system_shutdown(_ descriptor: CInt, _ how: CInt) -> CInt {
+    shutdown(descriptor, how)
+}
+
+func system_setsockopt(
+    _ descriptor: CInt, _ level: CInt, _ option: CInt, _ value: UnsafeRawPointer, _ length: socklen_t
+) -> CInt {
+    unsafe setsockopt(descriptor, level, option, value, length)
+}
+
+func system_fchmod(_ descriptor: CInt, _ mode: mode_t) -> CInt {
+    fchmod(descriptor, mode)
+}
+
+func system_fchmodat(_ directory: CInt, _ path: UnsafePointer<CChar>, _ mode: mode_t, _ flags: CInt) -> CInt {
+    unsafe fchmodat(directory, path, mode, flags)
+}
+
+func system_mkdirat(_ directory: CInt, _ path: UnsafePointer<CChar>, _ mode: mode_t) -> CInt {
+    unsafe mkdirat(directory, path, mode)
+}
+
+func system_flock(_ descriptor: CInt, _ operation: CInt) -> CInt {
+    flock(descriptor, operation)
+}

@@ -1,0 +1,123 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchSystem
+
+/// Why a request to the daemon failed. Each description names the socket and a way out.
+public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Nothing answers at the path: no file there, or a socket nobody listens on.
+    case noDaemon(path: [UInt8])
+    /// The socket (or its directory) belongs to another user.
+    case permissionDenied(path: [UInt8])
+    /// No complete reply arrived within the timeout.
+    case timedOut(path: [UInt8], timeout: Duration)
+    /// Something answered, but not with one JSON document.
+    case protocolError(path: [UInt8], detail: String)
+    /// The daemon answered with an error document, `{"error":"…"}`.
+    case daemonError(path: [UInt8], message: String)
+    /// The path does not fit in a socket address.
+    case pathTooLong(path: [UInt8])
+    /// Connecting failed for another reason.
+    case system(path: [UInt8], Errno)
+
+    public var description: String {
+        switch self {
+        case .noDaemon(let path):
+            return "no quotawatch daemon is listening on \(EscapedName.string(path)); "
+                + "start one with 'quotawatch run ROOT', or pass --socket PATH if it listens elsewhere"
+        case .permissionDenied(let path):
+            return "permission denied connecting to \(EscapedName.string(path)): the daemon runs as another user; "
+                + "run this as that user (or root), or pass --socket PATH"
+        case .timedOut(let path, let timeout):
+            return "the quotawatch daemon on \(EscapedName.string(path)) did not answer within "
+                + "\(DurationText.seconds(timeout)); it may still be crawling its tree, so try again shortly"
+        case .protocolError(let path, let detail):
+            return "unexpected reply from \(EscapedName.string(path)): \(detail); "
+                + "is something other than a quotawatch daemon listening there? Pass --socket PATH to choose another"
+        case .daemonError(let path, let message):
+            return "the quotawatch daemon on \(EscapedName.string(path)) answered: \(message)"
+        case .pathTooLong(let path):
+            return "the socket path \(EscapedName.string(path)) is \(path.count) bytes, longer than the "
+                + "\(UnixSocket.maximumPathLength) a Unix socket allows; pass a shorter one with --socket PATH"
+        case .system(let path, let error):
+            return "could not reach the quotawatch daemon on \(EscapedName.string(path)): \(error)"
+        }
+    }
+}
+
+/// The client side of the control protocol, for `quotawatch status`.
+public enum ControlClient {
+    /// Sends `request` to the daemon listening on `socketPath` and returns its reply, one JSON
+    /// document without the newline that ended it. Connecting, sending and receiving must all
+    /// be done within `timeout`. An error document from the daemon is thrown as
+    /// ``ControlClientError/daemonError(path:message:)``.
+    public static func request(
+        socketPath: [UInt8], _ request: ControlRequest, timeout: Duration
+    ) throws(ControlClientError) -> [UInt8] {
+        let deadline = ContinuousClock.now + timeout
+        let connection: FileDescriptor
+        do {
+            connection = try UnixSocket.connect(to: socketPath, timeout: timeout)
+        } catch .noSuchFileOrDirectory, .connectionRefused, .notDirectory {
+            throw .noDaemon(path: socketPath)
+        } catch .permissionDenied, .notPermitted {
+            throw .permissionDenied(path: socketPath)
+        } catch .resourceTemporarilyUnavailable {
+            throw .timedOut(path: socketPath, timeout: timeout)
+        } catch .nameTooLong {
+            throw .pathTooLong(path: socketPath)
+        } catch {
+            throw .system(path: socketPath, error)
+        }
+        defer { connection.close() }
+
+        let reply: ReceivedLine
+        do {
+            reply = try exchange(request, on: connection, by: deadline)
+        } catch .resourceTemporarilyUnavailable {
+            throw .timedOut(path: socketPath, timeout: timeout)
+        } catch {
+            throw .protocolError(path: socketPath, detail: "the connection failed: \(error)")
+        }
+        switch reply.ending {
+        case .limitReached:
+            throw .protocolError(
+                path: socketPath, detail: "the reply is longer than \(ControlProtocol.maximumReplyBytes) bytes")
+        case .endOfFile where reply.bytes.isEmpty:
+            throw .protocolError(path: socketPath, detail: "the connection closed without a reply")
+        case .endOfFile, .newline:
+            break
+        }
+        switch ControlProtocol.classify(reply.bytes) {
+        case .document:
+            return reply.bytes
+        case .error(let message):
+            throw .daemonError(path: socketPath, message: message)
+        case .notJSON:
+            throw .protocolError(path: socketPath, detail: "the reply is not a JSON document")
+        }
+    }
+
+    /// Sends the request line and receives the reply line. A timeout is EAGAIN.
+    private static func exchange(
+        _ request: ControlRequest, on connection: FileDescriptor, by deadline: ContinuousClock.Instant
+    ) throws(Errno) -> ReceivedLine {
+        // A daemon that turns a connection away answers without reading the request, so a
+        // failed send is not the end: its answer may be waiting to be read.
+        var sendError: Errno?
+        do {
+            try connection.sendAll(request.encodedLine())
+            try? connection.shutdown(.writing)
+        } catch .resourceTemporarilyUnavailable {
+            throw .resourceTemporarilyUnavailable
+        } catch {
+            sendError = error
+        }
+        do {
+            return try connection.receiveLine(maximumBytes: ControlProtocol.maximumReplyBytes, deadline: deadline)
+        } catch .resourceTemporarilyUnavailable {
+            throw .resourceTemporarilyUnavailable
+        } catch {
+            throw sendError ?? error
+        }
+    }
+}

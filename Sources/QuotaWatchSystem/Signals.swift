@@ -1,0 +1,48 @@
+import Glibc
+
+/// Termination signals delivered to one waiting thread instead of an asynchronous handler.
+public enum TerminationSignals {
+    /// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread and every thread it starts
+    /// afterwards; call it first thing, before any thread exists. SIGPIPE is ignored so a
+    /// client that hangs up costs an EPIPE, not the daemon.
+    ///
+    /// The corresponding C functions are `pthread_sigmask` and `signal`.
+    public static func block() {
+        var set = signalSet()
+        _ = unsafe system_pthread_sigmask(SIG_BLOCK, &set, nil)
+        _ = signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Waits for one of the blocked signals and returns its number.
+    ///
+    /// The corresponding C function is `sigwait`.
+    public static func wait() -> Int32 {
+        var set = signalSet()
+        var received: CInt = 0
+        while unsafe system_sigwait(&set, &received) != 0 {}
+        return received
+    }
+
+    public static func name(_ signal: Int32) -> String {
+        switch signal {
+        case SIGINT: return "SIGINT"
+        case SIGTERM: return "SIGTERM"
+        case SIGHUP: return "SIGHUP"
+        default: return "signal \(signal)"
+        }
+    }
+
+    private static func signalSet() -> sigset_t {
+        var set = sigset_t()
+        _ = unsafe sigemptyset(&set)
+        for number in [SIGINT, SIGTERM, SIGHUP] { _ = unsafe sigaddset(&set, number) }
+        return set
+    }
+}
+
+public enum ProcessIdentity {
+    /// The corresponding C function is `getpid`.
+    public static var processID: Int32 { system_getpid() }
+    /// The corresponding C function is `geteuid`.
+    public static var effectiveUserID: UInt32 { system_geteuid() }
+}
