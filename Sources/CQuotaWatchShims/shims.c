@@ -1,5 +1,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <malloc.h>
 #include <stddef.h>
 #include "CQuotaWatchShims.h"
@@ -18,4 +20,8 @@ _Static_assert(M_MMAP_THRESHOLD == QW_M_MMAP_THRESHOLD, "M_MMAP_THRESHOLD");
 
 int qw_mallopt(int parameter, int value) {
     return mallopt(parameter, value);
+}
+
+int qw_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC | O_NONBLOCK);
 }

@@ -126,7 +126,7 @@ enum Arguments {
             throw UsageError(message: "Unexpected argument '\(positionals[2])'")
         }
         guard !positionals[1].isEmpty else {
-            throw UsageError(message: "The destination '' is empty")
+            throw UsageError(message: "Invalid destination '': expected a directory path")
         }
         var request = TreeRequest(
             kind: kind,
@@ -154,7 +154,11 @@ enum Arguments {
         return .generate(request)
     }
 
-    private static func count(_ text: String, for option: Option, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+    private static func count(
+        _ text: String,
+        for option: Option,
+        in range: ClosedRange<Int>
+    ) throws(UsageError) -> Int {
         guard let value = Int(text), range.contains(value) else {
             throw UsageError(
                 message: "Invalid value '\(text)' for '\(option.rawValue)': expected a whole number "

@@ -12,8 +12,9 @@ enum GridLayout {
         let groupCount = (directoryCount - 1) / leavesPerGroup + 1
         let groupWidth = max(3, String(groupCount - 1).count)
         let leafWidth = String(leavesPerGroup - 1).count
+        let fileWidth = String(max(0, filesPerDirectory - 1)).count
         let recipe = FileRecipe(
-            naming: .numbered(prefix: "f", width: String(max(0, filesPerDirectory - 1)).count, suffix: "", randomStart: false),
+            naming: .numbered(prefix: "f", width: fileWidth, suffix: "", randomStart: false),
             sizes: recipeSizes
         )
         for leaf in 0..<directoryCount {

@@ -69,17 +69,34 @@ enum SandboxLayout {
         var share: Double
         var filesPerLeaf: Int
         var recipe: FileRecipe
-        /// The path of leaf `index` of `count`; may use the random stream for names.
-        var leafPath: @Sendable (_ index: Int, _ count: Int, _ random: inout SplitMix64) -> String
+        var minimumLeaves = 1
+        /// The path of a leaf directory; may draw from the random stream for names.
+        var leafPath: @Sendable (_ leaf: Leaf, _ random: inout SplitMix64) -> String
     }
 
     private static func add(_ zone: Zone, fileCount: Int, to plan: inout TreePlan, _ random: inout SplitMix64) {
-        let leafCount = fileCount == 0 ? 1 : (fileCount - 1) / zone.filesPerLeaf + 1
+        let leafCount = max(zone.minimumLeaves, fileCount == 0 ? 1 : (fileCount - 1) / zone.filesPerLeaf + 1)
+        // Names derived from the salt differ from seed to seed but never between two leaves.
+        let salt = random.next()
         // Uneven on purpose: real cache buckets are never the same size.
         let weights = (0..<leafCount).map { _ in 0.3 + 1.4 * random.unit() }
         let counts = apportion(fileCount, weights: weights)
-        for (leaf, count) in counts.enumerated() {
-            plan.addFiles(count, zone.recipe, in: zone.leafPath(leaf, leafCount, &random))
+        for (index, count) in counts.enumerated() {
+            let leaf = Leaf(index: index, count: leafCount, salt: salt)
+            plan.addFiles(count, zone.recipe, in: zone.leafPath(leaf, &random))
+        }
+    }
+
+    /// One leaf directory of a zone: the `index`th of `count`.
+    private struct Leaf {
+        var index: Int
+        var count: Int
+        /// Drawn once per zone.
+        var salt: UInt64
+
+        /// 64 bits that differ between the leaves of a zone.
+        var unique: UInt64 {
+            SplitMix64.mix(salt &+ UInt64(index))
         }
     }
 
@@ -99,13 +116,13 @@ enum SandboxLayout {
             recipe: FileRecipe(
                 naming: .hashed(extensions: ["jpg", "jpg", "webp"]),
                 sizes: SizeProfile([
-                    (0.85, 1 * .kibibyte, 12 * .kibibyte), (0.145, 12 * .kibibyte, 80 * .kibibyte),
-                    (0.005, 100 * .kibibyte, 400 * .kibibyte),
+                    (0.9, 800, 8 * .kibibyte), (0.098, 8 * .kibibyte, 48 * .kibibyte),
+                    (0.002, 96 * .kibibyte, 400 * .kibibyte),
                 ])
             ),
-            leafPath: { index, count, _ in
-                let group = groupSize(count)
-                return "Library/Caches/com.example.feed/images/\(hex2(index / group))/\(hex2(index % group))"
+            leafPath: { leaf, _ in
+                let group = groupSize(leaf.count)
+                return "Library/Caches/com.example.feed/images/\(hex2(leaf.index / group))/\(hex2(leaf.index % group))"
             }
         ),
         Zone(
@@ -115,7 +132,8 @@ enum SandboxLayout {
                 naming: .hashed(extensions: ["json"]),
                 sizes: SizeProfile([(0.9, 200, 4 * .kibibyte), (0.1, 4 * .kibibyte, 24 * .kibibyte)])
             ),
-            leafPath: { index, _, _ in
+            leafPath: { leaf, _ in
+                let index = leaf.index
                 let endpoints = ["timeline", "profiles", "comments", "stories", "search", "notifications"]
                 let endpoint = index < endpoints.count ? endpoints[index] : "shard-\(index)"
                 return "Library/Caches/com.example.feed/api/" + endpoint
@@ -127,13 +145,13 @@ enum SandboxLayout {
             recipe: FileRecipe(
                 naming: .numbered(prefix: "", width: 1, suffix: ".png", randomStart: true),
                 sizes: SizeProfile([
-                    (0.06, 0, 0), (0.84, 200, 8 * .kibibyte), (0.10, 8 * .kibibyte, 40 * .kibibyte),
+                    (0.06, 0, 0), (0.86, 200, 6 * .kibibyte), (0.08, 6 * .kibibyte, 32 * .kibibyte),
                 ])
             ),
-            leafPath: { index, count, random in
-                let group = groupSize(count)
-                let zoom = 8 + index / group
-                let column = random.integer(in: 0...60_000) * group + index % group
+            leafPath: { leaf, random in
+                let group = groupSize(leaf.count)
+                let zoom = 8 + leaf.index / group
+                let column = random.integer(in: 0...60_000) * group + leaf.index % group
                 return "Library/Caches/com.example.maps/tiles/\(zoom)/\(column)"
             }
         ),
@@ -143,14 +161,18 @@ enum SandboxLayout {
             recipe: FileRecipe(
                 naming: .webKitRecord,
                 sizes: SizeProfile([
-                    (0.75, 300, 6 * .kibibyte), (0.23, 6 * .kibibyte, 48 * .kibibyte),
-                    (0.018, 48 * .kibibyte, 400 * .kibibyte), (0.002, 512 * .kibibyte, 3 * .mebibyte),
+                    (0.8, 300, 6 * .kibibyte), (0.185, 6 * .kibibyte, 40 * .kibibyte),
+                    (0.014, 40 * .kibibyte, 300 * .kibibyte), (0.001, 512 * .kibibyte, 3 * .mebibyte),
                 ])
             ),
-            leafPath: { index, _, random in
-                let partition = Hex.digits(SplitMix64.mix(UInt64(index)), count: 16) + Hex.digits(random.next(), count: 16)
-                    + Hex.digits(random.next(), count: 8)
-                return "Library/Caches/WebKit/NetworkCache/Version 16/Records/\(partition.uppercased())/Resource"
+            leafPath: { leaf, random in
+                // A SHA-1-like name; its first 16 digits come from the index, so partitions never collide.
+                let partition = [
+                    Hex.digits(leaf.unique, count: 16),
+                    Hex.digits(random.next(), count: 16), Hex.digits(random.next(), count: 8),
+                ]
+                let name = partition.joined().uppercased()
+                return "Library/Caches/WebKit/NetworkCache/Version 16/Records/\(name)/Resource"
             }
         ),
         Zone(
@@ -159,12 +181,13 @@ enum SandboxLayout {
             recipe: FileRecipe(
                 naming: .hashed(extensions: ["webp", "webp", "html", "js", "mp4"]),
                 sizes: SizeProfile([
-                    (0.75, 1 * .kibibyte, 24 * .kibibyte), (0.24, 24 * .kibibyte, 160 * .kibibyte),
-                    (0.01, 400 * .kibibyte, 2 * .mebibyte),
+                    (0.8, 1 * .kibibyte, 16 * .kibibyte), (0.195, 16 * .kibibyte, 120 * .kibibyte),
+                    (0.005, 300 * .kibibyte, 1536 * .kibibyte),
                 ])
             ),
-            leafPath: { index, _, random in
-                "Library/Caches/com.example.ads/creatives/campaign-\(Digits.padded(1000 + index * 3 + random.below(3), width: 4))"
+            leafPath: { leaf, random in
+                let campaign = 1000 + leaf.index * 3 + random.below(3)
+                return "Library/Caches/com.example.ads/creatives/campaign-\(campaign)"
             }
         ),
         Zone(
@@ -172,26 +195,29 @@ enum SandboxLayout {
             filesPerLeaf: 40,
             recipe: FileRecipe(
                 naming: .numbered(prefix: "segment_", width: 5, suffix: ".ts", randomStart: true),
-                sizes: SizeProfile([(0.85, 100 * .kibibyte, 700 * .kibibyte), (0.15, 700 * .kibibyte, 3 * .mebibyte)])
+                sizes: SizeProfile([(0.9, 64 * .kibibyte, 512 * .kibibyte), (0.1, 512 * .kibibyte, 2 * .mebibyte)])
             ),
-            leafPath: { index, _, _ in
-                let stream = UInt64(index / 3)
+            leafPath: { leaf, _ in
+                // Three qualities of each stream; the stream's UUID is unique like `leaf.unique`.
+                let stream = leaf.salt &+ UInt64(leaf.index / 3)
                 let identifier = Hex.uuid(SplitMix64.mix(stream), SplitMix64.mix(~stream))
-                let quality = ["480p", "720p", "1080p"][index % 3]
+                let quality = ["480p", "720p", "1080p"][leaf.index % 3]
                 return "Library/Caches/com.example.video/streams/\(identifier)/\(quality)"
             }
         ),
         Zone(
-            share: 0.01,
+            share: 0.012,
             filesPerLeaf: 100,
             recipe: FileRecipe(
                 naming: .document,
                 sizes: SizeProfile([
-                    (0.55, 1 * .kibibyte, 32 * .kibibyte), (0.43, 32 * .kibibyte, 300 * .kibibyte),
-                    (0.02, 1 * .mebibyte, 4 * .mebibyte),
+                    (0.6, 1 * .kibibyte, 32 * .kibibyte), (0.39, 32 * .kibibyte, 256 * .kibibyte),
+                    (0.01, 1 * .mebibyte, 4 * .mebibyte),
                 ])
             ),
-            leafPath: { index, _, _ in
+            minimumLeaves: 4,
+            leafPath: { leaf, _ in
+                let index = leaf.index
                 let folders = ["Inbox", "Exports", "Drafts", "Photos/2023", "Photos/2024", "Shared/Alex", "Shared/Sam"]
                 return "Documents/" + (index < folders.count ? folders[index] : "Projects/Project \(index)")
             }
@@ -202,12 +228,12 @@ enum SandboxLayout {
             recipe: FileRecipe(
                 naming: .uuid(suffix: ".bin"),
                 sizes: SizeProfile([
-                    (0.7, 200, 8 * .kibibyte), (0.28, 8 * .kibibyte, 64 * .kibibyte),
-                    (0.02, 64 * .kibibyte, 512 * .kibibyte),
+                    (0.75, 200, 6 * .kibibyte), (0.24, 6 * .kibibyte, 40 * .kibibyte),
+                    (0.01, 64 * .kibibyte, 400 * .kibibyte),
                 ])
             ),
-            leafPath: { index, _, _ in
-                "Library/Application Support/com.example.app/Attachments/\(hex2(index))"
+            leafPath: { leaf, _ in
+                "Library/Application Support/com.example.app/Attachments/\(hex2(leaf.index))"
             }
         ),
         Zone(
@@ -216,21 +242,21 @@ enum SandboxLayout {
             recipe: FileRecipe(
                 naming: .uuid(suffix: ""),
                 sizes: SizeProfile([
-                    (0.85, 500, 12 * .kibibyte), (0.145, 12 * .kibibyte, 96 * .kibibyte),
-                    (0.005, 96 * .kibibyte, 800 * .kibibyte),
+                    (0.88, 500, 10 * .kibibyte), (0.118, 10 * .kibibyte, 64 * .kibibyte),
+                    (0.002, 96 * .kibibyte, 600 * .kibibyte),
                 ])
             ),
-            leafPath: { _, _, _ in "Library/Caches/com.example.app/fsCachedData" }
+            leafPath: { _, _ in "Library/Caches/com.example.app/fsCachedData" }
         ),
         Zone(
             share: 0.001,
             filesPerLeaf: .max,
             recipe: FileRecipe(
                 naming: .download,
-                sizes: SizeProfile([(1, 64 * .kibibyte, 4 * .mebibyte)]),
+                sizes: SizeProfile([(1, 32 * .kibibyte, 2 * .mebibyte)]),
                 sparseShare: 0.5
             ),
-            leafPath: { _, _, _ in "tmp" }
+            leafPath: { _, _ in "tmp" }
         ),
     ]
 }

@@ -24,4 +24,7 @@ enum { QW_AT_EMPTY_PATH = 0x1000 };
 int qw_mallopt(int parameter, int value);
 enum { QW_M_TRIM_THRESHOLD = -1, QW_M_MMAP_THRESHOLD = -3 };
 
+// pipe2(2) with O_CLOEXEC: GNU-only in glibc.
+int qw_pipe_cloexec(int fds[2]);
+
 #endif

@@ -92,7 +92,8 @@ public struct Crawler: Sendable {
         beforeListing: (@Sendable (FileDescriptor) -> Int32)?, rootDevice: UInt64?, isOwner: Bool = false
     ) {
         var result = CrawlResult(
-            crawlIndex: item.crawlIndex, listing: DirectoryListing(), watch: -1, outcome: .listed, isComplete: true,
+            crawlIndex: item.crawlIndex, listing: DirectoryListing(), watch: WatchOutcome.notRequested, outcome: .listed,
+            isComplete: true,
             unstatable: [])
         let descriptor: FileDescriptor
         do {
@@ -129,6 +130,7 @@ public struct Crawler: Sendable {
             state.publish(result, children: children, finishing: !more, isOwner: isOwner)
             if !more { return }
             result.listing = DirectoryListing()
+            result.watch = WatchOutcome.notRequested
         }
     }
 }

@@ -31,28 +31,41 @@ public struct TreeScanner {
 
     /// Crawls the directory open at `descriptor` into `tree` below `directory`, which must be
     /// in the tree already with no entries. Directories that vanish mid-crawl are dropped again.
+    /// `beforeListing` returns the watch for each directory (stored in the tree), negative
+    /// when there is none; ``WatchOutcome/limitReached`` marks it unwatched in the report.
     public func crawl(
         _ descriptor: FileDescriptor, into tree: inout TallyTree, at directory: DirectoryID,
         beforeListing: (@Sendable (FileDescriptor) -> Int32)? = nil,
         progress: ((CrawlProgress) -> Void)? = nil
-    ) -> [ScanWarning] {
+    ) -> (warnings: [ScanWarning], report: CrawlReport) {
         var directoryByCrawlIndex: [DirectoryID?] = [directory]
         var warnings: [ScanWarning] = []
+        var report = CrawlReport()
         var counts = CrawlProgress(directories: 0, files: 0, allocatedBytes: 0)
         crawler.crawl(root: descriptor, rootDevice: tree.device(of: directory), beforeListing: beforeListing) {
             result in
             let index = Int(result.crawlIndex)
             guard index < directoryByCrawlIndex.count, let target = directoryByCrawlIndex[index] else { return }
-            tree.setWatch(result.watch, of: target)
+            if result.watch != WatchOutcome.notRequested {
+                tree.setWatch(max(result.watch, -1), of: target)
+                if result.watch >= 0 { report.watches.append((result.watch, target)) }
+                if result.watch == WatchOutcome.limitReached { report.unwatched.append(target) }
+            }
             switch result.outcome {
             case .vanished:
-                if target != directory { tree.removeDirectory(target) }
+                if target != directory {
+                    tree.removeDirectory(target)
+                } else {
+                    report.failed = true
+                }
                 return
             case .unreadable(let error):
                 warnings.append(ScanWarning(kind: .unreadableDirectory, path: tree.relativePath(of: target), error: error))
+                report.unreadable.append(target)
             case .listed:
                 break
             }
+            if result.isComplete { report.listed += 1 }
             for (name, error) in result.unstatable {
                 var path = tree.relativePath(of: target)
                 if !path.isEmpty { path.append(UInt8(ascii: "/")) }
@@ -73,8 +86,18 @@ public struct TreeScanner {
                 progress(counts)
             }
         }
-        return warnings
+        return (warnings, report)
     }
+}
+
+/// Special values `beforeListing` can return instead of a watch descriptor.
+public enum WatchOutcome {
+    /// No watch was asked for (a plain scan).
+    public static let notRequested: Int32 = -1
+    /// inotify_add_watch failed with ENOSPC: the user's watch limit is reached.
+    public static let limitReached: Int32 = -2
+    /// inotify_add_watch failed for another reason (the directory vanished, say).
+    public static let failed: Int32 = -3
 }
 
 /// A tree scanned from a path given by the user.
@@ -94,7 +117,7 @@ extension TreeScanner {
         let root = try openRoot(path)
         defer { root.descriptor.close() }
         var tree = TallyTree(root: root.status)
-        let warnings = crawl(root.descriptor, into: &tree, at: tree.root, progress: progress)
+        let (warnings, _) = crawl(root.descriptor, into: &tree, at: tree.root, progress: progress)
         return ScannedTree(tree: tree, warnings: warnings)
     }
 

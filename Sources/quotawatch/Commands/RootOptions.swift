@@ -53,10 +53,12 @@ enum RootOptions {
     }
 
     /// ROOT as an absolute path for reports, without resolving symlinks (like `pwd -L`).
-    static func absolutePath(_ path: [UInt8]) -> String {
-        if path.first == UInt8(ascii: "/") { return EscapedName.string(normalized(path)) }
+    static func absolutePath(_ path: [UInt8]) -> String { EscapedName.string(absoluteBytes(path)) }
+
+    static func absoluteBytes(_ path: [UInt8]) -> [UInt8] {
+        if path.first == UInt8(ascii: "/") { return normalized(path) }
         let current = Array(FileManager.default.currentDirectoryPath.utf8)
-        return EscapedName.string(normalized(current + [UInt8(ascii: "/")] + path))
+        return normalized(current + [UInt8(ascii: "/")] + path)
     }
 
     /// Drops "." components, empty components and a trailing slash; ".." is kept, since

@@ -1,0 +1,111 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchSystem
+
+/// Engine events for scripts: one JSON object per line, each with an `"event"` field.
+public enum EngineEvent: Sendable {
+    case ready(directories: Int, files: Int, allocated: UInt64, seconds: Double)
+    case overflow
+    case resynced(directories: Int, seconds: Double)
+    case degraded(paths: [String], watchesNeeded: Int, maxUserWatches: Int, message: String)
+    case rootGone(message: String)
+
+    /// The JSON line, without its newline. Keys are sorted, so each line is stable.
+    public var jsonLine: String {
+        var fields: [String: JSONValue] = [:]
+        switch self {
+        case .ready(let directories, let files, let allocated, let seconds):
+            fields = [
+                "event": .string("ready"), "dirs": .integer(Int64(directories)), "files": .integer(Int64(files)),
+                "allocated": .integer(Int64(allocated)), "seconds": .number(seconds),
+            ]
+        case .overflow:
+            fields = ["event": .string("overflow")]
+        case .resynced(let directories, let seconds):
+            fields = ["event": .string("resynced"), "dirs": .integer(Int64(directories)), "seconds": .number(seconds)]
+        case .degraded(let paths, let needed, let limit, let message):
+            fields = [
+                "event": .string("degraded"), "paths": .array(paths.map { .string($0) }),
+                "watches_needed": .integer(Int64(needed)), "max_user_watches": .integer(Int64(limit)),
+                "message": .string(message),
+            ]
+        case .rootGone(let message):
+            fields = ["event": .string("root_gone"), "message": .string(message)]
+        }
+        return JSONValue.object(fields).encoded
+    }
+}
+
+/// A small JSON value for event lines, encoded with Foundation's encoder.
+public enum JSONValue: Encodable, Sendable {
+    case string(String)
+    case integer(Int64)
+    case number(Double)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .number(let value): try container.encode((value * 1000).rounded() / 1000)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    public var encoded: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(self) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Writes lines to a descriptor from its own thread, so a slow reader of stdout never
+/// stalls the engine.
+final class LineWriter: @unchecked Sendable {
+    // `queue` and `writing` are read and written only while `condition` is locked.
+    private let condition = NSCondition()
+    private var queue: [String] = []
+    private var writing = false
+    private let descriptor: FileDescriptor
+
+    init(descriptor: FileDescriptor) {
+        self.descriptor = descriptor
+        let thread = Thread { [self] in run() }
+        thread.name = "event-writer"
+        thread.start()
+    }
+
+    func write(_ line: String) {
+        condition.lock()
+        queue.append(line + "\n")
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until everything queued so far has been written (at exit).
+    func drain() {
+        condition.lock()
+        while !queue.isEmpty || writing { condition.wait() }
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while queue.isEmpty { condition.wait() }
+            let batch = queue.joined()
+            queue.removeAll(keepingCapacity: true)
+            writing = true
+            condition.unlock()
+            try? descriptor.writeAll(batch.utf8)
+            condition.lock()
+            writing = false
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}

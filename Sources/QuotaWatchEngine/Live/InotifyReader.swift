@@ -1,0 +1,53 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchSystem
+
+/// A thread that does nothing but drain the kernel's inotify queue into the engine's mailbox,
+/// so the queue never overflows while the engine is busy (a stalled reader overflows the
+/// default 16 384-event queue after about 5 500 new files).
+final class InotifyReader: Sendable {
+    private let inotify: InotifyDescriptor
+    private let mailbox: Mailbox
+    private let wakeup: WakeupPipe
+
+    init(inotify: InotifyDescriptor, mailbox: Mailbox) throws(Errno) {
+        self.inotify = inotify
+        self.mailbox = mailbox
+        wakeup = try WakeupPipe()
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "inotify-reader"
+        thread.start()
+    }
+
+    /// Asks the thread to finish; it closes its wake-up pipe on the way out.
+    func stop() { wakeup.wake() }
+
+    private func run() {
+        // Large enough for thousands of events per read: fewer system calls under a storm.
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        defer { wakeup.close() }
+        while true {
+            let ready: [Int]
+            do {
+                ready = try Readiness.wait(for: [inotify.descriptor, wakeup.readEnd], timeoutMilliseconds: -1)
+            } catch {
+                mailbox.post(.readerFailed(error))
+                return
+            }
+            if ready.contains(1) { return }
+            var events: [InotifyEvent] = []
+            do {
+                while try inotify.readEvents(buffer: &buffer, into: &events) {
+                    if events.count > 65536 { break }
+                }
+            } catch {
+                mailbox.post(.readerFailed(error))
+                return
+            }
+            if !events.isEmpty { mailbox.post(.events(events)) }
+        }
+    }
+}

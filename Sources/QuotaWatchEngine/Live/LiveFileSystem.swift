@@ -1,0 +1,55 @@
+import QuotaWatchCore
+
+/// What the live tree asks of the file system. The kernel implementation is
+/// ``KernelFileSystem``; tests drive ``LiveTree`` with an in-memory one that also produces
+/// the inotify events its operations would cause.
+public protocol LiveFileSystem {
+    /// The status of `name` inside a directory of the tree, read relative to that very
+    /// directory (not to a path that a pending rename may have made stale).
+    mutating func status(of name: [UInt8], in directory: DirectoryID, tree: TallyTree) -> Lookup
+
+    /// The status of a directory of the tree itself.
+    mutating func status(of directory: DirectoryID, tree: TallyTree) -> Lookup
+
+    /// Whether the directory can be listed by this process now.
+    mutating func isReadable(_ directory: DirectoryID, tree: TallyTree) -> Bool
+
+    /// Lists `directory`, which is in the tree with no entries yet, and everything below it
+    /// into the tree, watching each directory before listing it.
+    mutating func crawl(_ directory: DirectoryID, tree: inout TallyTree) -> CrawlReport
+
+    /// Stops watching; the directory left the tree or the tree is being rebuilt.
+    mutating func removeWatch(_ watch: Int32)
+
+    /// The directory left the tree: drop anything cached for it.
+    mutating func forget(_ directory: DirectoryID)
+
+    /// Crawls the whole root anew into a fresh tree (overflow recovery), dropping every
+    /// cached directory handle first.
+    mutating func crawlRoot() -> (TallyTree, CrawlReport)?
+}
+
+public enum Lookup: Equatable {
+    case found(FileStatus)
+    /// The name does not exist in that directory now.
+    case missing
+    /// The directory itself could not be opened or is not the one in the tree (a rename of
+    /// it is still on its way through the event queue).
+    case directoryUnavailable
+}
+
+/// What a crawl found besides the entries themselves.
+public struct CrawlReport: Sendable {
+    /// Directories listed.
+    public var listed = 0
+    /// The top directory could not be opened at its path (renamed or removed meanwhile).
+    public var failed = false
+    /// Directories that could not be listed: their own inode is counted, as du does.
+    public var unreadable: [DirectoryID] = []
+    /// Directories that got no watch because the watch limit is reached.
+    public var unwatched: [DirectoryID] = []
+    /// Watches added, with the directory each one watches.
+    public var watches: [(watch: Int32, directory: DirectoryID)] = []
+
+    public init() {}
+}

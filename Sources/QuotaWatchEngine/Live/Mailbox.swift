@@ -1,0 +1,46 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchSystem
+
+/// What reaches the engine thread. Everything the engine owns changes only in response to one
+/// of these, on that one thread.
+enum EngineMessage: @unchecked Sendable {
+    case events([InotifyEvent])
+    case request(ControlRequest, ControlReply)
+    case shutdown(signal: Int32)
+    case readerFailed(Errno)
+}
+
+/// A queue of messages for the engine thread, with a timed wait so the engine can also
+/// run its timers.
+final class Mailbox: @unchecked Sendable {
+    // `messages` is read and written only while `condition` is locked.
+    private let condition = NSCondition()
+    private var messages: [EngineMessage] = []
+
+    func post(_ message: EngineMessage) {
+        condition.lock()
+        messages.append(message)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Everything posted so far, waiting until `deadline` (or forever) if nothing is.
+    func take(until deadline: ContinuousClock.Instant?) -> [EngineMessage] {
+        condition.lock()
+        defer { condition.unlock() }
+        while messages.isEmpty {
+            guard let deadline else {
+                condition.wait()
+                continue
+            }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            if remaining <= .zero { return [] }
+            let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
+            _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+        }
+        let taken = messages
+        messages.removeAll(keepingCapacity: true)
+        return taken
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchSystem
+
+/// `quotawatch run ROOT`: the daemon.
+enum RunCommand {
+    static let subcommand = Subcommand(
+        name: "run",
+        abstract: "Crawl a root once, then keep every directory's tally exact from inotify events.",
+        discussion: """
+            Answers 'quotawatch status' on a Unix socket (mode 0600). Without --socket the socket is
+            $XDG_RUNTIME_DIR/quotawatch/<name>.sock, /run/quotawatch/<name>.sock for root, or
+            /tmp/quotawatch-<uid>/<name>.sock, where <name> is the root's last component and a hash
+            of its absolute path. SIGINT and SIGTERM stop it cleanly and remove the socket.
+            Exit status: 0 after a termination signal, 1 on a failure (the root deleted or moved
+            away, another daemon on the socket, inotify unavailable), 64 on bad usage.
+            """,
+        arguments: [ArgumentSpec(name: "root", help: "The directory to watch.")],
+        options: [
+            OptionSpec(name: "--socket", valueName: "<path>", help: "Control socket path (default: see above)."),
+            OptionSpec(
+                name: "--events", valueName: "<format>",
+                help: "Write engine events to stdout; the only format is 'jsonl' (one JSON object per line)."),
+            OptionSpec(name: "--trace", help: "Print every inotify event to stderr, named as inotifywait names them."),
+            OptionSpec(name: "--one-file-system", help: "Skip directories on other file systems (du -x)."),
+            OptionSpec(name: "--workers", valueName: "<n>", help: "Threads for the first crawl (default: one per core, at least 2)."),
+            OptionSpec(name: "--settle", valueName: "<ms>", help: "Re-stat a file under writes at most this often (default 20)."),
+            OptionSpec(
+                name: "--poll-interval", valueName: "<s>", help: "Re-list unwatchable subtrees this often (default 2)."),
+        ],
+        run: run)
+
+    static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
+        let root = try RootOptions.singleRoot(arguments, command: "run")
+        if let format = arguments.values["--events"], format.text != "jsonl" {
+            throw UsageError(message: "Unknown event format '\(format.text)': the only format is 'jsonl'", command: "run")
+        }
+        let workers = try arguments.integer("--workers", default: CrawlOptions().workers, in: 1...256, command: "run")
+        let settle = try arguments.integer("--settle", default: 20, in: 1...10_000, command: "run")
+        let poll = try arguments.integer("--poll-interval", default: 2, in: 1...3600, command: "run")
+
+        TerminationSignals.block()
+        ResourceLimits.raiseOpenFileLimit()
+        MemoryTuning.returnLargeBlocksToKernel()
+
+        let absolute = RootOptions.absoluteBytes(root.bytes)
+        var options = EngineOptions(
+            root: root.bytes, rootDisplay: EscapedName.string(absolute),
+            socketPath: arguments.values["--socket"]?.bytes ?? SocketPath.defaultPath(forRoot: absolute))
+        options.crawl = CrawlOptions(workers: workers, oneFileSystem: arguments.has("--one-file-system"))
+        options.settle = .milliseconds(settle)
+        options.pollInterval = .seconds(poll)
+        options.emitsEvents = arguments.values["--events"] != nil
+        options.traces = arguments.has("--trace")
+
+        let progress = ProgressLine(enabled: Console.errorIsTerminal)
+        let engine = LiveEngine(options: options)
+        let exit = engine.run { progress.update($0) }
+        progress.clear()
+        switch exit {
+        case .signal(let signal):
+            Console.error("quotawatch: stopped by \(TerminationSignals.name(signal))\n")
+            return .success
+        case .failure(let message):
+            Console.error("quotawatch: error: \(message)\n")
+            return .failure
+        }
+    }
+}
