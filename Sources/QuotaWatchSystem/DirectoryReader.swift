@@ -42,7 +42,8 @@ import QuotaWatchCore
             var offset = 0
             while offset < count {
                 let record = unsafe buffer.baseAddress! + offset
-                let recordLength = Int(unsafe record.loadUnaligned(fromByteOffset: Int(QW_DIRENT_RECLEN_OFFSET), as: UInt16.self))
+                let recordLength = Int(
+                    unsafe record.loadUnaligned(fromByteOffset: Int(QW_DIRENT_RECLEN_OFFSET), as: UInt16.self))
                 offset += recordLength
                 let name = unsafe UnsafePointer<CChar>(
                     record.advanced(by: Int(QW_DIRENT_NAME_OFFSET)).assumingMemoryBound(to: CChar.self))

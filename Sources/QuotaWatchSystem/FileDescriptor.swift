@@ -17,7 +17,9 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// instead of being followed, which is what keeps a crawl inside its tree.
     ///
     /// The corresponding C function is `openat`.
-    public func openDirectory(_ name: some Collection<UInt8>, followSymlinks: Bool = false) throws(Errno)
+    public func openDirectory(
+        _ name: some Collection<UInt8>, followSymlinks: Bool = false
+    ) throws(Errno)
         -> FileDescriptor
     {
         var flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC

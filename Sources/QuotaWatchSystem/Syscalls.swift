@@ -70,7 +70,8 @@ func system_unlinkat(_ directory: CInt, _ path: UnsafePointer<CChar>, _ flags: C
     unsafe unlinkat(directory, path, flags)
 }
 
-func system_pthread_sigmask(_ how: CInt, _ set: UnsafePointer<sigset_t>, _ old: UnsafeMutablePointer<sigset_t>?) -> CInt {
+func system_pthread_sigmask(_ how: CInt, _ set: UnsafePointer<sigset_t>, _ old: UnsafeMutablePointer<sigset_t>?) -> CInt
+{
     unsafe pthread_sigmask(how, set, old)
 }
 

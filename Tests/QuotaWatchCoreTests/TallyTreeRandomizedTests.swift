@@ -21,8 +21,9 @@ struct TallyTreeRandomizedTests {
         var random = SeededGenerator(state: seed)
         let rootOwn = Usage(allocated: 4096, apparent: 4096)
         var model = TreeModel(rootOwn: rootOwn)
-        var tree = TallyTree(root: FileStatus(
-            device: 7, inode: 1, kind: .directory, linkCount: 2, apparentBytes: 4096, allocatedBytes: 4096))
+        var tree = TallyTree(
+            root: FileStatus(
+                device: 7, inode: 1, kind: .directory, linkCount: 2, apparentBytes: 4096, allocatedBytes: 4096))
         var treeDirectory: [Int: DirectoryID] = [0: tree.root]
         var treeFile: [Int: FileID] = [:]
         var nameCounter = 0
@@ -99,7 +100,8 @@ struct TallyTreeRandomizedTests {
                 for index in model.directories.indices where model.isBelow(index, removing) {
                     model.directories[index].isLive = false
                 }
-                for index in model.files.indices where model.files[index].isLive && !model.directories[model.files[index].directory].isLive {
+                for index in model.files.indices
+                where model.files[index].isLive && !model.directories[model.files[index].directory].isLive {
                     model.files[index].isLive = false
                 }
                 tree.removeDirectory(treeDirectory[removing]!)

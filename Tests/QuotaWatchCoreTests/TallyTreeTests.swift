@@ -19,10 +19,13 @@ struct TallyTreeTests {
         var tree = TallyTree(root: directoryStatus(inode: 1))
         let a = tree.addDirectory(named: bytes("a"), in: tree.root, status: directoryStatus(inode: 2))
         let b = tree.addDirectory(named: bytes("b"), in: a, status: directoryStatus(inode: 3))
-        let file = tree.addFile(named: bytes("f"), in: b, status: fileStatus(inode: 10, allocated: 8192, apparent: 5000))
+        let file = tree.addFile(
+            named: bytes("f"), in: b, status: fileStatus(inode: 10, allocated: 8192, apparent: 5000))
 
-        #expect(tree.tally(of: b) == Tally(usage: Usage(allocated: 4096 + 8192, apparent: 4096 + 5000), files: 1, dirs: 0))
-        #expect(tree.tally(of: a) == Tally(usage: Usage(allocated: 8192 + 8192, apparent: 8192 + 5000), files: 1, dirs: 1))
+        #expect(
+            tree.tally(of: b) == Tally(usage: Usage(allocated: 4096 + 8192, apparent: 4096 + 5000), files: 1, dirs: 0))
+        #expect(
+            tree.tally(of: a) == Tally(usage: Usage(allocated: 8192 + 8192, apparent: 8192 + 5000), files: 1, dirs: 1))
         #expect(tree.tally(of: tree.root).allocated == 3 * 4096 + 8192)
         #expect(tree.tally(of: tree.root).dirs == 2)
 
@@ -30,7 +33,9 @@ struct TallyTreeTests {
         #expect(tree.tally(of: tree.root).usage == Usage(allocated: 3 * 4096 + 512, apparent: 3 * 4096 + 100))
 
         tree.removeFile(file)
-        #expect(tree.tally(of: tree.root) == Tally(usage: Usage(allocated: 3 * 4096, apparent: 3 * 4096), files: 0, dirs: 2))
+        #expect(
+            tree.tally(of: tree.root) == Tally(usage: Usage(allocated: 3 * 4096, apparent: 3 * 4096), files: 0, dirs: 2)
+        )
         #expect(tree.entry(named: bytes("f"), in: b) == nil)
     }
 
@@ -108,7 +113,9 @@ struct TallyTreeTests {
 
         tree.removeDirectory(a)
 
-        #expect(tree.tally(of: tree.root) == Tally(usage: Usage(allocated: 4096 + 8192, apparent: 4096 + 8000), files: 1, dirs: 0))
+        #expect(
+            tree.tally(of: tree.root)
+                == Tally(usage: Usage(allocated: 4096 + 8192, apparent: 4096 + 8000), files: 1, dirs: 0))
         #expect(tree.directoryCount == 1)
         #expect(tree.fileCount == 1)
         #expect(!tree.contains(a))

@@ -66,9 +66,15 @@ public enum EscapedName {
         var minimum: UInt32
         switch lead {
         case 0x00...0x7f: return 1
-        case 0xc2...0xdf: length = 2; minimum = 0x80
-        case 0xe0...0xef: length = 3; minimum = 0x800
-        case 0xf0...0xf4: length = 4; minimum = 0x10000
+        case 0xc2...0xdf:
+            length = 2
+            minimum = 0x80
+        case 0xe0...0xef:
+            length = 3
+            minimum = 0x800
+        case 0xf0...0xf4:
+            length = 4
+            minimum = 0x10000
         default: return 0
         }
         guard bytes.count >= length else { return 0 }

@@ -1,7 +1,9 @@
 extension TallyTree {
     /// Adds an empty directory. The caller guarantees the name is not already present.
     @discardableResult
-    public mutating func addDirectory(named name: some Collection<UInt8>, in parent: DirectoryID, status: FileStatus)
+    public mutating func addDirectory(
+        named name: some Collection<UInt8>, in parent: DirectoryID, status: FileStatus
+    )
         -> DirectoryID
     {
         let record = DirectoryRecord(

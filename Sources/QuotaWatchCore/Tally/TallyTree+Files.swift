@@ -1,7 +1,9 @@
 extension TallyTree {
     /// Adds a non-directory name. The caller guarantees the name is not already present.
     @discardableResult
-    public mutating func addFile(named name: some Collection<UInt8>, in directory: DirectoryID, status: FileStatus)
+    public mutating func addFile(
+        named name: some Collection<UInt8>, in directory: DirectoryID, status: FileStatus
+    )
         -> FileID
     {
         var pending = TallyDelta()

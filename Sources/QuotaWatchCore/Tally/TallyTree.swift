@@ -103,10 +103,12 @@ public struct TallyTree {
         let found = entryIndex.find(hash: hashName(parent: parent, name)) { value in
             if value & Self.directoryTag != 0 {
                 let record = directories[Int(value & ~Self.directoryTag)]
-                return record.parent == parent && names.equals(offset: record.nameOffset, length: record.nameLength, name)
+                return record.parent == parent
+                    && names.equals(offset: record.nameOffset, length: record.nameLength, name)
             }
             let record = files[Int(value)]
-            return record.directory == parent && names.equals(offset: record.nameOffset, length: record.nameLength, name)
+            return record.directory == parent
+                && names.equals(offset: record.nameOffset, length: record.nameLength, name)
         }
         guard let found else { return nil }
         if found & Self.directoryTag != 0 { return .directory(DirectoryID(rawValue: found & ~Self.directoryTag)) }

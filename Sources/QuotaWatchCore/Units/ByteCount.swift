@@ -45,7 +45,8 @@ public struct ByteCount: Sendable, Equatable, Hashable, CustomStringConvertible 
             if fractionDigits.isEmpty { throw ParseError(input: text, reason: "no digits after the decimal point") }
         }
         if wholeDigits.isEmpty {
-            let reason = bytes.first == UInt8(ascii: "-") ? "sizes cannot be negative" : "it does not start with a number"
+            let reason =
+                bytes.first == UInt8(ascii: "-") ? "sizes cannot be negative" : "it does not start with a number"
             throw ParseError(input: text, reason: reason)
         }
         let unitText = String(decoding: bytes[index...], as: UTF8.self).trimmingSpaces.lowercased()

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import QuotaWatchCore
 import QuotaWatchSystem
+import Synchronization
 
 /// What one crawled directory yields, in one or more parts: a large directory is handed
 /// over a buffer-full at a time.
@@ -92,7 +92,8 @@ public struct Crawler: Sendable {
         beforeListing: (@Sendable (FileDescriptor) -> Int32)?, rootDevice: UInt64?, isOwner: Bool = false
     ) {
         var result = CrawlResult(
-            crawlIndex: item.crawlIndex, listing: DirectoryListing(), watch: WatchOutcome.notRequested, outcome: .listed,
+            crawlIndex: item.crawlIndex, listing: DirectoryListing(), watch: WatchOutcome.notRequested,
+            outcome: .listed,
             isComplete: true,
             unstatable: [])
         let descriptor: FileDescriptor
@@ -125,7 +126,8 @@ public struct Crawler: Sendable {
             var children: [WorkItem] = []
             for entry in result.listing.entries where entry.status.kind == .directory {
                 children.append(
-                    WorkItem(crawlIndex: entry.crawlIndex, source: .child(owned, Array(result.listing.name(of: entry)))))
+                    WorkItem(crawlIndex: entry.crawlIndex, source: .child(owned, Array(result.listing.name(of: entry))))
+                )
             }
             state.publish(result, children: children, finishing: !more, isOwner: isOwner)
             if !more { return }

@@ -60,7 +60,8 @@ public struct TreeScanner {
                 }
                 return
             case .unreadable(let error):
-                warnings.append(ScanWarning(kind: .unreadableDirectory, path: tree.relativePath(of: target), error: error))
+                warnings.append(
+                    ScanWarning(kind: .unreadableDirectory, path: tree.relativePath(of: target), error: error))
                 report.unreadable.append(target)
             case .listed:
                 break
@@ -75,7 +76,8 @@ public struct TreeScanner {
             for (crawlIndex, child) in tree.addListing(result.listing, to: target) {
                 let slot = Int(crawlIndex)
                 if slot >= directoryByCrawlIndex.count {
-                    directoryByCrawlIndex.append(contentsOf: repeatElement(nil, count: slot + 1 - directoryByCrawlIndex.count))
+                    directoryByCrawlIndex.append(
+                        contentsOf: repeatElement(nil, count: slot + 1 - directoryByCrawlIndex.count))
                 }
                 directoryByCrawlIndex[slot] = child
             }

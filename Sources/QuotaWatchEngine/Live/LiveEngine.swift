@@ -86,7 +86,8 @@ public final class LiveEngine {
             reader = try InotifyReader(inotify: inotify, mailbox: mailbox)
         } catch {
             return .failure(
-                "cannot start inotify: \(error). Check fs.inotify.max_user_instances (now \(InotifyLimits.current().maxUserInstances)).")
+                "cannot start inotify: \(error). Check fs.inotify.max_user_instances (now \(InotifyLimits.current().maxUserInstances))."
+            )
         }
         reader.start()
         defer { reader.stop() }
@@ -284,7 +285,8 @@ public final class LiveEngine {
         for event in batch {
             let directory = live.directory(forWatch: event.watch)
             let path = directory.map { options.rootDisplay + "/" + EscapedName.string(tree.relativePath(of: $0)) }
-            text += "\(path ?? "?") \(InotifyEventNames.describe(event.mask.rawValue)) \(EscapedName.string(event.name))\n"
+            text +=
+                "\(path ?? "?") \(InotifyEventNames.describe(event.mask.rawValue)) \(EscapedName.string(event.name))\n"
         }
         try? FileDescriptor.standardError.writeAll(text.utf8)
     }
@@ -306,9 +308,11 @@ public final class LiveEngine {
 
     static func describe(_ error: RootError) -> String {
         switch error {
-        case .notADirectory(let path): return "'\(EscapedName.string(path))' is not a directory: ROOT must be a directory"
+        case .notADirectory(let path):
+            return "'\(EscapedName.string(path))' is not a directory: ROOT must be a directory"
         case .cannotOpen(let path, let errno):
-            return "cannot open root '\(EscapedName.string(path))': \(errno). Check that it exists and that you may read it"
+            return
+                "cannot open root '\(EscapedName.string(path))': \(errno). Check that it exists and that you may read it"
         }
     }
 }

@@ -144,7 +144,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             if event.mask.contains(.create) {
                 createDirectory(named: name, in: directory)
                 pendingDirectories.insert(directory)
-            } else if event.mask.contains(.attrib), case .directory(let child)? = tree.entry(named: name, in: directory) {
+            } else if event.mask.contains(.attrib), case .directory(let child)? = tree.entry(named: name, in: directory)
+            {
                 checkReadability(of: child)
                 pendingDirectories.insert(child)
             }

@@ -70,7 +70,9 @@ struct ParsedArguments {
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 
     /// A whole number option within `range`, or `defaultValue` when absent.
-    func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>, command: String)
+    func integer(
+        _ name: String, default defaultValue: Int, in range: ClosedRange<Int>, command: String
+    )
         throws(UsageError) -> Int
     {
         guard let value = values[name] else { return defaultValue }

@@ -10,9 +10,11 @@ enum QuotaWatchCLI {
         } catch let error {
             Console.error("Error: \(error.message)\n")
             if let command = error.command, let subcommand = subcommands.first(where: { $0.name == command }) {
-                Console.error("Usage: \(subcommand.usage)\n  See 'quotawatch \(command) --help' for more information.\n")
+                Console.error(
+                    "Usage: \(subcommand.usage)\n  See 'quotawatch \(command) --help' for more information.\n")
             } else {
-                Console.error("Usage: quotawatch <subcommand> [options]\n  See 'quotawatch --help' for more information.\n")
+                Console.error(
+                    "Usage: quotawatch <subcommand> [options]\n  See 'quotawatch --help' for more information.\n")
             }
             return .usage
         }

@@ -46,7 +46,8 @@ enum RootOptions {
         let shown = TableRenderer.printable(EscapedName.string(path))
         switch warning.kind {
         case .unreadableDirectory:
-            return "quotawatch: warning: cannot read directory '\(shown)': \(warning.error); only its own size is counted\n"
+            return
+                "quotawatch: warning: cannot read directory '\(shown)': \(warning.error); only its own size is counted\n"
         case .unstatableEntry:
             return "quotawatch: warning: cannot access '\(shown)': \(warning.error); not counted\n"
         }

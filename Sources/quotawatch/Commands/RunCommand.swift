@@ -24,8 +24,12 @@ enum RunCommand {
                 help: "Write engine events to stdout; the only format is 'jsonl' (one JSON object per line)."),
             OptionSpec(name: "--trace", help: "Print every inotify event to stderr, named as inotifywait names them."),
             OptionSpec(name: "--one-file-system", help: "Skip directories on other file systems (du -x)."),
-            OptionSpec(name: "--workers", valueName: "<n>", help: "Threads for the first crawl (default: one per core, at least 2)."),
-            OptionSpec(name: "--settle", valueName: "<ms>", help: "Re-stat a file under writes at most this often (default 20)."),
+            OptionSpec(
+                name: "--workers", valueName: "<n>",
+                help: "Threads for the first crawl (default: one per core, at least 2)."),
+            OptionSpec(
+                name: "--settle", valueName: "<ms>",
+                help: "Re-stat a file under writes at most this often (default 20)."),
             OptionSpec(
                 name: "--poll-interval", valueName: "<s>", help: "Re-list unwatchable subtrees this often (default 2)."),
         ],
@@ -34,7 +38,8 @@ enum RunCommand {
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
         let root = try RootOptions.singleRoot(arguments, command: "run")
         if let format = arguments.values["--events"], format.text != "jsonl" {
-            throw UsageError(message: "Unknown event format '\(format.text)': the only format is 'jsonl'", command: "run")
+            throw UsageError(
+                message: "Unknown event format '\(format.text)': the only format is 'jsonl'", command: "run")
         }
         let workers = try arguments.integer("--workers", default: CrawlOptions().workers, in: 1...256, command: "run")
         let settle = try arguments.integer("--settle", default: 20, in: 1...10_000, command: "run")

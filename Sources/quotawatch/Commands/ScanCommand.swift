@@ -22,7 +22,8 @@ enum ScanCommand {
             OptionSpec(name: "--iec", help: "Show sizes in KiB, MiB, GiB (powers of 1024)."),
             OptionSpec(name: "--bytes", help: "Show exact byte counts."),
             OptionSpec(name: "--one-file-system", help: "Skip directories on other file systems (du -x)."),
-            OptionSpec(name: "--workers", valueName: "<n>", help: "Crawler threads (default: one per core, at least 2)."),
+            OptionSpec(
+                name: "--workers", valueName: "<n>", help: "Crawler threads (default: one per core, at least 2)."),
         ],
         run: run)
 

@@ -13,7 +13,9 @@ enum StatusCommand {
             daemon's counters. With --sync, every change made before the call is reflected.
             Exit status: 0 on success, 1 when no daemon answers, 64 on bad usage.
             """,
-        arguments: [ArgumentSpec(name: "root", help: "The watched root (default: the only daemon running).", isOptional: true)],
+        arguments: [
+            ArgumentSpec(name: "root", help: "The watched root (default: the only daemon running).", isOptional: true)
+        ],
         options: [
             OptionSpec(name: "--socket", valueName: "<path>", help: "The daemon's control socket."),
             OptionSpec(name: "--json", help: "Print the full report as one JSON object."),
