@@ -40,7 +40,10 @@ public final class LiveEngine {
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
     private var events: LineWriter?
-    private var pendingSyncs: [[UInt8]: ControlReply] = [:]
+    private var pendingSyncs: [[UInt8]: (reply: ControlReply, deadline: ContinuousClock.Instant)] = [:]
+    /// A marker that has not come back by then never will (its event was lost with an
+    /// overflow that is still backing off, say): the request gets an error, not a hang.
+    private let syncTimeout: Duration = .seconds(30)
     private var markerCounter = 0
     private let markerPrefix: [UInt8]
     private var reportedDegraded: [String] = []
@@ -127,6 +130,7 @@ public final class LiveEngine {
             if let due = live.nextDeadline { consider(instant(fromNanoseconds: due)) }
             if !live.degradedDirectories.isEmpty { consider(nextPoll) }
             if live.needsResync { consider(resyncNotBefore) }
+            consider(pendingSyncs.values.map(\.deadline).min())
 
             for message in mailbox.take(until: deadline) {
                 switch message {
@@ -153,7 +157,9 @@ public final class LiveEngine {
             let now = clock.now
             live.runTimers(now: nanoseconds(now))
             completeSyncs(&live)
-            if live.needsResync && now >= resyncNotBefore { resync(&live) }
+            expireSyncs(now: now, &live)
+            // A sync waiting on a marker lost in the overflow is answered by the resync itself.
+            if live.needsResync && (now >= resyncNotBefore || !pendingSyncs.isEmpty) { resync(&live) }
             if live.hasPendingWork && now >= lastFlush.advanced(by: options.settle) {
                 live.flush()
                 lastFlush = now
@@ -178,11 +184,17 @@ public final class LiveEngine {
             reply.send(statusDocument(live))
             return
         }
+        if live.tree.watch(of: live.tree.root) < 0 {
+            // No watch on the root means no marker event: polling keeps the tallies instead.
+            live.settleForSync()
+            reply.send(statusDocument(live))
+            return
+        }
         markerCounter += 1
         let marker = markerPrefix + Array("\(markerCounter)".utf8)
         do {
             try live.fileSystem.root.createExclusiveFile(marker)
-            pendingSyncs[marker] = reply
+            pendingSyncs[marker] = (reply, clock.now.advanced(by: syncTimeout))
         } catch {
             reply.send(
                 ControlProtocol.errorDocument(
@@ -196,11 +208,22 @@ public final class LiveEngine {
         guard !live.markersSeen.isEmpty else { return }
         for marker in live.markersSeen {
             live.acknowledgeMarker(marker)
-            guard let reply = pendingSyncs.removeValue(forKey: marker) else { continue }
+            guard let pending = pendingSyncs.removeValue(forKey: marker) else { continue }
             try? live.fileSystem.root.unlink(marker)
             if live.needsResync { resync(&live) }
             live.settleForSync()
-            reply.send(statusDocument(live))
+            pending.reply.send(statusDocument(live))
+        }
+    }
+
+    private func expireSyncs(now: ContinuousClock.Instant, _ live: inout LiveTree<KernelFileSystem>) {
+        for (marker, pending) in pendingSyncs where pending.deadline <= now {
+            pendingSyncs.removeValue(forKey: marker)
+            try? live.fileSystem.root.unlink(marker)
+            pending.reply.send(
+                ControlProtocol.errorDocument(
+                    "the sync marker did not come back through the inotify queue within "
+                        + "\(syncTimeout.components.seconds) s; try again, or use status without --sync"))
         }
     }
 
@@ -241,6 +264,13 @@ public final class LiveEngine {
         lastResync = clock.now
         emit(.resynced(directories: listed, seconds: seconds(since: start)))
         reportDegradation(of: live)
+        // The fresh crawl began after every waiting sync was asked for, so it answers them all.
+        for (marker, pending) in pendingSyncs {
+            try? live.fileSystem.root.unlink(marker)
+            live.settleForSync()
+            pending.reply.send(statusDocument(live))
+        }
+        pendingSyncs.removeAll()
     }
 
     private func requeueNonEvents(_ message: EngineMessage) {
@@ -284,7 +314,11 @@ public final class LiveEngine {
         var text = ""
         for event in batch {
             let directory = live.directory(forWatch: event.watch)
-            let path = directory.map { options.rootDisplay + "/" + EscapedName.string(tree.relativePath(of: $0)) }
+            let path = directory.map { directory in
+                directory == tree.root
+                    ? options.rootDisplay
+                    : options.rootDisplay + "/" + EscapedName.string(tree.relativePath(of: directory))
+            }
             text +=
                 "\(path ?? "?") \(InotifyEventNames.describe(event.mask.rawValue)) \(EscapedName.string(event.name))\n"
         }
