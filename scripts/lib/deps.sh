@@ -1,0 +1,58 @@
+# shellcheck shell=bash
+# Sourced by the scripts in scripts/: finds Swift and installs the Debian packages a script
+# needs. Quiet and quick when everything is already there; apt-get runs only for what is missing.
+#
+#   source scripts/lib/deps.sh
+#   qw_use_swift
+#   qw_install_deps test    # test | demo | bench
+
+# Puts the toolchain on PATH if it is installed but not found.
+qw_use_swift() {
+    if ! command -v swift >/dev/null 2>&1 && [[ -x /opt/swift/usr/bin/swift ]]; then
+        export PATH="/opt/swift/usr/bin:$PATH"
+    fi
+    if ! command -v swift >/dev/null 2>&1; then
+        echo "error: swift is not on PATH and /opt/swift/usr/bin/swift does not exist" >&2
+        return 1
+    fi
+}
+
+# Installs each named Debian package that dpkg does not report as installed.
+qw_require_packages() {
+    local package status
+    local missing=()
+    for package in "$@"; do
+        status="$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)"
+        if [[ "$status" != "install ok installed" ]]; then
+            missing+=("$package")
+        fi
+    done
+    if ((${#missing[@]} == 0)); then
+        return 0
+    fi
+    local as_root=()
+    if ((EUID != 0)); then
+        as_root=(sudo)
+    fi
+    echo "Installing ${missing[*]} (apt-get)..." >&2
+    # Wait for a lock held by another apt run instead of failing at once.
+    local apt=(apt-get -qq -o DPkg::Lock::Timeout=300)
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive "${apt[@]}" update >/dev/null
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y --no-install-recommends \
+        "${missing[@]}" >/dev/null
+}
+
+# Installs what one script needs:
+#   test   libinotifytools (linked by QuotaWatchSystem) and coreutils' du (the tests' oracle)
+#   demo   what building QuotaWatch needs, and du for the comparison line
+#   bench  the tools QuotaWatch is measured against: gdu, watchman, inotifywait, hyperfine
+qw_install_deps() {
+    case "${1:-}" in
+    test | demo) qw_require_packages libinotifytools0-dev coreutils ;;
+    bench) qw_require_packages libinotifytools0-dev coreutils gdu watchman inotify-tools hyperfine ;;
+    *)
+        echo "qw_install_deps: expected test, demo or bench, got '${1:-}'" >&2
+        return 64
+        ;;
+    esac
+}
