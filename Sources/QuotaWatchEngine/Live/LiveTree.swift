@@ -53,7 +53,12 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     var deferredNames: [PendingName: Int] = [:]
     /// A name deferred this many times means the tree lost track: recover with a fresh crawl.
     let deferralLimit = 500
+    /// Each recently written file's latest deadline for its late re-stat, and the same in
+    /// order of deadline: the delay is constant, so appending keeps the queue sorted and the
+    /// next deadline is its head. An entry superseded by a later write is skipped when popped.
     var lateRestats: [PendingName: UInt64] = [:]
+    var lateRestatQueue: [(deadline: UInt64, name: PendingName)] = []
+    var lateRestatHead = 0
     var unreadable: Set<DirectoryID> = []
     var unwatched: Set<DirectoryID> = []
 
@@ -92,7 +97,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// The earliest moment a timer of the tree's is due, if any.
     public var nextDeadline: UInt64? {
         let moves = inTransit.values.map { $0.since + moveWindow }.min()
-        let restats = lateRestats.values.min()
+        let restats = lateRestatHead < lateRestatQueue.count ? lateRestatQueue[lateRestatHead].deadline : nil
         return [moves, restats].compactMap { $0 }.min()
     }
 
@@ -155,6 +160,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             if event.mask.contains(.create) { pendingDirectories.insert(directory) }
             if event.mask.contains(.modify) || event.mask.contains(.closeWrite) {
                 lateRestats[pending] = now + lateRestatDelay
+                lateRestatQueue.append((now + lateRestatDelay, pending))
             }
         }
     }
@@ -201,9 +207,17 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             inTransit.removeValue(forKey: cookie)
             dropParked(transit)
         }
-        for (pending, deadline) in lateRestats where deadline <= now {
-            lateRestats.removeValue(forKey: pending)
-            pendingNames.insert(pending)
+        while lateRestatHead < lateRestatQueue.count, lateRestatQueue[lateRestatHead].deadline <= now {
+            let (deadline, pending) = lateRestatQueue[lateRestatHead]
+            lateRestatHead += 1
+            if lateRestats[pending] == deadline {
+                lateRestats.removeValue(forKey: pending)
+                pendingNames.insert(pending)
+            }
+        }
+        if lateRestatHead > 1024 && lateRestatHead * 2 > lateRestatQueue.count {
+            lateRestatQueue.removeFirst(lateRestatHead)
+            lateRestatHead = 0
         }
     }
 
@@ -240,6 +254,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         pendingNames.removeAll()
         pendingDirectories.removeAll()
         lateRestats.removeAll()
+        lateRestatQueue.removeAll()
+        lateRestatHead = 0
         unreadable.removeAll()
         unwatched.removeAll()
         register(report)
