@@ -57,5 +57,10 @@ let package = Package(
             dependencies: ["quotawatch", "QuotaWatchTestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "QuotaWatchLiveTests",
+            dependencies: ["quotawatch", "QuotaWatchTestSupport"],
+            swiftSettings: strict
+        ),
     ]
 )

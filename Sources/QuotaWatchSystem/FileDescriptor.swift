@@ -133,3 +133,28 @@ extension FileStatus {
             modifiedNanoseconds: Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec))
     }
 }
+
+/// Whole small files, such as the ones in /proc.
+public enum SmallFile {
+    /// Reads at most `limit` bytes of the file at `path`.
+    ///
+    /// The corresponding C functions are `openat` and `read`.
+    public static func read(_ path: String, limit: Int = 64 * 1024) throws(Errno) -> [UInt8] {
+        let raw = try unsafe withCString(Array(path.utf8)) { cPath throws(Errno) in
+            try valueOrErrno { unsafe system_openat(AT_FDCWD, cPath, O_RDONLY | O_CLOEXEC, 0) }.get()
+        }
+        let descriptor = FileDescriptor(rawValue: raw)
+        defer { descriptor.close() }
+        var bytes = [UInt8](repeating: 0, count: limit)
+        var filled = 0
+        while filled < limit {
+            let result = unsafe bytes.withUnsafeMutableBytes { buffer in
+                valueOrErrno { unsafe system_read(raw, buffer.baseAddress! + filled, limit - filled) }
+            }
+            let count = try result.get()
+            if count == 0 { break }
+            filled += count
+        }
+        return Array(bytes[0..<filled])
+    }
+}

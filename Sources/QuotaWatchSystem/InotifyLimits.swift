@@ -1,4 +1,5 @@
 import CInotifyTools
+import Foundation
 
 /// The kernel's inotify limits for this user, as `/proc/sys/fs/inotify` states them.
 public struct InotifyLimits: Sendable, Equatable {
@@ -6,12 +7,24 @@ public struct InotifyLimits: Sendable, Equatable {
     public var maxQueuedEvents: Int
     public var maxUserInstances: Int
 
-    /// Reads the limits through libinotifytools, which knows where each one lives.
+    /// The per-user-namespace limit (`/proc/sys/user/max_inotify_watches`), which can be
+    /// lower than the sysctl inside a container or `unshare --user`.
+    public var userNamespaceMaxWatches: Int?
+
+    /// The limit in force: the lower of the two.
+    public var effectiveMaxUserWatches: Int { min(maxUserWatches, userNamespaceMaxWatches ?? maxUserWatches) }
+
+    /// Reads the limits through libinotifytools, which knows where each one lives, and the
+    /// namespace's own limit from procfs.
     public static func current() -> InotifyLimits {
-        InotifyLimits(
+        let namespace = (try? SmallFile.read("/proc/sys/user/max_inotify_watches")).flatMap {
+            Int(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return InotifyLimits(
             maxUserWatches: Int(inotifytools_get_max_user_watches()),
             maxQueuedEvents: Int(inotifytools_get_max_queued_events()),
-            maxUserInstances: Int(inotifytools_get_max_user_instances()))
+            maxUserInstances: Int(inotifytools_get_max_user_instances()),
+            userNamespaceMaxWatches: namespace)
     }
 }
 

@@ -77,4 +77,28 @@ extension TallyTree {
         }
         return result
     }
+
+    /// One name of every inode in the hard-link table, for a re-stat that catches writes made
+    /// through names outside the tree. The deepest directory counting an inode holds a name of
+    /// it directly, so only that directory's files are searched.
+    public func oneNamePerLinkedInode() -> [FileID] {
+        var result: [FileID] = []
+        for (key, inode) in linkedInodes {
+            guard
+                let deepest = inode.namesBelow.keys.max(by: {
+                    depth(of: DirectoryID(rawValue: $0)) < depth(of: DirectoryID(rawValue: $1))
+                })
+            else { continue }
+            var file = directories[Int(deepest)].firstFile
+            while file != noRecord {
+                let record = files[Int(file)]
+                if record.isLinked && record.inode == key.inode {
+                    result.append(FileID(rawValue: file))
+                    break
+                }
+                file = record.nextSibling
+            }
+        }
+        return result
+    }
 }

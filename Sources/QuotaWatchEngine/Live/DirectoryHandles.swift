@@ -34,21 +34,35 @@ struct DirectoryHandles {
         return fresh
     }
 
+    /// Why a directory of the tree could not be opened.
+    enum OpenFailure: Error {
+        /// It is there but may not be read (du counts its own inode only).
+        case permissionDenied
+        /// Its path in the tree leads nowhere or to another inode: a rename or removal of it
+        /// is still on its way through the event queue.
+        case elsewhere
+    }
+
     /// Opens the directory at its path in the tree, checking it is the inode the tree knows.
     /// The caller owns the result.
     func openFresh(_ directory: DirectoryID, in tree: TallyTree) -> FileDescriptor? {
-        let components = tree.components(of: directory)
+        try? openChecked(directory, in: tree)
+    }
+
+    func openChecked(_ directory: DirectoryID, in tree: TallyTree) throws(OpenFailure) -> FileDescriptor {
         let descriptor: FileDescriptor
         do {
-            descriptor = try open(components)
+            descriptor = try open(tree.components(of: directory))
+        } catch .permissionDenied {
+            throw .permissionDenied
         } catch {
-            return nil
+            throw .elsewhere
         }
         guard let status = try? descriptor.status(), status.kind == .directory,
             status.inode == tree.inode(of: directory), status.device == tree.device(of: directory)
         else {
             descriptor.close()
-            return nil
+            throw .elsewhere
         }
         return descriptor
     }
@@ -60,8 +74,14 @@ struct DirectoryHandles {
         if joined.count < 4000 { return try root.openDirectory(joined) }
         var current = try root.openDirectory([UInt8(ascii: ".")])
         for component in components {
-            defer { current.close() }
-            let next = try current.openDirectory(component)
+            let next: FileDescriptor
+            do {
+                next = try current.openDirectory(component)
+            } catch {
+                current.close()
+                throw error
+            }
+            current.close()
             current = next
         }
         return current

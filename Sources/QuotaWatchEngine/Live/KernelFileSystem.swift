@@ -26,34 +26,52 @@ public struct KernelFileSystem: LiveFileSystem {
         guard let handle = handles.descriptor(for: directory, in: tree) else { return .directoryUnavailable }
         do {
             return .found(try handle.status(of: name))
+        } catch .permissionDenied {
+            return .permissionDenied
         } catch {
-            // Gone, or no longer reachable by us: either way du would not count it.
             return .missing
         }
     }
 
+    /// Stat'ed through its parent, which works for a directory that may not be read.
     public mutating func status(of directory: DirectoryID, tree: TallyTree) -> Lookup {
-        guard let handle = handles.descriptor(for: directory, in: tree) else { return .directoryUnavailable }
-        guard let status = try? handle.status() else { return .missing }
-        return .found(status)
+        guard let parent = tree.parent(of: directory) else {
+            guard let status = try? root.status() else { return .missing }
+            return .found(status)
+        }
+        let lookup = status(of: Array(tree.name(of: directory)), in: parent, tree: tree)
+        if case .found(let status) = lookup, status.inode != tree.inode(of: directory) {
+            // The name now holds another directory: a rename is still in the queue.
+            return .directoryUnavailable
+        }
+        return lookup
     }
 
-    public mutating func isReadable(_ directory: DirectoryID, tree: TallyTree) -> Bool {
+    public mutating func readability(of directory: DirectoryID, tree: TallyTree) -> Readability {
         // A descriptor opened earlier keeps working after a chmod, so ask afresh.
-        guard let fresh = handles.openFresh(directory, in: tree) else { return false }
-        fresh.close()
-        return true
+        do {
+            try handles.openChecked(directory, in: tree).close()
+            return .readable
+        } catch .permissionDenied {
+            return .unreadable
+        } catch {
+            return .elsewhere
+        }
     }
 
     public mutating func crawl(_ directory: DirectoryID, tree: inout TallyTree) -> CrawlReport {
-        guard let fresh = handles.openFresh(directory, in: tree) else {
+        let fresh: FileDescriptor
+        do {
+            fresh = try handles.openChecked(directory, in: tree)
+        } catch .permissionDenied {
+            // There but not readable: du counts its own inode only. Its parent's watch still
+            // reports a chmod that makes it readable.
             var report = CrawlReport()
-            if case .found = status(of: directory, tree: tree) {
-                // It exists but cannot be opened: unreadable, counted like du with its own inode.
-                report.unreadable.append(directory)
-            } else {
-                report.failed = true
-            }
+            report.unreadable.append(directory)
+            return report
+        } catch {
+            var report = CrawlReport()
+            report.failed = true
             return report
         }
         defer { fresh.close() }
@@ -91,6 +109,20 @@ public struct KernelFileSystem: LiveFileSystem {
         let (_, report) = full.crawl(
             root, into: &tree, at: tree.root, beforeListing: Self.watcher(inotify), progress: progress)
         return (tree, report)
+    }
+
+    /// Watches the root's parent for the deletion or renaming of `rootName`, if that name in
+    /// the parent is the root (not so when the root was given through a symlink). Nil when
+    /// there is no such parent to watch, as for `/`.
+    public func watchRootParent(rootName: [UInt8], rootStatus: FileStatus) -> Int32? {
+        guard !rootName.isEmpty, rootName != [UInt8(ascii: ".")], rootName != [UInt8(ascii: "."), UInt8(ascii: ".")],
+            let parent = try? root.openDirectory([UInt8(ascii: "."), UInt8(ascii: ".")])
+        else { return nil }
+        defer { parent.close() }
+        guard let named = try? parent.status(of: rootName), named.inode == rootStatus.inode,
+            named.device == rootStatus.device
+        else { return nil }
+        return try? inotify.addWatch(parent, mask: [.delete, .movedFrom, .onlyDirectory, .excludeUnlinked])
     }
 
     /// Adds the watch before the directory is listed, so nothing created meanwhile is missed.

@@ -104,6 +104,10 @@ public final class LiveEngine {
             return .failure(Self.describe(error))
         }
         var live = LiveTree(tree: first.0, crawl: first.1, fileSystem: fileSystem, markerPrefix: markerPrefix)
+        let rootName = Array(options.root.split(separator: UInt8(ascii: "/")).last ?? [])
+        if let watch = fileSystem.watchRootParent(rootName: rootName, rootStatus: opened.status) {
+            live.rootParent = (watch, rootName)
+        }
         let total = live.tree.tally(of: live.tree.root)
         emit(
             .ready(
@@ -147,13 +151,6 @@ public final class LiveEngine {
                     return .failure("reading inotify events failed: \(error)")
                 }
             }
-            if live.rootIsGone {
-                let message =
-                    "the root \(options.rootDisplay) was deleted or moved away; nothing is left to watch. "
-                    + "Recreate it and start 'quotawatch run' again."
-                emit(.rootGone(message: message))
-                return .failure(message)
-            }
             let now = clock.now
             live.runTimers(now: nanoseconds(now))
             completeSyncs(&live)
@@ -168,6 +165,14 @@ public final class LiveEngine {
                 live.pollDegraded()
                 nextPoll = now.advanced(by: options.pollInterval)
                 reportDegradation(of: live)
+            }
+            if live.rootIsGone {
+                let message =
+                    "the root \(options.rootDisplay) was deleted or moved away; nothing is left to watch. "
+                    + "Recreate it and start 'quotawatch run' again."
+                emit(.rootGone(message: message))
+                for pending in pendingSyncs.values { pending.reply.send(ControlProtocol.errorDocument(message)) }
+                return .failure(message)
             }
         }
     }
@@ -196,6 +201,12 @@ public final class LiveEngine {
             try live.fileSystem.root.createExclusiveFile(marker)
             pendingSyncs[marker] = (reply, clock.now.advanced(by: syncTimeout))
         } catch {
+            if let status = try? live.fileSystem.root.status(), status.linkCount == 0 {
+                // Deleted while we hold it open, which also holds back its IN_DELETE_SELF.
+                live.noteRootGone()
+                pendingSyncs[marker] = (reply, clock.now.advanced(by: syncTimeout))
+                return
+            }
             reply.send(
                 ControlProtocol.errorDocument(
                     "cannot create the sync marker in \(options.rootDisplay): \(error); "
@@ -284,14 +295,20 @@ public final class LiveEngine {
         guard paths != reportedDegraded else { return }
         reportedDegraded = paths
         guard !paths.isEmpty else { return }
-        let limit = InotifyLimits.current().maxUserWatches
+        let limits = InotifyLimits.current()
+        let limit = limits.effectiveMaxUserWatches
         let needed = tree.directoryCount + 64
+        var where_ = "fs.inotify.max_user_watches is \(limits.maxUserWatches)"
+        if let namespaceLimit = limits.userNamespaceMaxWatches, namespaceLimit < limits.maxUserWatches {
+            where_ += " and this user namespace allows \(namespaceLimit) (/proc/sys/user/max_inotify_watches)"
+        }
         let message =
-            "inotify watch limit reached: fs.inotify.max_user_watches is \(limit) and \(options.rootDisplay) "
-            + "needs about \(needed) watches (one per directory, shared with other programs of this user). "
-            + "Raise it with 'sysctl fs.inotify.max_user_watches=\(max(needed * 2, limit * 2))' and persist it "
-            + "in /etc/sysctl.d/. Until then \(paths.count) subtree(s) are polled every "
-            + "\(options.pollInterval.components.seconds) s: \(paths.prefix(5).joined(separator: ", "))"
+            "inotify watch limit reached: \(where_); \(options.rootDisplay) needs about \(needed) watches "
+            + "(one per directory, shared with other programs of this user). Raise it with "
+            + "'sysctl fs.inotify.max_user_watches=\(max(needed * 2, limits.maxUserWatches))' (persist it in "
+            + "/etc/sysctl.d/) or raise /proc/sys/user/max_inotify_watches in the namespace. Until then "
+            + "\(paths.count) subtree(s) are polled every \(options.pollInterval.components.seconds) s: "
+            + paths.prefix(5).joined(separator: ", ")
         FileDescriptor.standardError.writeLine("quotawatch: warning: \(message)")
         emit(.degraded(paths: paths, watchesNeeded: needed, maxUserWatches: limit, message: message))
     }

@@ -12,7 +12,7 @@ public protocol LiveFileSystem {
     mutating func status(of directory: DirectoryID, tree: TallyTree) -> Lookup
 
     /// Whether the directory can be listed by this process now.
-    mutating func isReadable(_ directory: DirectoryID, tree: TallyTree) -> Bool
+    mutating func readability(of directory: DirectoryID, tree: TallyTree) -> Readability
 
     /// Lists `directory`, which is in the tree with no entries yet, and everything below it
     /// into the tree, watching each directory before listing it.
@@ -29,10 +29,19 @@ public protocol LiveFileSystem {
     mutating func crawlRoot() -> (TallyTree, CrawlReport)?
 }
 
+public enum Readability: Equatable {
+    case readable
+    case unreadable
+    /// Its path in the tree does not lead to it now: a rename is still in the queue.
+    case elsewhere
+}
+
 public enum Lookup: Equatable {
     case found(FileStatus)
     /// The name does not exist in that directory now.
     case missing
+    /// The directory may not be searched by this process: like du, count nothing inside it.
+    case permissionDenied
     /// The directory itself could not be opened or is not the one in the tree (a rename of
     /// it is still on its way through the event queue).
     case directoryUnavailable

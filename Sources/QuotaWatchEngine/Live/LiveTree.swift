@@ -43,6 +43,9 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     public var moveWindow: UInt64 = 50_000_000
     /// Names in the root starting with this are the engine's own sync markers.
     public let markerPrefix: [UInt8]
+    /// A watch on the root's parent, for the root's own deletion: while the engine holds the
+    /// root open, the kernel holds back the root's IN_DELETE_SELF until it lets go.
+    public var rootParent: (watch: Int32, rootName: [UInt8])?
 
     var directoryByWatch: [Int32: DirectoryID] = [:]
     var inTransit: [UInt32: Transit] = [:]
@@ -51,6 +54,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// Names whose directory could not be opened at its path in the tree, because a rename of
     /// it is still on its way through the queue; retried after the next events, with a count.
     var deferredNames: [PendingName: Int] = [:]
+    var deferredDirectories: [DirectoryID: Int] = [:]
+    var deferredReadabilityChecks: [DirectoryID: Int] = [:]
     /// A name deferred this many times means the tree lost track: recover with a fresh crawl.
     let deferralLimit = 500
     /// Each recently written file's latest deadline for its late re-stat, and the same in
@@ -67,6 +72,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         var entry: TreeEntry?
         var parent: DirectoryID
         var parkedName: [UInt8]
+        var originalName: [UInt8]
         var since: UInt64
     }
 
@@ -92,7 +98,10 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         }.sorted()
     }
 
-    public var hasPendingWork: Bool { !pendingNames.isEmpty || !pendingDirectories.isEmpty || !deferredNames.isEmpty }
+    public var hasPendingWork: Bool {
+        !pendingNames.isEmpty || !pendingDirectories.isEmpty || !deferredNames.isEmpty || !deferredDirectories.isEmpty
+            || !deferredReadabilityChecks.isEmpty
+    }
 
     /// The earliest moment a timer of the tree's is due, if any.
     public var nextDeadline: UInt64? {
@@ -112,6 +121,12 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         if event.mask.contains(.queueOverflow) {
             needsResync = true
             counters.overflows += 1
+            return
+        }
+        if let rootParent, event.watch == rootParent.watch {
+            if event.name == rootParent.rootName && !event.mask.isDisjoint(with: [.delete, .movedFrom]) {
+                rootIsGone = true
+            }
             return
         }
         guard let directory = directoryByWatch[event.watch] else { return }
@@ -134,7 +149,10 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             if event.mask.contains(.create) { markersSeen.append(event.name) }
             return
         }
-        if unreadable.contains(directory) { return }
+        if unreadable.contains(directory) {
+            pendingDirectories.insert(directory)
+            return
+        }
         let name = event.name
         if event.mask.contains(.movedFrom) {
             beginMove(cookie: event.cookie, from: directory, name: name, now: now)
@@ -165,6 +183,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         }
     }
 
+    public mutating func noteRootGone() { rootIsGone = true }
+
     public mutating func acknowledgeMarker(_ name: [UInt8]) {
         markersSeen.removeAll { $0 == name }
     }
@@ -186,14 +206,27 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
                 deferredNames[pending] = attempts
             }
         }
+        let readabilityChecks = deferredReadabilityChecks
+        for (directory, attempts) in readabilityChecks {
+            guard tree.contains(directory) else {
+                deferredReadabilityChecks.removeValue(forKey: directory)
+                continue
+            }
+            if attempts > deferralLimit { needsResync = true }
+            checkReadability(of: directory)
+        }
         let directories = pendingDirectories
         pendingDirectories.removeAll(keepingCapacity: true)
-        for directory in directories where tree.contains(directory) {
+        let deferredSelves = deferredDirectories
+        deferredDirectories.removeAll()
+        for directory in directories.union(deferredSelves.keys) where tree.contains(directory) {
             switch fileSystem.status(of: directory, tree: tree) {
             case .found(let status) where status.kind == .directory:
                 tree.updateDirectory(directory, status: status)
+                if directory == tree.root && status.linkCount == 0 { rootIsGone = true }
             case .directoryUnavailable:
-                pendingDirectories.insert(directory)
+                let attempts = deferredSelves[directory, default: 0] + 1
+                if attempts > deferralLimit { needsResync = true } else { deferredDirectories[directory] = attempts }
             default:
                 break
             }
@@ -227,7 +260,37 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         for transit in inTransit.values { dropParked(transit) }
         inTransit.removeAll()
         for pending in lateRestats.keys { pendingNames.insert(pending) }
+        // A write through a hard link outside the root raises no event here: re-stat one
+        // name of every inode with several names.
+        for file in tree.oneNamePerLinkedInode() {
+            pendingNames.insert(
+                PendingName(directory: tree.directory(containing: file), name: Array(tree.name(of: file))))
+        }
+        pendingDirectories.insert(tree.root)
+        // An unreadable directory may have no watch of its own to say that it grew.
+        pendingDirectories.formUnion(unreadable)
         pollDegraded()
+        flush()
+        relistLostDirectories()
+    }
+
+    /// At a sync every queued event has been applied, so a directory whose path still leads
+    /// elsewhere is not waiting for a rename: an event went to the wrong record (a name stat'ed
+    /// after it had been reused). List each such directory again from its name, shallowest first.
+    private mutating func relistLostDirectories() {
+        var lost = Set(deferredDirectories.keys)
+        lost.formUnion(deferredNames.keys.map(\.directory))
+        lost.formUnion(deferredReadabilityChecks.keys)
+        guard !lost.isEmpty else { return }
+        deferredDirectories.removeAll()
+        deferredReadabilityChecks.removeAll()
+        for directory in lost.sorted(by: { tree.depth(of: $0) < tree.depth(of: $1) }) {
+            guard tree.contains(directory), let parent = tree.parent(of: directory) else { continue }
+            if case .found = fileSystem.status(of: directory, tree: tree) { continue }
+            let name = Array(tree.name(of: directory))
+            removeDirectory(directory)
+            createDirectory(named: name, in: parent)
+        }
         flush()
     }
 
@@ -236,6 +299,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         for directory in degradedDirectories where tree.contains(directory) {
             clearContents(of: directory)
             let report = fileSystem.crawl(directory, tree: &tree)
+            pendingDirectories.insert(directory)
             unwatched.remove(directory)
             register(report)
             if report.failed { unwatched.insert(directory) }
@@ -253,6 +317,9 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         inTransit.removeAll()
         pendingNames.removeAll()
         pendingDirectories.removeAll()
+        deferredNames.removeAll()
+        deferredDirectories.removeAll()
+        deferredReadabilityChecks.removeAll()
         lateRestats.removeAll()
         lateRestatQueue.removeAll()
         lateRestatHead = 0
@@ -268,9 +335,33 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     // MARK: Internals
 
     private mutating func register(_ report: CrawlReport) {
-        for (watch, directory) in report.watches { directoryByWatch[watch] = directory }
-        unreadable.formUnion(report.unreadable)
-        unwatched.formUnion(report.unwatched)
+        for (watch, directory) in report.watches where tree.contains(directory) {
+            if let known = directoryByWatch[watch], known != directory, tree.contains(known),
+                tree.inode(of: known) == tree.inode(of: directory), adopt(known, asCopy: directory)
+            {
+                continue
+            }
+            directoryByWatch[watch] = directory
+        }
+        unreadable.formUnion(report.unreadable.filter { tree.contains($0) })
+        unwatched.formUnion(report.unwatched.filter { tree.contains($0) })
+    }
+
+    /// inotify handed back the watch of a directory already in the tree: the crawl found, under
+    /// a new name, a directory whose move events are still queued (or were never seen). One
+    /// directory gets one record: the known one, which its events have kept current, takes the
+    /// new place and the fresh copy goes. False if that cannot be done safely.
+    private mutating func adopt(_ known: DirectoryID, asCopy copy: DirectoryID) -> Bool {
+        guard let parent = tree.parent(of: copy), !tree.isDescendant(parent, of: known) else { return false }
+        let name = Array(tree.name(of: copy))
+        let oldPlace = tree.parent(of: known).map { PendingName(directory: $0, name: Array(tree.name(of: known))) }
+        removeDirectory(copy)
+        tree.moveDirectory(known, to: parent, named: name)
+        pendingDirectories.insert(known)
+        // Whatever now has the known record's old name (another directory that took the name
+        // before its events were applied, say) is looked at afresh. Parked names are not real.
+        if let oldPlace, oldPlace.name.first != 0 { pendingNames.insert(oldPlace) }
+        return true
     }
 
     /// Brings one name up to date; false when its directory could not be opened yet.
@@ -281,6 +372,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         switch fileSystem.status(of: pending.name, in: directory, tree: tree) {
         case .directoryUnavailable:
             return false
+        case .permissionDenied:
+            markUnreadable(directory)
         case .missing:
             if case .file(let file)? = existing { tree.removeFile(file) }
         case .found(let status) where status.kind == .directory:
@@ -308,6 +401,9 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         let status: FileStatus
         switch fileSystem.status(of: name, in: parent, tree: tree) {
         case .missing: return
+        case .permissionDenied:
+            markUnreadable(parent)
+            return
         case .directoryUnavailable:
             deferredNames[PendingName(directory: parent, name: name), default: 0] += 1
             return
@@ -364,18 +460,31 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     }
 
     private mutating func checkReadability(of directory: DirectoryID) {
-        let readable = fileSystem.isReadable(directory, tree: tree)
-        if readable && unreadable.contains(directory) {
+        switch fileSystem.readability(of: directory, tree: tree) {
+        case .elsewhere:
+            // Asked at a stale path: ask again once the queued rename is applied.
+            deferredReadabilityChecks[directory, default: 0] += 1
+        case .readable:
+            deferredReadabilityChecks.removeValue(forKey: directory)
+            guard unreadable.contains(directory) else { return }
             unreadable.remove(directory)
             clearContents(of: directory)
             let report = fileSystem.crawl(directory, tree: &tree)
             register(report)
             counters.rescannedDirectories += UInt64(report.listed)
-        } else if !readable && !unreadable.contains(directory) {
-            // du cannot list it any more, so it counts the directory's own inode only.
-            clearContents(of: directory)
-            unreadable.insert(directory)
+        case .unreadable:
+            deferredReadabilityChecks.removeValue(forKey: directory)
+            markUnreadable(directory)
         }
+    }
+
+    /// du cannot list it any more, so it counts the directory's own inode only. A chmod that
+    /// makes it readable again comes as an attribute event, which lists it anew.
+    private mutating func markUnreadable(_ directory: DirectoryID) {
+        guard !unreadable.contains(directory) else { return }
+        clearContents(of: directory)
+        unreadable.insert(directory)
+        pendingDirectories.insert(directory)
     }
 
     private mutating func beginMove(cookie: UInt32, from directory: DirectoryID, name: [UInt8], now: UInt64) {
@@ -389,7 +498,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         case nil: break
         }
         if let previous = inTransit.updateValue(
-            Transit(entry: entry, parent: directory, parkedName: parkedName, since: now), forKey: cookie)
+            Transit(entry: entry, parent: directory, parkedName: parkedName, originalName: name, since: now),
+            forKey: cookie)
         {
             dropParked(previous)
         }
@@ -402,12 +512,28 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             return
         }
         removeEntry(named: name, in: directory)
+        if let transit,
+            let deadline = lateRestats.removeValue(
+                forKey: PendingName(directory: transit.parent, name: transit.originalName))
+        {
+            // The file keeps its pending late re-stat under its new name.
+            let renamed = PendingName(directory: directory, name: name)
+            lateRestats[renamed] = deadline
+            lateRestatQueue.append((deadline, renamed))
+        }
         if let transit, let entry = transit.entry, isStillParked(transit) {
             switch entry {
             case .file(let file):
                 tree.moveFile(file, to: directory, named: name)
                 pendingNames.insert(PendingName(directory: directory, name: name))
             case .directory(let child):
+                guard !tree.isDescendant(directory, of: child) else {
+                    // The tree places the target inside the directory being moved there, which
+                    // the kernel never allows: a record is out of date in a way no queued event
+                    // will mend. Only a fresh crawl can be trusted now.
+                    needsResync = true
+                    return
+                }
                 tree.moveDirectory(child, to: directory, named: name)
                 pendingDirectories.insert(child)
             }

@@ -1,0 +1,210 @@
+import QuotaWatchCore
+import QuotaWatchEngine
+import Testing
+
+@Suite("LiveTree: stale events, overflow, unreadable and unwatched directories")
+struct LiveTreeRecoveryTests {
+    @Test(arguments: handleCapacities, [true, false])
+    func eventsForDirectoriesAlreadyRemoved(handles: Int, selfEventsFirst: Bool) throws {
+        var fs = FakeFileSystem(handleCapacity: handles)
+        for directory in ["a", "a/x", "a/x/y"] as [FakePath] { try fs.mkdir(directory) }
+        var h = LiveTreeHarness(fs)
+        h.fs.selfEventsFirst = selfEventsFirst
+        try h.fs.createFile("a/x/y/f", size: 1000)
+        try h.fs.write("a/x/y/f", size: 2000)
+        try h.fs.mkdir("a/x/y/new")
+        try h.fs.createFile("a/x/g", size: 10)
+        try h.fs.removeTree("a")
+        // One event at a time, flushing after each: every stat sees the tree already gone.
+        while h.pendingEvents > 0 {
+            h.deliver(1)
+            h.flush()
+        }
+        h.sync()
+        expectExact(h)
+        #expect(h.live.watchCount == 1)
+    }
+
+    @Test(arguments: handleCapacities)
+    func eventsOnAWatchTheEngineAlreadyGaveBack(handles: Int) throws {
+        var fs = FakeFileSystem(handleCapacity: handles)
+        try fs.mkdir("a")
+        var h = LiveTreeHarness(fs)
+        try h.fs.rename("a", "/out/a")
+        try h.fs.createFile("/out/a/late", size: 100)
+        h.deliver(1)
+        h.now += h.live.moveWindow
+        h.deliver(0)
+        #expect(h.fs.queue.last?.mask == .ignored, "dropping the parked directory removed its watch")
+        h.sync()
+        expectExact(h)
+    }
+
+    @Test(arguments: handleCapacities)
+    func overflowThenResync(handles: Int) throws {
+        var fs = FakeFileSystem(handleCapacity: handles)
+        for directory in ["a", "b", "b/c"] as [FakePath] { try fs.mkdir(directory) }
+        var h = LiveTreeHarness(fs)
+        h.fs.queueCapacity = 8
+        for index in 0..<10 { try h.fs.createFile(FakePath(components: [Array("a".utf8), Array("f\(index)".utf8)])) }
+        try h.fs.rename("b/c", "c")
+        try h.fs.mkdir("b/new")
+        h.deliver()
+        #expect(h.live.needsResync)
+        #expect(h.live.counters.overflows == 1)
+        h.fs.queueCapacity = .max
+        // Changes after the overflow, some of their events before the resync's crawl.
+        try h.fs.createFile("c/after", size: 5000)
+        try h.fs.removeTree("b")
+        let listed = h.live.resync()
+        #expect(listed == 3, "root, a and c")
+        #expect(!h.live.needsResync)
+        #expect(h.live.counters.rescannedDirectories == 3)
+        h.sync()
+        expectExact(h, "stale events applied after the resync")
+        try h.fs.createFile("c/later", size: 1)
+        h.sync()
+        expectExact(h, "events after the resync")
+    }
+
+    @Test(arguments: handleCapacities)
+    func statsAfterALaterRenameOfTheParent(handles: Int) throws {
+        var fs = FakeFileSystem(handleCapacity: handles)
+        try fs.mkdir("d")
+        try fs.createFile("d/warm", size: 1)
+        var h = LiveTreeHarness(fs)
+        // Get a descriptor for d cached (when there is a cache) before it moves.
+        try h.fs.write("d/warm", size: 2)
+        h.deliver()
+        h.flush()
+
+        try h.fs.createFile("d/f", size: 6000)
+        try h.fs.mkdir("d/sub")
+        try h.fs.createFile("d/sub/g", size: 7000)
+        try h.fs.rename("d", "e")
+        try h.fs.rename("e", "/out/e2")
+        try h.fs.rename("/out/e2", "e")
+        // The creates are applied while the renames still wait in the queue.
+        h.deliver(3)
+        h.flush()
+        h.flush()
+        h.deliver(1)
+        h.flush()
+        h.sync()
+        expectExact(h)
+    }
+
+    @Test(arguments: handleCapacities)
+    func unreadableDirectoryCountsItsOwnInodeOnly(handles: Int) throws {
+        var fs = FakeFileSystem(handleCapacity: handles)
+        try fs.mkdir("d")
+        try fs.mkdir("d/sub")
+        try fs.createFile("d/sub/f", size: 9000)
+        var h = LiveTreeHarness(fs)
+        try h.fs.chmod("d", readable: false)
+        h.deliver()
+        h.flush()
+        expectExact(h, "made unreadable")
+        try h.fs.createFile("d/hidden", size: 100)
+        try h.fs.removeTree("d/sub")
+        h.sync()
+        expectExact(h, "changed while unreadable")
+        let retrying = h.live.hasPendingWork
+        #expect(!retrying, "nothing left to retry once synced")
+        try h.fs.chmod("d", readable: true)
+        h.sync()
+        expectExact(h, "readable again")
+    }
+
+    /// du still stats an unreadable directory itself, so its own size must follow the
+    /// entries that come and go in it, whose events are otherwise ignored.
+    @Test(arguments: handleCapacities, [true, false])
+    func unreadableDirectoryKeepsItsOwnSize(handles: Int, watchedBeforeChmod: Bool) throws {
+        var fs = FakeFileSystem(handleCapacity: handles)
+        try fs.mkdir("d")
+        var h = LiveTreeHarness(fs)
+        if !watchedBeforeChmod {
+            // Created unreadable: inotify_add_watch needs read permission, so no watch.
+            try h.fs.rmdir("d")
+            try h.fs.mkdir("d")
+        }
+        try h.fs.chmod("d", readable: false)
+        h.sync()
+        for index in 0..<6 { try h.fs.createFile(FakePath(components: [Array("d".utf8), Array("f\(index)".utf8)])) }
+        h.sync()
+        expectExact(h)
+    }
+
+    @Test(arguments: handleCapacities)
+    func newDirectoryAlreadyUnreadableWhenListed(handles: Int) throws {
+        var h = LiveTreeHarness(FakeFileSystem(handleCapacity: handles))
+        try h.fs.mkdir("n")
+        try h.fs.createFile("n/f", size: 100)
+        try h.fs.chmod("n", readable: false)
+        h.sync()
+        expectExact(h)
+        try h.fs.chmod("n", readable: true)
+        h.sync()
+        expectExact(h)
+    }
+
+    /// An attribute change is applied after a rename of the same directory: the readability
+    /// check opens the old path, which is no longer there.
+    @Test(arguments: handleCapacities)
+    func attributeChangeThenRename(handles: Int) throws {
+        var fs = FakeFileSystem(handleCapacity: handles)
+        try fs.mkdir("d")
+        try fs.createFile("d/f", size: 5000)
+        var h = LiveTreeHarness(fs)
+        try h.fs.chmod("d", readable: true)
+        try h.fs.rename("d", "e")
+        h.sync()
+        expectExact(h)
+    }
+
+    @Test(arguments: handleCapacities)
+    func readableAgainThenRenamed(handles: Int) throws {
+        var fs = FakeFileSystem(handleCapacity: handles)
+        try fs.mkdir("d")
+        try fs.createFile("d/f", size: 5000)
+        var h = LiveTreeHarness(fs)
+        try h.fs.chmod("d", readable: false)
+        h.sync()
+        try h.fs.chmod("d", readable: true)
+        try h.fs.rename("d", "e")
+        h.sync()
+        expectExact(h)
+    }
+
+    @Test(arguments: handleCapacities)
+    func watchLimitReachedDirectoriesArePolled(handles: Int) throws {
+        var fs = FakeFileSystem(handleCapacity: handles)
+        for directory in ["a", "a/b", "a/b/c", "d"] as [FakePath] { try fs.mkdir(directory) }
+        fs.watchLimit = 3
+        var h = LiveTreeHarness(fs)
+        #expect(!h.live.degradedDirectories.isEmpty)
+        for directory in ["a/b/c", "d", "a/b", "a", ""] as [FakePath] {
+            try h.fs.createFile(directory.appending(Array("f".utf8)), size: 1234)
+        }
+        h.sync()
+        expectExact(h)
+        try h.fs.removeTree("a/b")
+        h.fs.watchLimit = .max
+        h.sync()
+        expectExact(h, "watches freed")
+        #expect(h.live.degradedDirectories.isEmpty)
+    }
+
+    /// A polled directory's listing changes its own size too.
+    @Test(arguments: handleCapacities)
+    func polledDirectoryKeepsItsOwnSize(handles: Int) throws {
+        var fs = FakeFileSystem(handleCapacity: handles)
+        try fs.mkdir("a")
+        fs.watchLimit = 1
+        var h = LiveTreeHarness(fs)
+        #expect(h.live.degradedDirectories.count == 1)
+        for index in 0..<6 { try h.fs.createFile(FakePath(components: [Array("a".utf8), Array("f\(index)".utf8)])) }
+        h.sync()
+        expectExact(h)
+    }
+}

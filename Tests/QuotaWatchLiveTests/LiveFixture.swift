@@ -1,0 +1,139 @@
+import Foundation
+import Glibc
+import QuotaWatchTestSupport
+import Testing
+
+/// One test's world: a temp tree holding the watched root (`root/`), a sibling directory on
+/// the same file system (`outside/`), and the daemon's socket (`run/control.sock`).
+///
+/// Everything a test builds goes through `tree` with paths like `LiveFixture.root / "a"`.
+final class LiveFixture {
+    static let root: TreePath = "root"
+    static let outside: TreePath = "outside"
+
+    let tree: TempTree
+    let cli: CLIRunner
+    /// Who runs the daemon, its status requests and the reference scans; nil for this process.
+    let user: UserIdentity?
+    let socketPath: String
+    private(set) var daemon: Daemon?
+    /// Holds a copy of the binary that `user` can execute, when the build directory is not
+    /// reachable by them.
+    private let staging: TempTree?
+
+    init(as user: UserIdentity? = nil) throws {
+        tree = try TempTree(prefix: "qw-live")
+        self.user = user
+        try tree.makeDirectory(Self.root)
+        try tree.makeDirectory(Self.outside)
+        try tree.makeDirectory("run", mode: 0o700)
+        socketPath = tree.absolutePath("run/control.sock")
+        let located = try CLIRunner.locate()
+        if let user {
+            try tree.setMode(.root, 0o755)
+            for path: TreePath in [Self.root, Self.outside, "run"] { try tree.setOwner(path, user) }
+            let staging = try TempTree(prefix: "qw-live-binary")
+            cli = try located.executable(by: user, stagingIn: staging)
+            self.staging = staging
+        } else {
+            cli = located
+            staging = nil
+        }
+    }
+
+    deinit {
+        // Killed before the tree goes, so it never sees its root vanish.
+        daemon = nil
+    }
+
+    var rootPath: String { tree.absolutePath(Self.root) }
+
+    /// Starts the daemon on the root and waits until it is ready.
+    @discardableResult
+    func start(options: [String] = [], wrapper: [String] = []) throws -> Daemon {
+        let started = try Daemon.start(
+            cli, root: rootPath, socket: socketPath, options: options, as: user, wrapper: wrapper)
+        daemon = started
+        return started
+    }
+
+    var running: Daemon {
+        get throws {
+            guard let daemon else { throw DaemonError("the test has not started a daemon") }
+            return daemon
+        }
+    }
+
+    /// `status --sync --json`, then a fresh `scan --json` of the root; records an issue for every
+    /// directory whose allocated, apparent, files or dirs differ, and, with `du`, for every
+    /// directory where either differs from du and find.
+    ///
+    /// - Parameters:
+    ///   - scanExitStatus: 1 where some directory cannot be read.
+    ///   - watchPerDirectory: also expect one watch per directory (not where some directory
+    ///     cannot be read or watched).
+    /// - Returns: the daemon's status, for checks of its engine counters.
+    @discardableResult
+    func expectLiveMatchesScan(
+        _ context: String, du: Bool = false, scanExitStatus: CInt = 0, watchPerDirectory: Bool = true,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> LiveStatus {
+        let daemon = try running
+        let status = try daemon.syncStatus()
+        let (scanResult, scan) = try cli.scanJSON(root: rootPath, as: user)
+        #expect(
+            scanResult.exitStatus == scanExitStatus, "\(context): the reference scan failed\n\(scanResult)",
+            sourceLocation: sourceLocation)
+        guard let scan else {
+            Issue.record(
+                "\(context): the reference scan printed no report\n\(scanResult)", sourceLocation: sourceLocation)
+            return status
+        }
+        let differences = ReportComparison.differences(live: status.report, scan: scan)
+        #expect(
+            differences.isEmpty,
+            "\(context): status --sync differs from scan:\n\(differences.joined(separator: "\n"))\nengine: \(status.engine)",
+            sourceLocation: sourceLocation)
+        if watchPerDirectory, let top = scan.directoriesByPath["."] {
+            #expect(
+                status.engine.watches == top.dirs + 1,
+                "\(context): \(status.engine.watches) watches for \(top.dirs + 1) directories",
+                sourceLocation: sourceLocation)
+            #expect(status.engine.degraded.isEmpty, "\(context): degraded \(status.engine.degraded)")
+        }
+        if du {
+            let expectation = try ScanExpectation.measure(tree, root: Self.root, as: user)
+            let problems = expectation.mismatches(in: status.report)
+            #expect(
+                problems.isEmpty,
+                "\(context): status --sync differs from du/find:\n\(problems.joined(separator: "\n"))",
+                sourceLocation: sourceLocation)
+        }
+        return status
+    }
+
+    /// Stops the daemon with SIGTERM and expects a clean exit: status 0, no error message.
+    func stopCleanly(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let exit = try running.stop(SIGTERM)
+        #expect(exit.exitStatus == 0, "the daemon did not exit cleanly\n\(exit)", sourceLocation: sourceLocation)
+        #expect(
+            !exit.errorText.contains("error"), "the daemon reported an error\n\(exit)", sourceLocation: sourceLocation)
+    }
+}
+
+/// Seeds for the randomized tests: a fixed list, plus QUOTAWATCH_TEST_SEED (decimal or 0x-hex)
+/// when it is set, to reproduce or explore.
+enum TestSeeds {
+    static func seeds(_ fixed: [UInt64]) -> [UInt64] {
+        var seeds = fixed
+        if let text = ProcessInfo.processInfo.environment["QUOTAWATCH_TEST_SEED"] {
+            let parsed = text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
+            if let parsed { seeds.append(parsed) }
+        }
+        return seeds
+    }
+
+    static func describe(_ seed: UInt64) -> String {
+        "seed 0x\(String(seed, radix: 16)) (rerun with QUOTAWATCH_TEST_SEED=0x\(String(seed, radix: 16)))"
+    }
+}

@@ -1,0 +1,285 @@
+import QuotaWatchTestSupport
+
+/// A reproducible stream of real file system operations in a watched root: everything a
+/// seed chooses is decided by the seed and by this model of what exists, never by the file
+/// system, so a seed always replays the same operations.
+struct RandomOperations {
+    let seed: UInt64
+    /// Operations done so far, by kind.
+    private(set) var counts: [String: Int] = [:]
+    /// The last operations, newest last, for failure messages.
+    private(set) var recent: [String] = []
+
+    private let tree: TempTree
+    private let root: TreePath
+    private let outside: TreePath
+    private var generator: SeededGenerator
+    /// Directories below the root (the root included), regular files and symlinks, as this
+    /// model believes them to be.
+    private var directories: [TreePath]
+    private var files: [TreePath] = []
+    private var symlinks: [TreePath] = []
+    /// Files outside the root that hard links may point at.
+    private let outsideFiles: [TreePath]
+    private var serial = 0
+    private let maximumDirectories = 120
+
+    init(tree: TempTree, root: TreePath, outside: TreePath, seed: UInt64) throws {
+        self.tree = tree
+        self.root = root
+        self.outside = outside
+        self.seed = seed
+        generator = SeededGenerator(seed: seed)
+        directories = [root]
+        outsideFiles = [outside / "target-1", outside / "target-2"]
+        for (index, file) in outsideFiles.enumerated() { try tree.writeFile(file, byteCount: 30_000 * (index + 1)) }
+    }
+
+    var summary: String {
+        "\(directories.count) directories, \(files.count) files, \(symlinks.count) symlinks; done: "
+            + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+    }
+
+    // MARK: One step
+
+    mutating func step() throws {
+        // Most operations need a few files to choose from.
+        let roll = files.count < 5 ? 0 : random(0..<100)
+        switch roll {
+        case 0..<14: try createFile()
+        case 14..<22: try appendOrOverwrite()
+        case 22..<28: try truncate()
+        case 28..<34: try unlinkFile()
+        case 34..<42 where directories.count < maximumDirectories: try makeDirectory()
+        case 42..<44 where directories.count < maximumDirectories: try makeChain()
+        case 44..<47: try removeSubtree()
+        case 47..<57: try renameFile()
+        case 57..<64: try renameDirectory()
+        case 64..<72: try hardLink()
+        case 72..<76: try symlink()
+        case 76..<78: try moveOut()
+        case 78..<80 where directories.count < maximumDirectories: try moveIn()
+        case 80..<82: try preallocate()
+        default: try createFile()
+        }
+    }
+
+    private mutating func createFile() throws {
+        let path = freshName(in: pick(directories))
+        try tree.writeFile(path, byteCount: randomSize())
+        files.append(path)
+        note("create", path)
+    }
+
+    private mutating func appendOrOverwrite() throws {
+        let path = pick(files)
+        if random(0..<3) == 0 {
+            try tree.overwriteFile(path, at: random(0..<3_000_000), byteCount: random(1...20_000))
+            note("pwrite", path)
+        } else {
+            try tree.appendToFile(path, byteCount: randomSize())
+            note("append", path)
+        }
+    }
+
+    private mutating func truncate() throws {
+        let path = pick(files)
+        let size = random(0..<4) == 0 ? random(0...80_000_000) : random(0...100_000)
+        try tree.truncateFile(path, to: size)
+        note("truncate", path, "to \(size)")
+    }
+
+    private mutating func preallocate() throws {
+        let path = pick(files)
+        try tree.preallocate(path, offset: random(0...500_000), length: random(1...400_000))
+        note("fallocate", path)
+    }
+
+    private mutating func unlinkFile() throws {
+        if !symlinks.isEmpty && random(0..<4) == 0 {
+            let path = symlinks.remove(at: random(0..<symlinks.count))
+            try tree.unlinkEntry(path)
+            note("unlink symlink", path)
+        } else {
+            let path = files.remove(at: random(0..<files.count))
+            try tree.unlinkEntry(path)
+            note("unlink", path)
+        }
+    }
+
+    private mutating func makeDirectory() throws {
+        let path = freshName(in: pick(directories))
+        try tree.makeDirectory(path)
+        directories.append(path)
+        note("mkdir", path)
+    }
+
+    private mutating func makeChain() throws {
+        var path = pick(directories)
+        for _ in 0..<random(2...6) {
+            path = freshName(in: path)
+            directories.append(path)
+        }
+        try tree.makeDirectories(path)
+        try tree.writeFile(path / "bottom", byteCount: randomSize())
+        files.append(path / "bottom")
+        note("mkdir -p", path)
+    }
+
+    private mutating func removeSubtree() throws {
+        guard let path = smallSubtree() else { return try createFile() }
+        try tree.removeSubtree(path)
+        forget(below: path)
+        note("rm -rf", path)
+    }
+
+    private mutating func renameFile() throws {
+        let index = random(0..<files.count)
+        let source = files[index]
+        if random(0..<3) == 0 {
+            // Over another file; rename does nothing when both names are one inode.
+            let target = pick(files)
+            guard target != source else { return }
+            try tree.rename(source, to: target)
+            if try !tree.exists(source) { files.remove(at: index) }
+            note("rename over", source, "over \(target.reportPath)")
+        } else {
+            let target = freshName(in: pick(directories))
+            try tree.rename(source, to: target)
+            files[index] = target
+            note("rename", source, "to \(target.reportPath)")
+        }
+    }
+
+    private mutating func renameDirectory() throws {
+        guard directories.count > 1 else { return }
+        let source = directories[random(1..<directories.count)]
+        let candidates = directories.filter { !$0.isWithin(source) }
+        let empty = candidates.filter { candidate in
+            candidate != root && !isAncestor(candidate, of: source) && isEmpty(candidate)
+        }
+        let target: TreePath
+        if !empty.isEmpty && random(0..<3) == 0 {
+            target = pick(empty)
+            directories.removeAll { $0 == target }
+        } else {
+            target = freshName(in: pick(candidates))
+        }
+        try tree.rename(source, to: target)
+        relocate(source, to: target)
+        note("rename directory", source, "to \(target.reportPath)")
+    }
+
+    private mutating func hardLink() throws {
+        let target = random(0..<5) == 0 ? pick(outsideFiles) : pick(files)
+        let path = freshName(in: pick(directories))
+        try tree.makeHardLink(path, to: target)
+        files.append(path)
+        note("hard link", path, "to \(target.reportPath)")
+    }
+
+    private mutating func symlink() throws {
+        let path = freshName(in: pick(directories))
+        let target = random(0..<2) == 0 ? "../" + String(repeating: "x", count: random(1...200)) : "."
+        try tree.makeSymlink(path, target: target)
+        symlinks.append(path)
+        note("symlink", path)
+    }
+
+    private mutating func moveOut() throws {
+        guard let source = smallSubtree() else { return try createFile() }
+        serial += 1
+        try tree.rename(source, to: outside / "gone-\(serial)")
+        forget(below: source)
+        note("move out", source)
+    }
+
+    /// Builds a small subtree outside the root and moves it in.
+    private mutating func moveIn() throws {
+        serial += 1
+        let staging = outside / "incoming-\(serial)"
+        try tree.makeDirectory(staging)
+        let target = freshName(in: pick(directories))
+        var made: [TreePath] = [target]
+        for index in 0..<random(0...3) {
+            try tree.makeDirectory(staging / "sub-\(index)")
+            made.append(target / "sub-\(index)")
+            try tree.writeFile(staging / "sub-\(index)" / "file", byteCount: randomSize())
+            files.append(target / "sub-\(index)" / "file")
+        }
+        try tree.writeFile(staging / "file", byteCount: randomSize())
+        files.append(target / "file")
+        try tree.rename(staging, to: target)
+        directories += made
+        note("move in", target)
+    }
+
+    // MARK: The model
+
+    /// A directory below the root holding at most a fifth of all directories, so that
+    /// removals and moves out do not empty the tree that the other operations work on.
+    private mutating func smallSubtree() -> TreePath? {
+        guard directories.count > 1 else { return nil }
+        let path = directories[random(1..<directories.count)]
+        let size = directories.filter { $0.isWithin(path) }.count
+        return size <= max(3, directories.count / 5) ? path : nil
+    }
+
+    private mutating func forget(below path: TreePath) {
+        directories.removeAll { $0.isWithin(path) }
+        files.removeAll { $0.isWithin(path) }
+        symlinks.removeAll { $0.isWithin(path) }
+    }
+
+    private mutating func relocate(_ source: TreePath, to target: TreePath) {
+        func moved(_ path: TreePath) -> TreePath {
+            guard let rest = path.relative(to: source) else { return path }
+            return target.appending(rest)
+        }
+        directories = directories.map(moved)
+        files = files.map(moved)
+        symlinks = symlinks.map(moved)
+    }
+
+    private func isAncestor(_ candidate: TreePath, of path: TreePath) -> Bool {
+        path != candidate && path.isWithin(candidate)
+    }
+
+    private func isEmpty(_ directory: TreePath) -> Bool {
+        let inside: (TreePath) -> Bool = { $0 != directory && $0.isWithin(directory) }
+        return !directories.contains(where: inside) && !files.contains(where: inside)
+            && !symlinks.contains(where: inside)
+    }
+
+    // MARK: Randomness
+
+    private mutating func freshName(in directory: TreePath) -> TreePath {
+        serial += 1
+        let plain = Array("abcdefghijklmnopqrstuvwxyz".utf8)
+        let odd: [[UInt8]] = [[0x0A], [0x80], [0xFF], [0x5C], [0xC3, 0xA9], [0x20], [0xE2, 0x82]]
+        var name: [UInt8] = []
+        for _ in 0..<random(1...6) {
+            name += random(0..<6) == 0 ? pick(odd) : [pick(plain)]
+        }
+        return directory.appending(name + Array("-\(serial)".utf8))
+    }
+
+    private mutating func randomSize() -> Int {
+        switch random(0..<10) {
+        case 0: return 0
+        case 1..<5: return random(1...4_000)
+        case 5..<9: return random(4_000...60_000)
+        default: return random(60_000...400_000)
+        }
+    }
+
+    private mutating func random(_ range: Range<Int>) -> Int { Int.random(in: range, using: &generator) }
+    private mutating func random(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
+    private mutating func pick<Element>(_ elements: [Element]) -> Element { elements[random(0..<elements.count)] }
+
+    private mutating func note(_ kind: String, _ path: TreePath, _ detail: String = "") {
+        counts[kind, default: 0] += 1
+        recent.append("\(kind) \(ReportComparison.show(path.reportPath)) \(ReportComparison.show(detail))")
+        if recent.count > 12 { recent.removeFirst() }
+    }
+}

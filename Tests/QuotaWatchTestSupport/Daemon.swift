@@ -1,0 +1,391 @@
+import Foundation
+import Glibc
+
+/// Why a daemon under test did not do what the test waited for, with everything it wrote.
+public struct DaemonError: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(_ message: String, daemon: Daemon? = nil, result: ProcessResult? = nil) {
+        var text = message
+        if let result { text += "\n\(result)" }
+        if let daemon { text += "\n\(daemon.transcript)" }
+        description = text
+    }
+}
+
+/// How a daemon under test ended, and what it wrote.
+public struct DaemonExit: Sendable, CustomStringConvertible {
+    public let termination: ProcessResult.Termination
+    public let events: [EngineEventLine]
+    public let standardError: [UInt8]
+
+    public var exitStatus: CInt? {
+        if case .exited(let status) = termination { return status }
+        return nil
+    }
+
+    public var errorText: String { String(decoding: standardError, as: UTF8.self) }
+
+    public var description: String {
+        "termination: \(termination)\nevents:\n\(events.map(\.text).joined(separator: "\n"))\nstderr: \(errorText)"
+    }
+}
+
+/// A `quotawatch run ROOT --socket S --events jsonl` started for one test.
+///
+/// Standard output and standard error are read on threads of their own as the daemon writes
+/// them, so every wait here waits for something the daemon says (an event line, the end of
+/// its output when it exits), each with a deadline that fails with a clear error. A daemon
+/// still running when its `Daemon` goes away is killed with SIGKILL and reaped, so no test
+/// leaves one behind.
+public final class Daemon {
+    public let processID: pid_t
+    public let root: String
+    public let socketPath: String
+    public let command: [String]
+    private let cli: CLIRunner
+    private let user: UserIdentity?
+    private let output: StreamCollector
+    private let errors: StreamCollector
+    private var ended: ProcessResult.Termination?
+
+    /// Starts the daemon and waits for its `ready` event.
+    ///
+    /// - Parameters:
+    ///   - options: more arguments for `run`.
+    ///   - user: runs the daemon (and its status requests) as this user, through setpriv.
+    ///   - wrapper: a command line the daemon's own is appended to, which must end by
+    ///     executing it (as `unshare … sh -c '… && exec "$0" "$@"'` does), so that the
+    ///     process started is the daemon.
+    public static func start(
+        _ cli: CLIRunner, root: String, socket: String, options: [String] = [], as user: UserIdentity? = nil,
+        wrapper: [String] = [], readyTimeout: Duration = .seconds(60)
+    ) throws -> Daemon {
+        let daemon = try launch(cli, root: root, socket: socket, options: options, as: user, wrapper: wrapper)
+        _ = try daemon.waitForEvent("ready", timeout: readyTimeout)
+        return daemon
+    }
+
+    /// Starts the daemon without waiting for anything, for a start that is meant to fail.
+    public static func launch(
+        _ cli: CLIRunner, root: String, socket: String, options: [String] = [], as user: UserIdentity? = nil,
+        wrapper: [String] = []
+    ) throws -> Daemon {
+        var command = wrapper + [cli.executablePath, "run", root, "--socket", socket, "--events", "jsonl"] + options
+        if let user {
+            guard let setpriv = ProcessRunner.setprivPath else {
+                throw SystemCallError("posix_spawn", "setpriv is not installed", errno: ENOENT)
+            }
+            command = [setpriv, "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--"] + command
+        }
+        let spawned = try DaemonSpawner.spawn(command)
+        return Daemon(
+            processID: spawned.processID, root: root, socketPath: socket, command: command, cli: cli, user: user,
+            output: StreamCollector(descriptor: spawned.output), errors: StreamCollector(descriptor: spawned.errors))
+    }
+
+    private init(
+        processID: pid_t, root: String, socketPath: String, command: [String], cli: CLIRunner, user: UserIdentity?,
+        output: StreamCollector, errors: StreamCollector
+    ) {
+        self.processID = processID
+        self.root = root
+        self.socketPath = socketPath
+        self.command = command
+        self.cli = cli
+        self.user = user
+        self.output = output
+        self.errors = errors
+    }
+
+    deinit {
+        if ended == nil {
+            kill(processID, SIGKILL)
+            _ = reap(options: 0)
+        }
+    }
+
+    // MARK: What it says
+
+    /// The event lines written so far.
+    public var events: [EngineEventLine] { Self.eventLines(in: output.snapshot.bytes) }
+
+    /// Standard error so far.
+    public var errorText: String { String(decoding: errors.snapshot.bytes, as: UTF8.self) }
+
+    /// The command, its events and its standard error so far, for failure messages.
+    public var transcript: String {
+        """
+        daemon: \(command.joined(separator: " ")) (pid \(processID))
+        daemon events:
+        \(String(decoding: output.snapshot.bytes, as: UTF8.self))
+        daemon stderr: \(errorText)
+        """
+    }
+
+    /// Waits until standard error contains `text`.
+    public func waitForStandardError(containing text: String, timeout: Duration = .seconds(60)) throws {
+        let needle = Array(text.utf8)
+        let arrived = errors.wait(timeout: timeout) { bytes, _ in Self.contains(bytes, needle) }
+        guard arrived else { throw DaemonError("stderr never said '\(text)'", daemon: self) }
+    }
+
+    /// Waits for the first event line named `name`, or `count` of them.
+    @discardableResult
+    public func waitForEvent(
+        _ name: String, count: Int = 1, timeout: Duration = .seconds(60)
+    ) throws
+        -> EngineEventLine
+    {
+        var found: EngineEventLine?
+        let arrived = output.wait(timeout: timeout) { bytes, _ in
+            let matching = Self.eventLines(in: bytes).filter { $0.event == name }
+            found = matching.count >= count ? matching[count - 1] : nil
+            return found != nil
+        }
+        guard arrived, let found else {
+            let state = output.snapshot.closed ? "the daemon closed its output first" : "timed out after \(timeout)"
+            throw DaemonError("no \(count == 1 ? "" : "\(count)th ")'\(name)' event: \(state)", daemon: self)
+        }
+        return found
+    }
+
+    // MARK: Asking it
+
+    /// `quotawatch status ROOT --socket S --json`, with `--sync` unless told otherwise; throws
+    /// unless it succeeds with a status document.
+    public func status(sync: Bool = true, timeoutSeconds: Int = 60) throws -> LiveStatus {
+        let arguments =
+            ["status", root, "--socket", socketPath, "--json", "--timeout", "\(timeoutSeconds)"]
+            + (sync ? ["--sync"] : [])
+        let result = try statusCommand(arguments)
+        guard result.exitStatus == 0 else {
+            throw DaemonError("status failed", daemon: self, result: result)
+        }
+        do {
+            return try LiveStatus(json: result.standardOutput)
+        } catch {
+            throw DaemonError("status printed no status document: \(error)", daemon: self, result: result)
+        }
+    }
+
+    /// `status --sync --json`: the tallies once every change made before the call is counted.
+    public func syncStatus() throws -> LiveStatus { try status(sync: true) }
+
+    /// Runs `quotawatch` with `arguments` as the daemon's user.
+    public func statusCommand(_ arguments: [String]) throws -> ProcessResult {
+        try cli.run(arguments, as: user)
+    }
+
+    // MARK: Signals and exit
+
+    /// Sends `signal` without waiting for anything.
+    public func send(_ signal: CInt) {
+        kill(processID, signal)
+    }
+
+    /// Stops the daemon with SIGSTOP and waits until the kernel reports it stopped, so that
+    /// nothing it does can overlap what the test does next.
+    public func suspend() throws {
+        kill(processID, SIGSTOP)
+        let status = reap(options: WUNTRACED)
+        guard let status, status & 0xFF == 0x7F else {
+            throw DaemonError(
+                "SIGSTOP did not stop the daemon (wait status \(String(describing: status)))", daemon: self)
+        }
+    }
+
+    /// Continues a daemon stopped by ``suspend()``.
+    public func resume() throws {
+        kill(processID, SIGCONT)
+        let status = reap(options: WCONTINUED)
+        guard status == 0xFFFF else {
+            throw DaemonError(
+                "SIGCONT did not continue the daemon (wait status \(String(describing: status)))", daemon: self)
+        }
+    }
+
+    /// Sends `signal` and waits for the daemon to exit.
+    public func stop(_ signal: CInt = SIGTERM, timeout: Duration = .seconds(30)) throws -> DaemonExit {
+        if ended == nil { kill(processID, signal) }
+        return try waitForExit(timeout: timeout)
+    }
+
+    /// Waits until the daemon exits by itself: both its streams end, then it is reaped.
+    public func waitForExit(timeout: Duration = .seconds(30)) throws -> DaemonExit {
+        if ended == nil {
+            let deadline = ContinuousClock.now.advanced(by: timeout)
+            for stream in [output, errors] {
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                guard stream.wait(timeout: max(remaining, .zero), until: { _, closed in closed }) else {
+                    throw DaemonError("the daemon did not exit within \(timeout)", daemon: self)
+                }
+            }
+            while ended == nil {
+                guard let status = reap(options: 0) else {
+                    throw DaemonError("waitpid failed: errno \(errno)", daemon: self)
+                }
+                if status & 0x7F == 0 {
+                    ended = .exited((status >> 8) & 0xFF)
+                } else if status & 0xFF != 0x7F && status != 0xFFFF {
+                    ended = .signaled(status & 0x7F)
+                }
+            }
+        }
+        return DaemonExit(termination: ended!, events: events, standardError: errors.snapshot.bytes)
+    }
+
+    /// waitpid for this daemon, retried after EINTR; the raw wait status, or nil on failure.
+    private func reap(options: CInt) -> CInt? {
+        var status: CInt = 0
+        while true {
+            let result = waitpid(processID, &status, options)
+            if result == processID { return status }
+            if result == -1 && errno == EINTR { continue }
+            return nil
+        }
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard haystack.count >= needle.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { start in
+            haystack[start..<start + needle.count].elementsEqual(needle)
+        }
+    }
+
+    static func eventLines(in bytes: [UInt8]) -> [EngineEventLine] {
+        bytes.split(separator: UInt8(ascii: "\n")).compactMap { EngineEventLine(Array($0)) }
+    }
+}
+
+/// Collects everything written to a descriptor, on a thread of its own, until its end.
+final class StreamCollector: @unchecked Sendable {
+    // `bytes` and `closed` are read and written only while `condition` is locked.
+    private let condition = NSCondition()
+    private var bytes: [UInt8] = []
+    private var closed = false
+
+    init(descriptor: CInt) {
+        let thread = Thread { [self] in run(descriptor) }
+        thread.name = "daemon-stream"
+        thread.start()
+    }
+
+    var snapshot: (bytes: [UInt8], closed: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (bytes, closed)
+    }
+
+    /// Waits until `predicate` holds for what has arrived (and whether the stream ended), or
+    /// until `timeout` has passed; returns whether it held.
+    func wait(timeout: Duration, until predicate: ([UInt8], Bool) -> Bool) -> Bool {
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !predicate(bytes, closed) {
+            if closed { return false }
+            if !condition.wait(until: deadline) { return predicate(bytes, closed) }
+        }
+        return true
+    }
+
+    private func run(_ descriptor: CInt) {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        defer { close(descriptor) }
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress!, raw.count) }
+            if count < 0 && errno == EINTR { continue }
+            condition.lock()
+            if count > 0 {
+                bytes += buffer[0..<count]
+            } else {
+                closed = true
+            }
+            condition.broadcast()
+            condition.unlock()
+            if count <= 0 { return }
+        }
+    }
+}
+
+/// posix_spawn with standard output and standard error on socket pairs made close-on-exec,
+/// so no other child started meanwhile by a parallel test inherits them, and with every
+/// other descriptor closed in the child, so the daemon holds nothing of the test process's.
+enum DaemonSpawner {
+    static func spawn(_ command: [String]) throws -> (processID: pid_t, output: CInt, errors: CInt) {
+        let output = try socketPair()
+        let errors: (CInt, CInt)
+        do {
+            errors = try socketPair()
+        } catch {
+            close(output.0)
+            close(output.1)
+            throw error
+        }
+        defer {
+            close(output.1)
+            close(errors.1)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output.1, 1)
+        posix_spawn_file_actions_adddup2(&actions, errors.1, 2)
+        addCloseFrom(&actions, 3)
+        // Start as from an interactive shell: termination signals at their defaults and none
+        // blocked, whatever this test process inherited or set up.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+        var processID: pid_t = 0
+        let result = withCStrings(command) { argv in
+            withCStrings(environment) { envp in
+                posix_spawnp(&processID, command[0], &actions, &attributes, argv, envp)
+            }
+        }
+        guard result == 0 else {
+            for descriptor in [output.0, errors.0] { close(descriptor) }
+            throw SystemCallError("posix_spawnp", command[0], errno: result)
+        }
+        return (processID, output.0, errors.0)
+    }
+
+    private static func socketPair() throws(SystemCallError) -> (CInt, CInt) {
+        var descriptors: [CInt] = [-1, -1]
+        let type = CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, type, 0, &descriptors) == 0 else {
+            throw SystemCallError("socketpair", "daemon output", errno: errno)
+        }
+        return (descriptors[0], descriptors[1])
+    }
+
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, CInt) -> CInt
+
+    /// posix_spawn_file_actions_addclosefrom_np (glibc 2.34), looked up at run time because
+    /// Swift's Glibc module hides it behind _GNU_SOURCE. Without it the child keeps only what
+    /// was opened close-on-exec, which is all this support code opens.
+    private static func addCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: CInt) {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return }
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(actions, lowest)
+    }
+
+    private static func withCStrings<Result>(
+        _ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result
+    ) -> Result {
+        let pointers = strings.map { strdup($0) } + [nil]
+        defer { for pointer in pointers { free(pointer) } }
+        return body(pointers)
+    }
+}
