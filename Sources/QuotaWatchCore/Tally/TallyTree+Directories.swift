@@ -108,22 +108,29 @@ extension TallyTree {
         return current
     }
 
+    /// What a subtree adds to each ancestor apart from its linked inodes, which each ancestor
+    /// counts once however many subtrees hold their names: every name and directory, and the
+    /// sizes of everything else.
+    private func singleNamedShare(
+        of id: UInt32, linked: [(key: InodeKey, names: UInt32, usage: Usage)]
+    ) -> TallyDelta {
+        let tally = directories[Int(id)].tally
+        var usage = tally.usage
+        for entry in linked {
+            usage.allocated -= entry.usage.allocated
+            usage.apparent -= entry.usage.apparent
+        }
+        return TallyDelta(adding: usage, files: Int64(tally.files), dirs: Int64(tally.dirs) + 1)
+    }
+
     /// Takes the subtree's contribution out of its ancestors, from its parent up to (not
     /// including) `stop`. Linked inodes leave only the ancestors where their last name goes.
     private mutating func detachSubtree(
         _ id: UInt32, keepingFrom stop: UInt32, linked: [(key: InodeKey, names: UInt32, usage: Usage)]? = nil
     ) {
         let linked = linked ?? linkedInodes(below: id)
-        let tally = directories[Int(id)].tally
-        var plain = tally.usage
-        for entry in linked {
-            plain.allocated -= entry.usage.allocated
-            plain.apparent -= entry.usage.apparent
-        }
         let parent = directories[Int(id)].parent
-        propagate(
-            TallyDelta(adding: plain, files: Int64(tally.files), dirs: Int64(tally.dirs) + 1).negated,
-            from: parent, stoppingAt: stop)
+        propagate(singleNamedShare(of: id, linked: linked).negated, from: parent, stoppingAt: stop)
         let linkedNames = directories[Int(id)].linkedNames
         for entry in linked {
             var inode = linkedInodes[entry.key]!
@@ -151,16 +158,8 @@ extension TallyTree {
     private mutating func attachSubtree(
         _ id: UInt32, stoppingAt stop: UInt32, linked: [(key: InodeKey, names: UInt32, usage: Usage)]
     ) {
-        let tally = directories[Int(id)].tally
-        var plain = tally.usage
-        for entry in linked {
-            plain.allocated -= entry.usage.allocated
-            plain.apparent -= entry.usage.apparent
-        }
         let parent = directories[Int(id)].parent
-        propagate(
-            TallyDelta(adding: plain, files: Int64(tally.files), dirs: Int64(tally.dirs) + 1),
-            from: parent, stoppingAt: stop)
+        propagate(singleNamedShare(of: id, linked: linked), from: parent, stoppingAt: stop)
         let linkedNames = directories[Int(id)].linkedNames
         for entry in linked {
             var inode = linkedInodes[entry.key]!
