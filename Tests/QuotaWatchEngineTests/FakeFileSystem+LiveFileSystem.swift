@@ -47,7 +47,7 @@ extension FakeFileSystem: LiveFileSystem {
 
     mutating func status(of name: [UInt8], in directory: DirectoryID, tree: TallyTree) -> Lookup {
         guard let inode = descriptor(for: directory, in: tree) else {
-            if case .unreadable = open(directory, in: tree) { return .missing }
+            if case .unreadable = open(directory, in: tree) { return .permissionDenied }
             return .directoryUnavailable
         }
         let node = nodes[inode]!

@@ -18,14 +18,14 @@ struct DirectoryHandles {
         self.capacity = capacity
     }
 
-    mutating func descriptor(for directory: DirectoryID, in tree: TallyTree) -> FileDescriptor? {
+    mutating func descriptor(for directory: DirectoryID, in tree: TallyTree) throws(OpenFailure) -> FileDescriptor {
         if directory == tree.root { return root }
         clock += 1
         if let cached = open[directory] {
             open[directory] = (cached.descriptor, clock)
             return cached.descriptor
         }
-        guard let fresh = openFresh(directory, in: tree) else { return nil }
+        let fresh = try openChecked(directory, in: tree)
         if open.count >= capacity, let oldest = open.min(by: { $0.value.lastUse < $1.value.lastUse }) {
             oldest.value.descriptor.close()
             open.removeValue(forKey: oldest.key)

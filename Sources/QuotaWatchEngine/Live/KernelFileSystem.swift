@@ -23,7 +23,14 @@ public struct KernelFileSystem: LiveFileSystem {
     }
 
     public mutating func status(of name: [UInt8], in directory: DirectoryID, tree: TallyTree) -> Lookup {
-        guard let handle = handles.descriptor(for: directory, in: tree) else { return .directoryUnavailable }
+        let handle: FileDescriptor
+        do {
+            handle = try handles.descriptor(for: directory, in: tree)
+        } catch .permissionDenied {
+            return .permissionDenied
+        } catch {
+            return .directoryUnavailable
+        }
         do {
             return .found(try handle.status(of: name))
         } catch .permissionDenied {
