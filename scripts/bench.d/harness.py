@@ -1,0 +1,71 @@
+"""Entry point for scripts/bench: runs one benchmark and prints its Markdown section body.
+
+    python3 harness.py scan --binary BIN --empty DIR --runs N NAME=ROOT...
+    python3 harness.py live --binary BIN --run-dir DIR [options] NAME=ROOT...
+
+scripts/bench builds, makes the trees, and adds the dated heading and machine facts.
+"""
+
+import argparse
+import sys
+
+from qwbench import live, scan
+from qwbench.children import Children
+
+
+def trees(pairs: list[str]) -> dict[str, str]:
+    result = {}
+    for pair in pairs:
+        name, separator, root = pair.partition("=")
+        if not separator:
+            raise SystemExit(f"harness: expected NAME=ROOT, got {pair!r}")
+        result[name] = root
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="harness.py")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    scan_parser = commands.add_parser("scan")
+    scan_parser.add_argument("--binary", required=True)
+    scan_parser.add_argument("--empty", required=True)
+    scan_parser.add_argument("--runs", type=int, default=7)
+    scan_parser.add_argument("trees", nargs="+")
+
+    live_parser = commands.add_parser("live")
+    live_parser.add_argument("--binary", required=True)
+    live_parser.add_argument("--run-dir", required=True)
+    live_parser.add_argument("--runs", type=int, default=5)
+    live_parser.add_argument("--million-runs", type=int, default=3)
+    live_parser.add_argument("--burst-files", type=int, default=100_000)
+    live_parser.add_argument("--burst-rounds", type=int, default=3)
+    live_parser.add_argument("--latency-iterations", type=int, default=400)
+    live_parser.add_argument("--idle-seconds", type=float, default=60)
+    live_parser.add_argument("--idle-tree", default="sandbox-200k")
+    live_parser.add_argument("trees", nargs="+")
+
+    arguments = parser.parse_args()
+    children = Children()
+    if arguments.command == "scan":
+        body = scan.run(children, arguments.binary, trees(arguments.trees), arguments.empty, arguments.runs)
+    else:
+        body = live.run(
+            children,
+            arguments.binary,
+            arguments.run_dir,
+            trees(arguments.trees),
+            arguments.idle_tree,
+            arguments.runs,
+            arguments.million_runs,
+            arguments.burst_files,
+            arguments.burst_rounds,
+            arguments.latency_iterations,
+            arguments.idle_seconds,
+        )
+    sys.stdout.write(body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+"""Creates small files as fast as one Python process can: the burst for `scripts/bench live`.
+
+    python3 producer.py ROOT FILES DIRS SIZE
+
+Spreads FILES files of SIZE bytes round-robin over ROOT/d0 … ROOT/d{DIRS-1}, which must
+exist, and prints {"files": N, "seconds": S} for the creating loop alone.
+"""
+
+import json
+import os
+import sys
+import time
+
+
+def main() -> None:
+    root, files, dirs, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    payload = b"q" * size
+    directories = [os.path.join(root, f"d{index}") for index in range(dirs)]
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+    started = time.perf_counter()
+    for index in range(files):
+        descriptor = os.open(os.path.join(directories[index % dirs], f"f{index:07d}"), flags, 0o644)
+        os.write(descriptor, payload)
+        os.close(descriptor)
+    elapsed = time.perf_counter() - started
+    print(json.dumps({"files": files, "seconds": elapsed}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

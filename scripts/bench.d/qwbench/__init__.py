@@ -1,0 +1,1 @@
+"""QuotaWatch's benchmark harness: run by scripts/bench, not imported by anything else."""
