@@ -14,7 +14,8 @@ enum RunCommand {
             /tmp/quotawatch-<uid>/<name>.sock, where <name> is the root's last component and a hash
             of its absolute path. SIGINT and SIGTERM stop it cleanly and remove the socket.
             Exit status: 0 after a termination signal, 1 on a failure (the root deleted or moved
-            away, another daemon on the socket, inotify unavailable), 64 on bad usage.
+            away, another daemon on the socket, inotify unavailable), 64 on bad usage or a ROOT
+            that is missing or not a directory.
             """,
         arguments: [ArgumentSpec(name: "root", help: "The directory to watch.")],
         options: [
@@ -44,6 +45,13 @@ enum RunCommand {
         let workers = try arguments.integer("--workers", default: CrawlOptions().workers, in: 1...256, command: "run")
         let settle = try arguments.integer("--settle", default: 20, in: 1...10_000, command: "run")
         let poll = try arguments.integer("--poll-interval", default: 2, in: 1...3600, command: "run")
+
+        // A bad ROOT is a usage error, as for scan, before anything is started.
+        do {
+            try TreeScanner().openRoot(root.bytes).descriptor.close()
+        } catch {
+            return RootOptions.report(error)
+        }
 
         TerminationSignals.block()
         ResourceLimits.raiseOpenFileLimit()

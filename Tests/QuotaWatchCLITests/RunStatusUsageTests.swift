@@ -1,0 +1,54 @@
+import QuotaWatchTestSupport
+import Testing
+
+@Suite("run and status usage errors")
+struct RunStatusUsageTests {
+    @Test("run with a missing ROOT names it and exits 64 without starting")
+    func runMissingRoot() throws {
+        let tree = try TempTree()
+        let missing = tree.absolutePath("does-not-exist")
+        let socket = tree.absolutePath("never.sock")
+        let result = try CLIRunner.locate().run(["run", missing, "--socket", socket])
+        #expect(result.exitStatus == 64, "\(result)")
+        #expect(result.errorText.contains(missing), "\(result)")
+        #expect(try !tree.exists("never.sock"), "no socket is created for a bad root")
+    }
+
+    @Test(
+        "bad run and status options exit 64 with usage on stderr",
+        arguments: [
+            ["run", "ROOT", "--events", "xml"],
+            ["run", "ROOT", "--settle", "0"],
+            ["run"],
+            ["status", "--depth", "many"],
+            ["status"],
+            ["status", "a", "b"],
+            ["status", "ROOT", "--iec", "--bytes"],
+        ])
+    func badOptions(arguments: [String]) throws {
+        let result = try CLIRunner.locate().run(arguments)
+        #expect(result.exitStatus == 64, "\(result)")
+        #expect(result.errorText.contains("Usage: quotawatch \(arguments[0])"), "\(result)")
+    }
+
+    @Test("status with no daemon behind the socket says how to start one, exit 1")
+    func statusWithoutDaemon() throws {
+        let tree = try TempTree()
+        let socket = tree.absolutePath("nobody-home.sock")
+        let result = try CLIRunner.locate().run(["status", "--socket", socket])
+        #expect(result.exitStatus == 1, "\(result)")
+        #expect(result.errorText.contains(socket), "\(result)")
+        #expect(result.errorText.contains("quotawatch run"), "\(result)")
+    }
+
+    @Test("help works both ways for every subcommand", arguments: ["scan", "run", "status"])
+    func help(subcommand: String) throws {
+        let viaHelp = try CLIRunner.locate().run(["help", subcommand])
+        let viaFlag = try CLIRunner.locate().run([subcommand, "--help"])
+        #expect(viaHelp.exitStatus == 0 && viaFlag.exitStatus == 0)
+        #expect(viaHelp.outputText == viaFlag.outputText)
+        for section in ["OVERVIEW:", "USAGE: quotawatch \(subcommand)", "OPTIONS:"] {
+            #expect(viaHelp.outputText.contains(section), "\(section) in \(viaHelp.outputText)")
+        }
+    }
+}
