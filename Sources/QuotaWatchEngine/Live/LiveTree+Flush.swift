@@ -1,0 +1,173 @@
+import QuotaWatchCore
+
+/// Turning pending changes into stats, timers, syncs, polling and recovery.
+extension LiveTree {
+    /// Stats every name and directory that changed since the last flush.
+    public mutating func flush() {
+        var names = pendingNames
+        pendingNames.removeAll(keepingCapacity: true)
+        let deferred = deferredNames
+        deferredNames.removeAll()
+        names.formUnion(deferred.keys)
+        for pending in names where !refresh(pending) {
+            let attempts = deferred[pending, default: 0] + 1
+            if attempts > deferralLimit {
+                needsResync = true
+            } else {
+                deferredNames[pending] = attempts
+            }
+        }
+        let readabilityChecks = deferredReadabilityChecks
+        for (directory, attempts) in readabilityChecks {
+            guard tree.contains(directory) else {
+                deferredReadabilityChecks.removeValue(forKey: directory)
+                continue
+            }
+            if attempts > deferralLimit { needsResync = true }
+            checkReadability(of: directory)
+        }
+        let directories = pendingDirectories
+        pendingDirectories.removeAll(keepingCapacity: true)
+        let deferredSelves = deferredDirectories
+        deferredDirectories.removeAll()
+        for directory in directories.union(deferredSelves.keys) where tree.contains(directory) {
+            switch fileSystem.status(of: directory, tree: tree) {
+            case .found(let status) where status.kind == .directory:
+                tree.updateDirectory(directory, status: status)
+                if directory == tree.root && status.linkCount == 0 { rootIsGone = true }
+            case .directoryUnavailable:
+                let attempts = deferredSelves[directory, default: 0] + 1
+                if attempts > deferralLimit { needsResync = true } else { deferredDirectories[directory] = attempts }
+            default:
+                break
+            }
+        }
+    }
+
+    /// Runs the timers that are due: unpaired moves become removals, quiet files get their
+    /// late re-stat.
+    public mutating func runTimers(now: UInt64) {
+        for (cookie, transit) in inTransit where transit.since + moveWindow <= now {
+            inTransit.removeValue(forKey: cookie)
+            dropParked(transit)
+        }
+        while lateRestatHead < lateRestatQueue.count, lateRestatQueue[lateRestatHead].deadline <= now {
+            let (deadline, pending) = lateRestatQueue[lateRestatHead]
+            lateRestatHead += 1
+            if lateRestats[pending] == deadline {
+                lateRestats.removeValue(forKey: pending)
+                pendingNames.insert(pending)
+            }
+        }
+        if lateRestatHead > 1024 && lateRestatHead * 2 > lateRestatQueue.count {
+            lateRestatQueue.removeFirst(lateRestatHead)
+            lateRestatHead = 0
+        }
+    }
+
+    /// Brings everything up to date for a sync: moves still unpaired after the marker are
+    /// moves out of the root, and recently written files are re-stat'ed now.
+    public mutating func settleForSync() {
+        for transit in inTransit.values { dropParked(transit) }
+        inTransit.removeAll()
+        for pending in lateRestats.keys { pendingNames.insert(pending) }
+        // A write through a hard link outside the root raises no event here: re-stat one
+        // name of every inode with several names.
+        for file in tree.oneNamePerLinkedInode() {
+            pendingNames.insert(
+                PendingName(directory: tree.directory(containing: file), name: Array(tree.name(of: file))))
+        }
+        pendingDirectories.insert(tree.root)
+        // An unreadable directory may have no watch of its own to say that it grew.
+        pendingDirectories.formUnion(unreadable)
+        pollDegraded()
+        flush()
+        relistLostDirectories()
+    }
+
+    /// At a sync every queued event has been applied, so a directory whose path still leads
+    /// elsewhere is not waiting for a rename: an event went to the wrong record (a name stat'ed
+    /// after it had been reused). List each such directory again from its name, shallowest first.
+    mutating func relistLostDirectories() {
+        var lost = Set(deferredDirectories.keys)
+        lost.formUnion(deferredNames.keys.map(\.directory))
+        lost.formUnion(deferredReadabilityChecks.keys)
+        guard !lost.isEmpty else { return }
+        deferredDirectories.removeAll()
+        deferredReadabilityChecks.removeAll()
+        for directory in lost.sorted(by: { tree.depth(of: $0) < tree.depth(of: $1) }) {
+            guard tree.contains(directory), let parent = tree.parent(of: directory) else { continue }
+            if case .found = fileSystem.status(of: directory, tree: tree) { continue }
+            let name = Array(tree.name(of: directory))
+            removeDirectory(directory)
+            createDirectory(named: name, in: parent)
+        }
+        flush()
+    }
+
+    /// Re-lists the subtrees that have no watch, so their totals stay exact.
+    public mutating func pollDegraded() {
+        for directory in degradedDirectories where tree.contains(directory) {
+            clearContents(of: directory)
+            let report = fileSystem.crawl(directory, tree: &tree)
+            pendingDirectories.insert(directory)
+            unwatched.remove(directory)
+            register(report)
+            if report.failed { unwatched.insert(directory) }
+            counters.rescannedDirectories += UInt64(report.listed)
+        }
+    }
+
+    /// Replaces the tree with a fresh crawl after an overflow. Returns the directories listed,
+    /// or nil when the root could not be crawled.
+    public mutating func resync() -> Int? {
+        guard let (fresh, report) = fileSystem.crawlRoot() else { return nil }
+        let oldWatches = directoryByWatch
+        directoryByWatch.removeAll()
+        tree = fresh
+        inTransit.removeAll()
+        pendingNames.removeAll()
+        pendingDirectories.removeAll()
+        deferredNames.removeAll()
+        deferredDirectories.removeAll()
+        deferredReadabilityChecks.removeAll()
+        lateRestats.removeAll()
+        lateRestatQueue.removeAll()
+        lateRestatHead = 0
+        unreadable.removeAll()
+        unwatched.removeAll()
+        register(report)
+        for watch in oldWatches.keys where directoryByWatch[watch] == nil { fileSystem.removeWatch(watch) }
+        counters.rescannedDirectories += UInt64(report.listed)
+        needsResync = false
+        return report.listed
+    }
+
+    /// Brings one name up to date; false when its directory could not be opened yet.
+    mutating func refresh(_ pending: PendingName) -> Bool {
+        let directory = pending.directory
+        guard tree.contains(directory), !unreadable.contains(directory) else { return true }
+        let existing = tree.entry(named: pending.name, in: directory)
+        switch fileSystem.status(of: pending.name, in: directory, tree: tree) {
+        case .directoryUnavailable:
+            return false
+        case .permissionDenied:
+            markUnreadable(directory)
+        case .missing:
+            if case .file(let file)? = existing { tree.removeFile(file) }
+        case .found(let status) where status.kind == .directory:
+            if case .file(let file)? = existing { tree.removeFile(file) }
+            if case .directory? = existing { return true }
+            createDirectory(named: pending.name, in: directory)
+        case .found(let status):
+            switch existing {
+            case .file(let file)?: tree.updateFile(file, status: status)
+            case .directory(let child)?:
+                removeDirectory(child)
+                tree.addFile(named: pending.name, in: directory, status: status)
+            case nil: tree.addFile(named: pending.name, in: directory, status: status)
+            }
+        }
+        return true
+    }
+}
