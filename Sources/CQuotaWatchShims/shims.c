@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <malloc.h>
 #include <stddef.h>
@@ -24,4 +25,8 @@ int qw_mallopt(int parameter, int value) {
 
 int qw_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC | O_NONBLOCK);
+}
+
+int qw_accept4(int fd, struct sockaddr *address, unsigned int *length, int flags) {
+    return accept4(fd, address, (socklen_t *)length, flags);
 }

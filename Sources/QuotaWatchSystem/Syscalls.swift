@@ -105,28 +105,10 @@ func system_connect(_ descriptor: CInt, _ address: UnsafePointer<sockaddr>, _ le
     unsafe connect(descriptor, address, length)
 }
 
-/// glibc declares accept4 only under _GNU_SOURCE, which Swift's Glibc module does not define,
-/// so it is looked up once by name. Without it a descriptor accepted by plain accept would
-/// leak into any child spawned before FD_CLOEXEC could be set.
-private typealias Accept4Function =
-    @convention(c) (CInt, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, CInt) -> CInt
-
-private let accept4Function: Accept4Function? = {
-    guard let symbol = unsafe dlsym(nil, "accept4") else { return nil }
-    return unsafe unsafeBitCast(symbol, to: Accept4Function.self)
-}()
-
-/// Accepts with `flags` (SOCK_CLOEXEC) applied atomically; falls back to accept and fcntl
-/// only if the C library lacks accept4.
+/// Accepts with `flags` (SOCK_CLOEXEC) applied atomically, so the descriptor never leaks into
+/// a child spawned in between.
 func system_accept4(_ descriptor: CInt, _ flags: CInt) -> CInt {
-    if let accept4 = unsafe accept4Function {
-        return accept4(descriptor, nil, nil, flags)
-    }
-    let accepted = accept(descriptor, nil, nil)
-    if accepted >= 0 && flags & CInt(SOCK_CLOEXEC.rawValue) != 0 {
-        _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
-    }
-    return accepted
+    qw_accept4(descriptor, nil, nil, flags)
 }
 
 func system_send(_ descriptor: CInt, _ buffer: UnsafeRawPointer, _ length: Int, _ flags: CInt) -> Int {

@@ -27,4 +27,8 @@ enum { QW_M_TRIM_THRESHOLD = -1, QW_M_MMAP_THRESHOLD = -3 };
 // pipe2(2) with O_CLOEXEC: GNU-only in glibc.
 int qw_pipe_cloexec(int fds[2]);
 
+// accept4(2): GNU-only in glibc.
+struct sockaddr;
+int qw_accept4(int fd, struct sockaddr *address, unsigned int *length, int flags);
+
 #endif
