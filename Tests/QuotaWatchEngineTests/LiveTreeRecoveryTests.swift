@@ -25,6 +25,20 @@ struct LiveTreeRecoveryTests {
         #expect(h.live.watchCount == 1)
     }
 
+    /// A sync asked for during an overflow is answered by the resync, whose crawl can see the
+    /// sync's own marker file; the marker must not be counted.
+    @Test func resyncNeverCountsTheEnginesSyncMarker() throws {
+        var fs = FakeFileSystem(handleCapacity: 0)
+        try fs.mkdir("a")
+        var h = LiveTreeHarness(fs)
+        let marker = String(decoding: LiveTreeHarness.markerPrefix + Array("7".utf8), as: UTF8.self)
+        try h.fs.createFile(FakePath(stringLiteral: marker), size: 0)
+        _ = h.live.resync()
+        try h.fs.unlink(FakePath(stringLiteral: marker))
+        h.deliver()
+        expectExact(h)
+    }
+
     @Test(arguments: handleCapacities)
     func eventsOnAWatchTheEngineAlreadyGaveBack(handles: Int) throws {
         var fs = FakeFileSystem(handleCapacity: handles)

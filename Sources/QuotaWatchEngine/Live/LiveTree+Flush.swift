@@ -138,6 +138,10 @@ extension LiveTree {
         unwatched.removeAll()
         register(report)
         for watch in oldWatches.keys where directoryByWatch[watch] == nil { fileSystem.removeWatch(watch) }
+        // A sync marker of ours may have been there for the crawl to see; it is never counted.
+        for file in tree.files(in: tree.root) where tree.name(of: file).starts(with: markerPrefix) {
+            tree.removeFile(file)
+        }
         counters.rescannedDirectories += UInt64(report.listed)
         needsResync = false
         return report.listed
