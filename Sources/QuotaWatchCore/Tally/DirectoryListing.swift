@@ -23,11 +23,15 @@ public struct DirectoryListing: Sendable {
 
     public init() {}
 
+    // Inlinable so the crawler's call with a raw buffer is specialised in its own module
+    // instead of going through generic witnesses for every byte.
+    @inlinable
     public func name(of entry: Entry) -> ArraySlice<UInt8> {
         let start = Int(entry.nameStart)
         return nameBytes[start..<start + Int(entry.nameLength)]
     }
 
+    @inlinable
     public mutating func append(name: some Collection<UInt8>, status: FileStatus, crawlIndex: UInt32 = .max) {
         let start = Int32(nameBytes.count)
         nameBytes.append(contentsOf: name)

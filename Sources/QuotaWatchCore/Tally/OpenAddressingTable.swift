@@ -15,6 +15,14 @@ struct OpenAddressingTable {
         slots = [UInt32](repeating: Self.empty, count: capacity)
     }
 
+    /// An empty table of exactly `slotCount` slots, a power of two.
+    init(slotCount: Int) {
+        precondition(slotCount >= 16 && slotCount & (slotCount - 1) == 0, "a power of two")
+        slots = [UInt32](repeating: Self.empty, count: slotCount)
+    }
+
+    var slotCount: Int { slots.count }
+
     private var mask: Int { slots.count - 1 }
 
     func find(hash: UInt64, where matches: (UInt32) -> Bool) -> UInt32? {
@@ -27,13 +35,13 @@ struct OpenAddressingTable {
         }
     }
 
-    /// True when the next insert would pass 80 % load: call ``grow(rehash:)`` first. Linear
+    /// True when the next insert would pass 80 % load: the owner rebuilds the table larger first. Linear
     /// probing stays short enough there (about 3 probes to find a name, 13 to miss) while a
     /// table of a million names needs 4 MiB where a 70 % limit would often need 8.
     var needsGrowth: Bool { (count + 1) * 10 > slots.count * 8 }
 
-    /// Adds `value`; the caller guarantees no equal key is present and has grown the table
-    /// when ``needsGrowth`` said so.
+    /// Adds `value`; the caller guarantees no equal key is present and has rebuilt the table
+    /// larger when ``needsGrowth`` said so.
     mutating func insert(_ value: UInt32, hash: UInt64) {
         precondition(!needsGrowth, "grow the table before inserting")
         var index = Int(truncatingIfNeeded: hash) & mask
@@ -80,16 +88,6 @@ struct OpenAddressingTable {
     mutating func removeAll() {
         slots = [UInt32](repeating: Self.empty, count: 16)
         count = 0
-    }
-
-    mutating func grow(rehash: (UInt32) -> UInt64) {
-        let old = slots
-        slots = [UInt32](repeating: Self.empty, count: old.count * 2)
-        for value in old where value != Self.empty {
-            var index = Int(truncatingIfNeeded: rehash(value)) & mask
-            while slots[index] != Self.empty { index = (index + 1) & mask }
-            slots[index] = value
-        }
     }
 
     /// Bytes held by the slot array, for memory reports.

@@ -214,16 +214,22 @@ public struct TallyTree {
     }
 
     func entryHash(_ value: UInt32) -> UInt64 {
-        RecordHasher(files: files, directories: directories, names: names).entry(value)
+        if value & Self.directoryTag != 0 {
+            let record = directories[Int(value & ~Self.directoryTag)]
+            return hashName(parent: record.parent, names.name(at: record.nameOffset, length: record.nameLength))
+        }
+        let record = files[Int(value)]
+        return hashName(parent: record.directory, names.name(at: record.nameOffset, length: record.nameLength))
     }
 
     func inodeHash(_ file: UInt32) -> UInt64 {
-        RecordHasher(files: files, directories: directories, names: names).inode(file)
+        let record = files[Int(file)]
+        return hashInode(device: directories[Int(record.directory)].device, inode: record.inode)
     }
 
-    /// Hash functions for the tables' rehashing. They capture the record arrays, not the
-    /// tree: a closure over `self` would share the table being mutated and force a full copy
-    /// of it on every insert.
+    /// Hash functions for the tables' backward-shift removal. They capture the record arrays,
+    /// not the tree: a closure over `self` would share the table being mutated and force a full
+    /// copy of it on every call.
     var entryHasher: (UInt32) -> UInt64 {
         let hasher = RecordHasher(files: files, directories: directories, names: names)
         return { hasher.entry($0) }
@@ -234,20 +240,31 @@ public struct TallyTree {
         return { hasher.inode($0) }
     }
 
-    /// Inserts into the name table, growing it first when needed. The rehash function is
-    /// built only then, so the common insert allocates nothing.
+    /// Inserts into the name table, rebuilding it twice as large first when it is full.
     mutating func indexEntry(_ value: UInt32, hash: UInt64) {
         if entryIndex.needsGrowth {
-            let rehash = entryHasher
-            entryIndex.grow(rehash: rehash)
+            var larger = OpenAddressingTable(slotCount: entryIndex.slotCount * 2)
+            for index in files.indices where files[index].directory != noRecord && UInt32(index) != value {
+                larger.insert(UInt32(index), hash: entryHash(UInt32(index)))
+            }
+            for index in directories.indices.dropFirst() where directories[index].isLive {
+                let tagged = UInt32(index) | Self.directoryTag
+                if tagged != value { larger.insert(tagged, hash: entryHash(tagged)) }
+            }
+            entryIndex = larger
         }
         entryIndex.insert(value, hash: hash)
     }
 
+    /// Inserts into the inode table, rebuilding it twice as large first when it is full.
     mutating func indexInode(_ file: UInt32, hash: UInt64) {
         if inodeIndex.needsGrowth {
-            let rehash = inodeHasher
-            inodeIndex.grow(rehash: rehash)
+            var larger = OpenAddressingTable(slotCount: inodeIndex.slotCount * 2)
+            for index in files.indices
+            where files[index].directory != noRecord && !files[index].isLinked && UInt32(index) != file {
+                larger.insert(UInt32(index), hash: inodeHash(UInt32(index)))
+            }
+            inodeIndex = larger
         }
         inodeIndex.insert(file, hash: hash)
     }
@@ -260,6 +277,8 @@ public struct TallyTree {
     }
 }
 
+/// The tables' hash functions over a snapshot of the record arrays, for closures that must
+/// not capture the tree itself.
 struct RecordHasher {
     let files: [FileRecord]
     let directories: [DirectoryRecord]
