@@ -168,8 +168,8 @@ extension LiveTree {
             case .file(let file)?: tree.updateFile(file, status: status)
             case .directory(let child)?:
                 removeDirectory(child)
-                tree.addFile(named: pending.name, in: directory, status: status)
-            case nil: tree.addFile(named: pending.name, in: directory, status: status)
+                addFile(named: pending.name, in: directory, status: status)
+            case nil: addFile(named: pending.name, in: directory, status: status)
             }
         }
         return true

@@ -73,4 +73,22 @@ extension LiveTree {
         case .directory(let child): removeDirectory(child)
         }
     }
+
+    /// Adds a file that appeared, unless it is a parked one coming back: a file moved out of
+    /// the root and straight back in under another name has two unpaired moves, and would
+    /// otherwise be counted twice until its first move timed out.
+    mutating func addFile(named name: [UInt8], in directory: DirectoryID, status: FileStatus) {
+        let device = tree.device(of: directory)
+        let returning = inTransit.first { _, transit in
+            guard case .file(let file)? = transit.entry, isStillParked(transit) else { return false }
+            return tree.inode(of: file) == status.inode && tree.device(of: tree.directory(containing: file)) == device
+        }
+        guard let (cookie, transit) = returning, case .file(let file)? = transit.entry else {
+            tree.addFile(named: name, in: directory, status: status)
+            return
+        }
+        inTransit.removeValue(forKey: cookie)
+        tree.moveFile(file, to: directory, named: name)
+        tree.updateFile(file, status: status)
+    }
 }
