@@ -255,4 +255,24 @@ struct LiveTreeMoveTests {
         h.sync()
         expectExact(h, "a file created in the moved directory afterwards")
     }
+
+    /// Found by the randomized sweep (seed 325): a file moved out and straight back in under
+    /// another name, then hard-linked, was counted twice.
+    @Test(arguments: handleCapacities)
+    func fileMovedOutAndBackInThenLinked(handles: Int) throws {
+        var fs = FakeFileSystem(handleCapacity: handles)
+        try fs.mkdir("e")
+        try fs.createFile("e/x", size: 131_575)
+        var h = LiveTreeHarness(fs)
+        try h.fs.rename("e/x", "/out/x")
+        h.deliver()
+        try h.fs.rename("/out/x", "e/b")
+        h.deliver(1)
+        h.flush()
+        try h.fs.link("e/b", "e/a")
+        h.deliver()
+        h.flush()
+        h.sync()
+        expectExact(h)
+    }
 }
