@@ -47,9 +47,14 @@ extension LiveTree {
     /// Runs the timers that are due: unpaired moves become removals, quiet files get their
     /// late re-stat.
     public mutating func runTimers(now: UInt64) {
-        for (cookie, transit) in inTransit where transit.since + moveWindow <= now {
-            inTransit.removeValue(forKey: cookie)
-            dropParked(transit)
+        while transitHead < transitQueue.count, transitQueue[transitHead].since + moveWindow <= now {
+            let (since, cookie) = transitQueue[transitHead]
+            transitHead += 1
+            if inTransit[cookie]?.since == since, let transit = takeTransit(cookie) { dropParked(transit) }
+        }
+        if transitHead > 1024 && transitHead * 2 > transitQueue.count {
+            transitQueue.removeFirst(transitHead)
+            transitHead = 0
         }
         while lateRestatHead < lateRestatQueue.count, lateRestatQueue[lateRestatHead].deadline <= now {
             let (deadline, pending) = lateRestatQueue[lateRestatHead]
@@ -69,7 +74,7 @@ extension LiveTree {
     /// moves out of the root, and recently written files are re-stat'ed now.
     public mutating func settleForSync() {
         for transit in inTransit.values { dropParked(transit) }
-        inTransit.removeAll()
+        forgetTransits()
         for pending in lateRestats.keys { pendingNames.insert(pending) }
         // A write through a hard link outside the root raises no event here: re-stat one
         // name of every inode with several names.
@@ -125,7 +130,7 @@ extension LiveTree {
         let oldWatches = directoryByWatch
         directoryByWatch.removeAll()
         tree = fresh
-        inTransit.removeAll()
+        forgetTransits()
         pendingNames.removeAll()
         pendingDirectories.removeAll()
         deferredNames.removeAll()

@@ -12,16 +12,31 @@ extension LiveTree {
         case .directory(let child)?: tree.moveDirectory(child, to: directory, named: parkedName)
         case nil: break
         }
-        if let previous = inTransit.updateValue(
-            Transit(entry: entry, parent: directory, parkedName: parkedName, originalName: name, since: now),
-            forKey: cookie)
-        {
-            dropParked(previous)
+        if let previous = takeTransit(cookie) { dropParked(previous) }
+        inTransit[cookie] = Transit(
+            entry: entry, parent: directory, parkedName: parkedName, originalName: name, since: now)
+        transitQueue.append((now, cookie))
+        if case .file(let file)? = entry { parkedFiles[tree.inode(of: file)] = cookie }
+    }
+
+    /// Ends a move's wait, whatever becomes of it.
+    mutating func takeTransit(_ cookie: UInt32) -> Transit? {
+        guard let transit = inTransit.removeValue(forKey: cookie) else { return nil }
+        if case .file(let file)? = transit.entry, parkedFiles[tree.inode(of: file)] == cookie {
+            parkedFiles.removeValue(forKey: tree.inode(of: file))
         }
+        return transit
+    }
+
+    mutating func forgetTransits() {
+        inTransit.removeAll()
+        transitQueue.removeAll()
+        transitHead = 0
+        parkedFiles.removeAll()
     }
 
     mutating func finishMove(cookie: UInt32, to directory: DirectoryID, name: [UInt8], isDirectory: Bool) {
-        let transit = inTransit.removeValue(forKey: cookie)
+        let transit = takeTransit(cookie)
         if unreadable.contains(directory) {
             if let transit { dropParked(transit) }
             return
@@ -78,16 +93,14 @@ extension LiveTree {
     /// the root and straight back in under another name has two unpaired moves, and would
     /// otherwise be counted twice until its first move timed out.
     mutating func addFile(named name: [UInt8], in directory: DirectoryID, status: FileStatus) {
-        let device = tree.device(of: directory)
-        let returning = inTransit.first { _, transit in
-            guard case .file(let file)? = transit.entry, isStillParked(transit) else { return false }
-            return tree.inode(of: file) == status.inode && tree.device(of: tree.directory(containing: file)) == device
-        }
-        guard let (cookie, transit) = returning, case .file(let file)? = transit.entry else {
+        guard let cookie = parkedFiles[status.inode], let transit = inTransit[cookie],
+            case .file(let file)? = transit.entry, isStillParked(transit), tree.inode(of: file) == status.inode,
+            tree.device(of: tree.directory(containing: file)) == tree.device(of: directory)
+        else {
             tree.addFile(named: name, in: directory, status: status)
             return
         }
-        inTransit.removeValue(forKey: cookie)
+        _ = takeTransit(cookie)
         tree.moveFile(file, to: directory, named: name)
         tree.updateFile(file, status: status)
     }

@@ -49,6 +49,12 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
 
     var directoryByWatch: [Int32: DirectoryID] = [:]
     var inTransit: [UInt32: Transit] = [:]
+    /// The same moves in the order they began, for their timeouts (the window is constant,
+    /// so this is deadline order); finished ones are skipped when they reach the head.
+    var transitQueue: [(since: UInt64, cookie: UInt32)] = []
+    var transitHead = 0
+    /// Parked files by inode, so a file coming back under another name is found in O(1).
+    var parkedFiles: [UInt64: UInt32] = [:]
     var pendingNames: Set<PendingName> = []
     var pendingDirectories: Set<DirectoryID> = []
     /// Names whose directory could not be opened at its path in the tree, because a rename of
@@ -105,7 +111,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
 
     /// The earliest moment a timer of the tree's is due, if any.
     public var nextDeadline: UInt64? {
-        let moves = inTransit.values.map { $0.since + moveWindow }.min()
+        let moves = transitHead < transitQueue.count ? transitQueue[transitHead].since + moveWindow : nil
         let restats = lateRestatHead < lateRestatQueue.count ? lateRestatQueue[lateRestatHead].deadline : nil
         return [moves, restats].compactMap { $0 }.min()
     }
