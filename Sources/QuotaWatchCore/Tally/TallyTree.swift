@@ -87,6 +87,11 @@ public struct TallyTree {
 
     public func inode(of file: FileID) -> UInt64 { files[Int(file.rawValue)].inode }
 
+    /// The file recorded with this inode and a single name, if any.
+    public func singleNamedFile(device: UInt64, inode: UInt64) -> FileID? {
+        findSingleNamedFile(device: device, inode: inode).map(FileID.init(rawValue:))
+    }
+
     public func device(of directory: DirectoryID) -> UInt64 { directories[Int(directory.rawValue)].device }
 
     public func inode(of directory: DirectoryID) -> UInt64 { directories[Int(directory.rawValue)].inode }

@@ -16,23 +16,17 @@ extension LiveTree {
         inTransit[cookie] = Transit(
             entry: entry, parent: directory, parkedName: parkedName, originalName: name, since: now)
         transitQueue.append((now, cookie))
-        if case .file(let file)? = entry { parkedFiles[tree.inode(of: file)] = cookie }
     }
 
     /// Ends a move's wait, whatever becomes of it.
     mutating func takeTransit(_ cookie: UInt32) -> Transit? {
-        guard let transit = inTransit.removeValue(forKey: cookie) else { return nil }
-        if case .file(let file)? = transit.entry, parkedFiles[tree.inode(of: file)] == cookie {
-            parkedFiles.removeValue(forKey: tree.inode(of: file))
-        }
-        return transit
+        inTransit.removeValue(forKey: cookie)
     }
 
     mutating func forgetTransits() {
         inTransit.removeAll()
         transitQueue.removeAll()
         transitHead = 0
-        parkedFiles.removeAll()
     }
 
     mutating func finishMove(cookie: UInt32, to directory: DirectoryID, name: [UInt8], isDirectory: Bool) {
@@ -89,19 +83,21 @@ extension LiveTree {
         }
     }
 
-    /// Adds a file that appeared, unless it is a parked one coming back: a file moved out of
-    /// the root and straight back in under another name has two unpaired moves, and would
-    /// otherwise be counted twice until its first move timed out.
+    /// Adds a file that appeared. A file whose link count is one has no other name, so a
+    /// record elsewhere with its inode is stale — parked by a move out of the root that it came
+    /// straight back from, or left behind by a rename whose events went to a directory listed
+    /// too late. That record takes the new name instead of the inode being counted twice, and
+    /// whatever now has its old name is looked at again.
     mutating func addFile(named name: [UInt8], in directory: DirectoryID, status: FileStatus) {
-        guard let cookie = parkedFiles[status.inode], let transit = inTransit[cookie],
-            case .file(let file)? = transit.entry, isStillParked(transit), tree.inode(of: file) == status.inode,
-            tree.device(of: tree.directory(containing: file)) == tree.device(of: directory)
+        guard !status.mayHaveOtherNames,
+            let stale = tree.singleNamedFile(device: tree.device(of: directory), inode: status.inode)
         else {
             tree.addFile(named: name, in: directory, status: status)
             return
         }
-        _ = takeTransit(cookie)
-        tree.moveFile(file, to: directory, named: name)
-        tree.updateFile(file, status: status)
+        let oldPlace = PendingName(directory: tree.directory(containing: stale), name: Array(tree.name(of: stale)))
+        tree.moveFile(stale, to: directory, named: name)
+        tree.updateFile(stale, status: status)
+        if oldPlace.name.first != 0 { pendingNames.insert(oldPlace) }
     }
 }

@@ -53,8 +53,6 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// so this is deadline order); finished ones are skipped when they reach the head.
     var transitQueue: [(since: UInt64, cookie: UInt32)] = []
     var transitHead = 0
-    /// Parked files by inode, so a file coming back under another name is found in O(1).
-    var parkedFiles: [UInt64: UInt32] = [:]
     var pendingNames: Set<PendingName> = []
     var pendingDirectories: Set<DirectoryID> = []
     /// Names whose directory could not be opened at its path in the tree, because a rename of
