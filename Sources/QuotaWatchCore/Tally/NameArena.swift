@@ -38,6 +38,4 @@ struct NameArena {
         fresh.bytes.reserveCapacity(bytes.count - garbage)
         return fresh
     }
-
-    var footprintBytes: Int { bytes.capacity }
 }

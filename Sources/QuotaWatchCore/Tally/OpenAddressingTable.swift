@@ -90,8 +90,6 @@ struct OpenAddressingTable {
         count = 0
     }
 
-    /// Bytes held by the slot array, for memory reports.
-    var footprintBytes: Int { slots.capacity * MemoryLayout<UInt32>.stride }
 }
 
 /// FNV-1a over a parent number and a name: cheap, and good enough for linear probing once

@@ -37,18 +37,9 @@ public struct TallyTree {
         directoryCount = 1
     }
 
-    /// Reserves room ahead of a crawl of known size, so arrays grow once.
-    public mutating func reserveCapacity(files fileCapacity: Int, directories directoryCapacity: Int) {
-        files.reserveCapacity(fileCapacity)
-        directories.reserveCapacity(directoryCapacity)
-    }
-
     // MARK: Queries
 
     public func tally(of directory: DirectoryID) -> Tally { directories[Int(directory.rawValue)].tally }
-
-    /// The directory's own inode sizes, without anything below it.
-    public func ownUsage(of directory: DirectoryID) -> Usage { directories[Int(directory.rawValue)].own }
 
     public func parent(of directory: DirectoryID) -> DirectoryID? {
         let parent = directories[Int(directory.rawValue)].parent
@@ -57,10 +48,6 @@ public struct TallyTree {
 
     public func contains(_ directory: DirectoryID) -> Bool {
         Int(directory.rawValue) < directories.count && directories[Int(directory.rawValue)].isLive
-    }
-
-    public func contains(_ file: FileID) -> Bool {
-        Int(file.rawValue) < files.count && files[Int(file.rawValue)].directory != noRecord
     }
 
     public func name(of directory: DirectoryID) -> ArraySlice<UInt8> {
@@ -197,14 +184,6 @@ public struct TallyTree {
             current = directories[Int(current)].parent
         }
         return false
-    }
-
-    /// Bytes held by the tree's storage, for memory reports and tests.
-    public var footprintBytes: Int {
-        files.capacity * MemoryLayout<FileRecord>.stride
-            + directories.capacity * MemoryLayout<DirectoryRecord>.stride
-            + names.footprintBytes + entryIndex.footprintBytes + inodeIndex.footprintBytes
-            + linkedInodes.count * 96
     }
 
     // MARK: Shared plumbing

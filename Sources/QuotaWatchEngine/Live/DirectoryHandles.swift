@@ -45,10 +45,6 @@ struct DirectoryHandles {
 
     /// Opens the directory at its path in the tree, checking it is the inode the tree knows.
     /// The caller owns the result.
-    func openFresh(_ directory: DirectoryID, in tree: TallyTree) -> FileDescriptor? {
-        try? openChecked(directory, in: tree)
-    }
-
     func openChecked(_ directory: DirectoryID, in tree: TallyTree) throws(OpenFailure) -> FileDescriptor {
         let descriptor: FileDescriptor
         do {
