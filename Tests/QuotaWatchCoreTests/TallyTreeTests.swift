@@ -133,4 +133,21 @@ struct TallyTreeTests {
         #expect(tree.entry(named: [0x66, 0xfe, 0x0a, 0x5c], in: tree.root) == nil)
         #expect(Array(tree.name(of: file)) == odd)
     }
+
+    /// A live tree can briefly hold a stale single-named record of an inode beside the real
+    /// one; a hard link made then must bring both into the hard-link table, or the inode is
+    /// counted twice once the stale record goes.
+    @Test func aNewLinkJoinsEverySingleNamedRecordOfItsInode() {
+        var tree = TallyTree(root: directoryStatus(inode: 1))
+        let a = tree.addDirectory(named: bytes("a"), in: tree.root, status: directoryStatus(inode: 2))
+        let b = tree.addDirectory(named: bytes("b"), in: tree.root, status: directoryStatus(inode: 3))
+        let stale = tree.addFile(
+            named: bytes("stale"), in: a, status: fileStatus(inode: 10, allocated: 8192, apparent: 8000))
+        tree.addFile(named: bytes("x"), in: b, status: fileStatus(inode: 10, allocated: 8192, apparent: 8000))
+        tree.addFile(named: bytes("y"), in: b, status: fileStatus(inode: 10, allocated: 8192, apparent: 8000, links: 2))
+        tree.removeFile(stale)
+        #expect(tree.tally(of: b).allocated == 4096 + 8192)
+        #expect(tree.tally(of: tree.root).allocated == 3 * 4096 + 8192)
+        #expect(tree.tally(of: a).allocated == 4096)
+    }
 }

@@ -32,11 +32,9 @@ extension TallyTree {
 
         let device = directories[Int(parent)].device
         // Only a name whose inode reports other links can share it with a file already here.
-        if status.mayHaveOtherNames, let existing = findSingleNamedFile(device: device, inode: status.inode) {
-            // A second name for an inode first seen with one name: from now on both are
-            // counted through the hard-link table.
-            convertToLinked(existing)
-        }
+        // A second name for an inode first seen with one name: from now on all are counted
+        // through the hard-link table.
+        if status.mayHaveOtherNames { convertSingleNamedFiles(device: device, inode: status.inode) }
         let knownLinked = !linkedInodes.isEmpty && linkedInodes[InodeKey(device: device, inode: status.inode)] != nil
         if status.mayHaveOtherNames || knownLinked {
             files[Int(id)].isLinked = true
@@ -69,7 +67,7 @@ extension TallyTree {
             return
         }
         if status.mayHaveOtherNames {
-            convertToLinked(id)
+            convertSingleNamedFiles(device: directories[Int(record.directory)].device, inode: record.inode)
             setLinkedUsage(of: id, to: status.usage)
             return
         }

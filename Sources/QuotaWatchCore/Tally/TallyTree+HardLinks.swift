@@ -45,6 +45,13 @@ extension TallyTree {
         if !inode.namesBelow.isEmpty { linkedInodes[key] = inode }
     }
 
+    /// Moves every single-named record of the inode into the hard-link table. Normally there is
+    /// one; a live tree can briefly hold a stale second one (a name whose move or removal is
+    /// still on its way), and linking all of them keeps the inode counted once per subtree.
+    mutating func convertSingleNamedFiles(device: UInt64, inode: UInt64) {
+        while let file = findSingleNamedFile(device: device, inode: inode) { convertToLinked(file) }
+    }
+
     /// Moves a single-named file into the hard-link table without changing any total.
     mutating func convertToLinked(_ file: UInt32) {
         guard !files[Int(file)].isLinked else { return }
