@@ -6,13 +6,20 @@
 #   qw_use_swift
 #   qw_install_deps test    # test | demo | bench
 
-# Puts the toolchain on PATH if it is installed but not found.
+# Puts the toolchain on PATH if it is installed but not found: $SWIFT_TOOLCHAIN first, then the
+# conventional places a toolchain tarball or swiftly unpacks to.
 qw_use_swift() {
-    if ! command -v swift >/dev/null 2>&1 && [[ -x /opt/swift/usr/bin/swift ]]; then
-        export PATH="/opt/swift/usr/bin:$PATH"
+    local prefix
+    if ! command -v swift >/dev/null 2>&1; then
+        for prefix in "${SWIFT_TOOLCHAIN:-}" /opt/swift /usr/share/swift "$HOME/.local/share/swiftly/toolchains/current"; do
+            if [[ -n "$prefix" && -x "$prefix/usr/bin/swift" ]]; then
+                export PATH="$prefix/usr/bin:$PATH"
+                break
+            fi
+        done
     fi
     if ! command -v swift >/dev/null 2>&1; then
-        echo "error: swift is not on PATH and /opt/swift/usr/bin/swift does not exist" >&2
+        echo "error: swift is not on PATH; set SWIFT_TOOLCHAIN to the toolchain's root (the folder holding usr/bin/swift)" >&2
         return 1
     fi
 }
