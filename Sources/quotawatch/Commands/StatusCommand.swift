@@ -70,8 +70,12 @@ enum StatusCommand {
         }
         Console.out(TableRenderer.render(tree, format: format))
         let engine = report.engine
-        var line = "engine: \(engine.events) events, \(engine.watches) watches, \(engine.overflows) overflows, "
-        line += "\(engine.rescannedDirectories) directories re-listed"
+        func counted(_ count: some BinaryInteger, _ singular: String, _ plural: String) -> String {
+            "\(count) \(count == 1 ? singular : plural)"
+        }
+        var line = "engine: " + counted(engine.events, "event", "events") + ", "
+        line += counted(engine.watches, "watch", "watches") + ", " + counted(engine.overflows, "overflow", "overflows")
+        line += ", " + counted(engine.rescannedDirectories, "directory", "directories") + " re-listed"
         if !engine.degraded.isEmpty { line += "; polled (no watch): " + engine.degraded.joined(separator: ", ") }
         Console.out(line + "\n")
         return .success
