@@ -46,6 +46,28 @@ struct LiveTreeRecoveryTests {
         expectExact(h, "readable again")
     }
 
+    /// A hard link inside a polled subtree, written through and removed between two syncs: the
+    /// sync must re-stat a name of the inode that still exists once polling has run. (The
+    /// randomized sweep's seed 439 found the ordering bug in a longer sequence; this is the
+    /// scenario's short form.)
+    @Test func writeThroughALinkInAPolledSubtreeThatIsThenRemoved() throws {
+        var fs = FakeFileSystem(handleCapacity: 0)
+        try fs.mkdir("a")
+        try fs.mkdir("p")
+        try fs.mkdir("p/q")
+        try fs.createFile("a/f", size: 195_901)
+        fs.watchLimit = 2
+        var h = LiveTreeHarness(fs)
+        #expect(!h.live.degradedDirectories.isEmpty, "the test needs a polled subtree")
+        try h.fs.link("a/f", "p/q/l")
+        h.sync()
+        expectExact(h, "after the link")
+        try h.fs.write("p/q/l", size: 127_871)
+        try h.fs.unlink("p/q/l")
+        h.sync()
+        expectExact(h, "after the write through the link and its removal")
+    }
+
     /// A sync asked for during an overflow is answered by the resync, whose crawl can see the
     /// sync's own marker file; the marker must not be counted.
     @Test func resyncNeverCountsTheEnginesSyncMarker() throws {

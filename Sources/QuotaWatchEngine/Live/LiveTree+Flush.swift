@@ -76,16 +76,18 @@ extension LiveTree {
         for transit in inTransit.values { dropParked(transit) }
         forgetTransits()
         for pending in lateRestats.keys { pendingNames.insert(pending) }
-        // A write through a hard link outside the root raises no event here: re-stat one
-        // name of every inode with several names.
-        for file in tree.oneNamePerLinkedInode() {
-            pendingNames.insert(
-                PendingName(directory: tree.directory(containing: file), name: Array(tree.name(of: file))))
-        }
         pendingDirectories.insert(tree.root)
         // An unreadable directory may have no watch of its own to say that it grew.
         pendingDirectories.formUnion(unreadable)
         pollDegraded()
+        flush()
+        // A write through a name outside the root, or through one gone since, raises no event
+        // where the inode's other names are: re-stat one name of every inode with several
+        // names, chosen only now that polling and the flush have settled which names exist.
+        for file in tree.oneNamePerLinkedInode() {
+            pendingNames.insert(
+                PendingName(directory: tree.directory(containing: file), name: Array(tree.name(of: file))))
+        }
         flush()
         relistLostDirectories()
     }
