@@ -198,15 +198,27 @@ public struct TallyTree {
     }
 
     func entryHash(_ value: UInt32) -> UInt64 {
-        if value & Self.directoryTag != 0 {
-            let record = directories[Int(value & ~Self.directoryTag)]
+        Self.entryHash(value, files: files, directories: directories, names: names)
+    }
+
+    func inodeHash(_ file: UInt32) -> UInt64 {
+        Self.inodeHash(file, files: files, directories: directories)
+    }
+
+    /// The hash of a stored entry: its parent and name.
+    static func entryHash(
+        _ value: UInt32, files: [FileRecord], directories: [DirectoryRecord], names: NameArena
+    ) -> UInt64 {
+        if value & directoryTag != 0 {
+            let record = directories[Int(value & ~directoryTag)]
             return hashName(parent: record.parent, names.name(at: record.nameOffset, length: record.nameLength))
         }
         let record = files[Int(value)]
         return hashName(parent: record.directory, names.name(at: record.nameOffset, length: record.nameLength))
     }
 
-    func inodeHash(_ file: UInt32) -> UInt64 {
+    /// The hash of a single-named file: its device and inode.
+    static func inodeHash(_ file: UInt32, files: [FileRecord], directories: [DirectoryRecord]) -> UInt64 {
         let record = files[Int(file)]
         return hashInode(device: directories[Int(record.directory)].device, inode: record.inode)
     }
@@ -215,13 +227,13 @@ public struct TallyTree {
     /// not the tree: a closure over `self` would share the table being mutated and force a full
     /// copy of it on every call.
     var entryHasher: (UInt32) -> UInt64 {
-        let hasher = RecordHasher(files: files, directories: directories, names: names)
-        return { hasher.entry($0) }
+        let (files, directories, names) = (files, directories, names)
+        return { Self.entryHash($0, files: files, directories: directories, names: names) }
     }
 
     var inodeHasher: (UInt32) -> UInt64 {
-        let hasher = RecordHasher(files: files, directories: directories, names: names)
-        return { hasher.inode($0) }
+        let (files, directories) = (files, directories)
+        return { Self.inodeHash($0, files: files, directories: directories) }
     }
 
     /// Inserts into the name table, rebuilding it twice as large first when it is full.
@@ -258,27 +270,5 @@ public struct TallyTree {
             let record = files[Int(file)]
             return record.inode == inode && directories[Int(record.directory)].device == device
         }
-    }
-}
-
-/// The tables' hash functions over a snapshot of the record arrays, for closures that must
-/// not capture the tree itself.
-struct RecordHasher {
-    let files: [FileRecord]
-    let directories: [DirectoryRecord]
-    let names: NameArena
-
-    func entry(_ value: UInt32) -> UInt64 {
-        if value & TallyTree.directoryTag != 0 {
-            let record = directories[Int(value & ~TallyTree.directoryTag)]
-            return hashName(parent: record.parent, names.name(at: record.nameOffset, length: record.nameLength))
-        }
-        let record = files[Int(value)]
-        return hashName(parent: record.directory, names.name(at: record.nameOffset, length: record.nameLength))
-    }
-
-    func inode(_ file: UInt32) -> UInt64 {
-        let record = files[Int(file)]
-        return hashInode(device: directories[Int(record.directory)].device, inode: record.inode)
     }
 }
