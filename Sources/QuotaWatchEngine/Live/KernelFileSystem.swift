@@ -93,28 +93,27 @@ public struct KernelFileSystem: LiveFileSystem {
 
     public mutating func crawlRoot() -> (TallyTree, CrawlReport)? {
         handles.forgetAll()
-        // A descriptor of its own: the root's was read to its end by the first crawl.
-        guard let fresh = try? root.openDirectory([UInt8(ascii: ".")]) else { return nil }
-        defer { fresh.close() }
-        guard let status = try? fresh.status() else { return nil }
-        var tree = TallyTree(root: status)
-        let full = TreeScanner(options: options)
-        let (_, report) = full.crawl(fresh, into: &tree, at: tree.root, beforeListing: Self.watcher(inotify))
-        return (tree, report)
+        return try? crawlWhole(progress: nil)
     }
 
     /// The first crawl at start-up, with the same watches.
     public func crawlInitial(progress: ((CrawlProgress) -> Void)?) throws(RootError) -> (TallyTree, CrawlReport) {
-        let status: FileStatus
         do {
-            status = try root.status()
+            return try crawlWhole(progress: progress)
         } catch {
             throw .cannotOpen(path: [], error)
         }
-        var tree = TallyTree(root: status)
+    }
+
+    /// Crawls the root into a fresh tree on a descriptor of its own (a shared one would be read
+    /// to its end after the first crawl), watching every directory.
+    private func crawlWhole(progress: ((CrawlProgress) -> Void)?) throws(Errno) -> (TallyTree, CrawlReport) {
+        let fresh = try root.openDirectory([UInt8(ascii: ".")])
+        defer { fresh.close() }
+        var tree = TallyTree(root: try fresh.status())
         let full = TreeScanner(options: options)
         let (_, report) = full.crawl(
-            root, into: &tree, at: tree.root, beforeListing: Self.watcher(inotify), progress: progress)
+            fresh, into: &tree, at: tree.root, beforeListing: Self.watcher(inotify), progress: progress)
         return (tree, report)
     }
 
