@@ -108,9 +108,20 @@ public struct ScannedTree {
     public var warnings: [ScanWarning]
 }
 
-public enum RootError: Error, Sendable {
+public enum RootError: Error, Sendable, CustomStringConvertible {
     case cannotOpen(path: [UInt8], Errno)
     case notADirectory(path: [UInt8])
+
+    /// What is wrong with ROOT and what to do about it.
+    public var description: String {
+        switch self {
+        case .notADirectory(let path):
+            return "'\(EscapedName.string(path))' is not a directory: ROOT must be a directory"
+        case .cannotOpen(let path, let errno):
+            return
+                "cannot open root '\(EscapedName.string(path))': \(errno). Check that it exists and that you may read it"
+        }
+    }
 }
 
 extension TreeScanner {

@@ -65,7 +65,7 @@ public final class LiveEngine {
         do {
             opened = try TreeScanner().openRoot(options.root)
         } catch {
-            return .failure(Self.describe(error))
+            return .failure(error.description)
         }
         let root = opened.descriptor
         defer { root.close() }
@@ -101,7 +101,7 @@ public final class LiveEngine {
         do {
             first = try fileSystem.crawlInitial(progress: progress)
         } catch {
-            return .failure(Self.describe(error))
+            return .failure(error.description)
         }
         var live = LiveTree(tree: first.0, crawl: first.1, fileSystem: fileSystem, markerPrefix: markerPrefix)
         let rootName = Array(options.root.split(separator: UInt8(ascii: "/")).last ?? [])
@@ -355,16 +355,6 @@ public final class LiveEngine {
     private func seconds(since start: ContinuousClock.Instant) -> Double {
         let elapsed = start.duration(to: clock.now)
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    }
-
-    static func describe(_ error: RootError) -> String {
-        switch error {
-        case .notADirectory(let path):
-            return "'\(EscapedName.string(path))' is not a directory: ROOT must be a directory"
-        case .cannotOpen(let path, let errno):
-            return
-                "cannot open root '\(EscapedName.string(path))': \(errno). Check that it exists and that you may read it"
-        }
     }
 }
 

@@ -26,14 +26,7 @@ enum RootOptions {
 
     /// A bad ROOT is a usage error (64), with what to do about it.
     static func report(_ error: RootError) -> ExitStatus {
-        switch error {
-        case .notADirectory(let path):
-            Console.error("Error: '\(EscapedName.string(path))' is not a directory: ROOT must be a directory.\n")
-        case .cannotOpen(let path, let errno):
-            Console.error(
-                "Error: cannot open root '\(EscapedName.string(path))': \(errno). Check that it exists and that you may read it.\n"
-            )
-        }
+        Console.error("Error: \(error).\n")
         return .usage
     }
 
