@@ -132,7 +132,7 @@ public final class LiveEngine {
             }
             if live.hasPendingWork { consider(lastFlush.advanced(by: options.settle)) }
             if let due = live.nextDeadline { consider(instant(fromNanoseconds: due)) }
-            if !live.degradedDirectories.isEmpty { consider(nextPoll) }
+            if live.hasUnwatchedDirectories { consider(nextPoll) }
             if live.needsResync { consider(resyncNotBefore) }
             consider(pendingSyncs.values.map(\.deadline).min())
 
@@ -161,7 +161,7 @@ public final class LiveEngine {
                 live.flush()
                 lastFlush = now
             }
-            if !live.degradedDirectories.isEmpty && now >= nextPoll {
+            if live.hasUnwatchedDirectories && now >= nextPoll {
                 live.pollDegraded()
                 nextPoll = now.advanced(by: options.pollInterval)
                 reportDegradation(of: live)
@@ -309,7 +309,7 @@ public final class LiveEngine {
             + "/etc/sysctl.d/) or raise /proc/sys/user/max_inotify_watches in the namespace. Until then "
             + "\(paths.count) subtree(s) are polled every \(options.pollInterval.components.seconds) s: "
             + paths.prefix(5).joined(separator: ", ")
-        FileDescriptor.standardError.writeLine("quotawatch: warning: \(message)")
+        try? FileDescriptor.standardError.writeAll("quotawatch: warning: \(message)\n".utf8)
         emit(.degraded(paths: paths, watchesNeeded: needed, maxUserWatches: limit, message: message))
     }
 
@@ -356,8 +356,4 @@ public final class LiveEngine {
         let elapsed = start.duration(to: clock.now)
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
-}
-
-extension FileDescriptor {
-    func writeLine(_ text: String) { try? writeAll((text + "\n").utf8) }
 }

@@ -95,6 +95,9 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     public func directory(forWatch watch: Int32) -> DirectoryID? { directoryByWatch[watch] }
 
     /// The topmost directories without a watch, which are polled instead.
+    /// Whether any directory is polled: cheap enough to ask on every turn of the loop.
+    public var hasUnwatchedDirectories: Bool { !unwatched.isEmpty }
+
     public var degradedDirectories: [DirectoryID] {
         unwatched.filter { directory in
             guard let parent = tree.parent(of: directory) else { return true }
