@@ -26,6 +26,12 @@ public struct CrawlResult: Sendable {
 
     /// Entries that were listed but could not be stat'ed.
     public var unstatable: [(name: [UInt8], error: Errno)]
+
+    /// The directory's status read from the descriptor that was watched and listed, in the
+    /// first part of a subdirectory's result. The parent's listing stat'ed the name a moment
+    /// earlier; a rename over that name in between leaves the name holding another inode,
+    /// and the record must describe the inode the watch and the listing are really about.
+    public var openedStatus: FileStatus?
 }
 
 public struct CrawlOptions: Sendable {
@@ -95,7 +101,7 @@ public struct Crawler: Sendable {
             crawlIndex: item.crawlIndex, listing: DirectoryListing(), watch: WatchOutcome.notRequested,
             outcome: .listed,
             isComplete: true,
-            unstatable: [])
+            unstatable: [], openedStatus: nil)
         let descriptor: FileDescriptor
         do {
             descriptor = try item.source.open()
@@ -107,6 +113,14 @@ public struct Crawler: Sendable {
             return state.publish(result, children: [], finishing: true, isOwner: isOwner)
         }
         let owned = SharedDescriptor(descriptor, owned: item.source.isOwned)
+        if item.source.isOwned {
+            do {
+                result.openedStatus = try descriptor.status()
+            } catch {
+                result.outcome = .unreadable(error)
+                return state.publish(result, children: [], finishing: true, isOwner: isOwner)
+            }
+        }
         if let beforeListing { result.watch = beforeListing(descriptor) }
         while true {
             var problems = DirectoryReader.Problems()
@@ -133,6 +147,7 @@ public struct Crawler: Sendable {
             if !more { return }
             result.listing = DirectoryListing()
             result.watch = WatchOutcome.notRequested
+            result.openedStatus = nil
         }
     }
 }

@@ -46,6 +46,12 @@ public struct TreeScanner {
             result in
             let index = Int(result.crawlIndex)
             guard index < directoryByCrawlIndex.count, let target = directoryByCrawlIndex[index] else { return }
+            if let opened = result.openedStatus, opened.inode != tree.inode(of: target) {
+                // Renamed over between the parent's listing and the open: the record takes the
+                // inode that is watched and listed, so the engine can tell it is a directory it
+                // may already know under another name.
+                tree.updateDirectory(target, status: opened)
+            }
             if result.watch != WatchOutcome.notRequested {
                 tree.setWatch(max(result.watch, -1), of: target)
                 if result.watch >= 0 { report.watches.append((result.watch, target)) }

@@ -4,10 +4,13 @@ import QuotaWatchCore
 extension LiveTree {
     mutating func register(_ report: CrawlReport) {
         for (watch, directory) in report.watches where tree.contains(directory) {
-            if let known = directoryByWatch[watch], known != directory, tree.contains(known),
-                tree.inode(of: known) == tree.inode(of: directory), adopt(known, asCopy: directory)
-            {
-                continue
+            if let known = directoryByWatch[watch], known != directory, tree.contains(known) {
+                // inotify hands back the watch it already has on an inode, and a crawl records
+                // the inode it watched: the same watch means the same directory.
+                if tree.inode(of: known) == tree.inode(of: directory), adopt(known, asCopy: directory) { continue }
+                // Two records claim one watch and cannot be merged. Removing either would
+                // take the kernel's watch from the other, so only a fresh crawl can be trusted.
+                needsResync = true
             }
             directoryByWatch[watch] = directory
         }
