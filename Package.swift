@@ -26,6 +26,16 @@ let package = Package(
         ),
         // Pure logic: tallies, sizes, names, rendering. No kernel.
         .target(name: "QuotaWatchCore", swiftSettings: strict),
+        // Pure policy: globs, quotas, levels, budgets, forecasts, leftover rules, events.
+        .target(name: "QuotaWatchPolicy", dependencies: ["QuotaWatchCore"], swiftSettings: strict),
+        // libyaml from Debian's libyaml-dev, for the config file.
+        .systemLibrary(name: "CYAML", path: "Sources/CYAML"),
+        // The config file: libyaml's events into a node tree, decoded into a PolicyConfig.
+        .target(
+            name: "QuotaWatchConfig",
+            dependencies: ["CYAML", "QuotaWatchPolicy", "QuotaWatchCore"],
+            swiftSettings: strict + [.strictMemorySafety()]
+        ),
         // Wiring: crawler, inotify engine, control socket.
         .target(
             name: "QuotaWatchEngine",
@@ -34,7 +44,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "quotawatch",
-            dependencies: ["QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchEngine"],
+            dependencies: [
+                "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchEngine", "QuotaWatchPolicy", "QuotaWatchConfig",
+            ],
             swiftSettings: strict
         ),
         // Builds the sample and benchmark trees for scripts/demo and scripts/bench.
@@ -42,6 +54,11 @@ let package = Package(
         // Temp trees with raw-byte names, the du oracle, and a runner for the built CLI.
         .target(name: "QuotaWatchTestSupport", path: "Tests/QuotaWatchTestSupport", swiftSettings: strict),
         .testTarget(name: "QuotaWatchCoreTests", dependencies: ["QuotaWatchCore"], swiftSettings: strict),
+        .testTarget(
+            name: "QuotaWatchPolicyTests",
+            dependencies: ["QuotaWatchPolicy", "QuotaWatchConfig", "QuotaWatchCore"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "QuotaWatchSystemTests",
             dependencies: ["QuotaWatchSystem"],

@@ -50,13 +50,13 @@ qw_require_packages() {
 }
 
 # Installs what one script needs:
-#   test   libinotifytools (linked by QuotaWatchSystem) and coreutils' du (the tests' oracle)
+#   test   libinotifytools (linked by QuotaWatchSystem), libyaml (QuotaWatchConfig) and coreutils' du
 #   demo   what building QuotaWatch needs, and du for the comparison line
 #   bench  the tools QuotaWatch is measured against: gdu, watchman, inotifywait, hyperfine
 qw_install_deps() {
     case "${1:-}" in
-    test | demo) qw_require_packages libinotifytools0-dev coreutils ;;
-    bench) qw_require_packages libinotifytools0-dev coreutils gdu watchman inotify-tools hyperfine ;;
+    test | demo) qw_require_packages libinotifytools0-dev libyaml-dev coreutils ;;
+    bench) qw_require_packages libinotifytools0-dev libyaml-dev coreutils gdu watchman inotify-tools hyperfine ;;
     *)
         echo "qw_install_deps: expected test, demo or bench, got '${1:-}'" >&2
         return 64

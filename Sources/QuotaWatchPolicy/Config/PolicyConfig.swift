@@ -1,0 +1,46 @@
+import QuotaWatchCore
+
+/// Everything the policy layer is configured with, from a YAML file, the command line, or
+/// both (the command line's values are merged over the file's).
+public struct PolicyConfig: Sendable, Equatable {
+    public var profile: ProfileChoice = .auto
+    public var quotas: [QuotaRule] = []
+    public var budgets: [BudgetRule] = []
+    public var levels = LevelPolicy()
+    public var leftovers = LeftoverSettings()
+    public var forecast = ForecastSettings()
+    /// The half-life of the write activity that weighs budget shares.
+    public var activityHalfLife: Duration = .seconds(600)
+    public var hooks: [HookSpec] = []
+
+    public init() {}
+
+    /// The leftover rules in force: the profile's built-ins when it applies (each possibly
+    /// overridden by a configured rule of the same name), then the configured rules, minus
+    /// those disabled.
+    public func effectiveLeftoverRules(profileApplies: Bool) -> [LeftoverRule] {
+        var rules: [LeftoverRule] = []
+        if profileApplies {
+            for builtIn in IOSSandboxProfile.rules(age: leftovers.age) {
+                rules.append(leftovers.rules.first { $0.name == builtIn.name } ?? builtIn)
+            }
+        }
+        for rule in leftovers.rules where !rules.contains(where: { $0.name == rule.name }) {
+            let isBuiltInName = IOSSandboxProfile.rules(age: leftovers.age).contains { $0.name == rule.name }
+            if !isBuiltInName || profileApplies { rules.append(rule) }
+        }
+        return rules.filter { !leftovers.disabled.contains($0.name) }
+    }
+}
+
+/// The `leftovers:` section.
+public struct LeftoverSettings: Sendable, Hashable {
+    /// How long an idle download (and a temporary plist) waits before it is a leftover.
+    public var age: Duration = .seconds(3600)
+    /// Configured rules: new ones, or overrides of built-ins by name.
+    public var rules: [LeftoverRule] = []
+    /// Names of rules turned off.
+    public var disabled: Set<String> = []
+
+    public init() {}
+}

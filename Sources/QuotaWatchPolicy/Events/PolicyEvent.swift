@@ -1,0 +1,112 @@
+import QuotaWatchCore
+
+/// An event of the policy layer, as it goes on the `--events jsonl` stream and to hooks.
+public struct PolicyEvent: Sendable, Hashable {
+    public enum Detail: Sendable, Hashable {
+        /// A quota directory entered `state`: `quota_warning`, `quota_breach` or `quota_ok`.
+        /// `used` is the size the rule counts (its `size`), `limit` the rule's limit (a budget
+        /// group's whole budget), `effectiveLimit` the limit in force now.
+        case quota(
+            state: QuotaState, path: [UInt8], used: UInt64, size: SizeKind, limit: UInt64, effectiveLimit: UInt64,
+            rule: String, level: DiskLevel)
+        case level(from: DiskLevel, to: DiskLevel, free: UInt64, total: UInt64, rootAllocated: UInt64)
+        case leftover(path: [UInt8], allocated: UInt64, idle: Duration, rule: String)
+        case forecast(path: [UInt8], secondsToBreach: Double, bytesPerSecond: Double, rule: String)
+        /// A hook run failed: `status` is its exit status, `signal` the signal that ended it
+        /// (a timeout kill included); `failedEvent` the kind of event it was run for.
+        case hookFailed(hook: String, failedEvent: String, status: Int32?, signal: Int32?, standardErrorTail: String)
+    }
+
+    public var detail: Detail
+    public var time: WallTime
+
+    public init(_ detail: Detail, time: WallTime) {
+        self.detail = detail
+        self.time = time
+    }
+
+    /// Every kind an event can have, as hooks name them in `events:`.
+    public static let kinds = [
+        "quota_warning", "quota_breach", "quota_ok", "level", "leftover", "quota_forecast", "hook_failed",
+    ]
+
+    public var kind: String {
+        switch detail {
+        case .quota(let state, _, _, _, _, _, _, _):
+            switch state {
+            case .ok: "quota_ok"
+            case .warning: "quota_warning"
+            case .breach: "quota_breach"
+            }
+        case .level: "level"
+        case .leftover: "leftover"
+        case .forecast: "quota_forecast"
+        case .hookFailed: "hook_failed"
+        }
+    }
+
+    public var path: [UInt8]? {
+        switch detail {
+        case .quota(_, let path, _, _, _, _, _, _), .leftover(let path, _, _, _), .forecast(let path, _, _, _): path
+        case .level, .hookFailed: nil
+        }
+    }
+
+    /// The event's fields, `event` and `time` included.
+    public var fields: [String: PolicyJSON] {
+        var fields: [String: PolicyJSON] = ["event": .string(kind), "time": .string(time.iso8601)]
+        switch detail {
+        case .quota(_, let path, let used, let size, let limit, let effectiveLimit, let rule, let level):
+            fields["path"] = .string(EscapedName.string(path))
+            fields[size.rawValue] = .unsigned(used)
+            fields["limit"] = .unsigned(limit)
+            fields["effective_limit"] = .unsigned(effectiveLimit)
+            fields["rule"] = .string(rule)
+            fields["level"] = .string(level.rawValue)
+        case .level(let from, let to, let free, let total, let rootAllocated):
+            fields["from"] = .string(from.rawValue)
+            fields["to"] = .string(to.rawValue)
+            fields["free"] = .unsigned(free)
+            fields["total"] = .unsigned(total)
+            fields["root_allocated"] = .unsigned(rootAllocated)
+        case .leftover(let path, let allocated, let idle, let rule):
+            fields["path"] = .string(EscapedName.string(path))
+            fields["allocated"] = .unsigned(allocated)
+            fields["idle_seconds"] = .integer(idle.components.seconds)
+            fields["rule"] = .string(rule)
+        case .forecast(let path, let seconds, let rate, let rule):
+            fields["path"] = .string(EscapedName.string(path))
+            fields["seconds_to_breach"] = .integer(Int64(seconds.rounded()))
+            fields["bytes_per_second"] = .integer(Int64(rate.rounded()))
+            fields["rule"] = .string(rule)
+        case .hookFailed(let hook, let failedEvent, let status, let signal, let tail):
+            fields["hook"] = .string(hook)
+            fields["failed_event"] = .string(failedEvent)
+            fields["status"] = status.map { .integer(Int64($0)) } ?? .null
+            fields["signal"] = signal.map { .integer(Int64($0)) } ?? .null
+            fields["stderr_tail"] = .string(tail)
+        }
+        return fields
+    }
+
+    /// The JSON line, without its newline; keys sorted.
+    public var jsonLine: String { PolicyJSON.object(fields).encoded }
+
+    /// What a hook receives: the JSON line on stdin, and each field as
+    /// `QUOTAWATCH_<FIELD IN CAPITALS>` (`QUOTAWATCH_EVENT` first, then in key order).
+    /// Numbers are written as in the JSON, paths escaped as in the JSON, null as empty.
+    public var hookEvent: HookEvent {
+        let fields = fields
+        var environment: [(name: String, value: String)] = [("QUOTAWATCH_EVENT", kind)]
+        for key in fields.keys.sorted() where key != "event" {
+            let value: String
+            switch fields[key]! {
+            case .string(let text): value = text
+            case .null: value = ""
+            case let other: value = other.encoded
+            }
+            environment.append(("QUOTAWATCH_" + key.uppercased(), value))
+        }
+        return HookEvent(kind: kind, path: path, json: Array(jsonLine.utf8), environment: environment)
+    }
+}

@@ -1,0 +1,77 @@
+import QuotaWatchCore
+
+/// Which of a directory's two totals a rule counts.
+public enum SizeKind: String, Sendable, Hashable, CaseIterable {
+    /// Blocks on disk, as `du -sB1`: what fills the disk. The default.
+    case allocated
+    /// Sizes as `ls` shows them, as `du -sb`: what a program wrote.
+    case apparent
+}
+
+/// What every quota directory shares, fixed limit or budget share alike.
+public struct QuotaThresholds: Sendable, Hashable {
+    /// The share of the effective limit at which a directory enters the warning state.
+    public var warningRatio: Double
+    /// The band, as a share of the effective limit, a directory must fall below a line
+    /// before it leaves the state above that line (see ``QuotaTracker``).
+    public var hysteresis: Double
+    public var size: SizeKind
+    /// Report only: the cleaners of the next issue never touch this directory.
+    public var protect: Bool
+
+    public init(warningRatio: Double = 0.8, hysteresis: Double = 0.02, size: SizeKind = .allocated, protect: Bool = false) {
+        self.warningRatio = warningRatio
+        self.hysteresis = hysteresis
+        self.size = size
+        self.protect = protect
+    }
+}
+
+/// A fixed quota: every directory matching `glob` gets `limit`, scaled by the disk level.
+public struct QuotaRule: Sendable, Hashable {
+    public var glob: PathGlob
+    public var limit: UInt64
+    public var thresholds: QuotaThresholds
+
+    public init(glob: PathGlob, limit: UInt64, thresholds: QuotaThresholds = QuotaThresholds()) {
+        self.glob = glob
+        self.limit = limit
+        self.thresholds = thresholds
+    }
+
+    public func effectiveLimit(scale: Double) -> UInt64 { scaled(limit, by: scale) }
+}
+
+/// A budget shared by every directory matching `glob`, split by weight (see ``BudgetSplit``).
+public struct BudgetRule: Sendable, Hashable {
+    public var glob: PathGlob
+    public var budget: UInt64
+    /// The base weight of a member without an entry in `weights`.
+    public var weight: Double
+    /// Base weights by member path (relative to ROOT, as raw bytes).
+    public var weights: [[UInt8]: Double]
+    /// How much weight one recent change adds (0 turns activity off).
+    public var activityWeight: Double
+    public var thresholds: QuotaThresholds
+
+    public init(
+        glob: PathGlob, budget: UInt64, weight: Double = 1, weights: [[UInt8]: Double] = [:],
+        activityWeight: Double = 1, thresholds: QuotaThresholds = QuotaThresholds()
+    ) {
+        self.glob = glob
+        self.budget = budget
+        self.weight = weight
+        self.weights = weights
+        self.activityWeight = activityWeight
+        self.thresholds = thresholds
+    }
+
+    public func baseWeight(of path: [UInt8]) -> Double { weights[path] ?? weight }
+}
+
+/// `bytes × scale`, rounded down, saturating at the ends of UInt64.
+func scaled(_ bytes: UInt64, by scale: Double) -> UInt64 {
+    let product = Double(bytes) * max(scale, 0)
+    if product >= Double(UInt64.max) { return UInt64.max }
+    return UInt64(product.rounded(.down))
+}

@@ -1,0 +1,55 @@
+/// The state of one quota directory.
+public enum QuotaState: String, Sendable, Hashable, CaseIterable {
+    case ok
+    case warning
+    case breach
+}
+
+/// The hysteresis state machine of one quota directory. It reports a transition exactly
+/// once, at the change that crosses a line, and never while a directory hovers at one.
+///
+/// With L the effective limit, W = warning ratio × L and a band B = hysteresis × L:
+/// - any state → `breach` when usage goes above L (strictly: exactly L is within quota);
+/// - `ok` → `warning` when usage reaches W;
+/// - `breach` → `warning` only when usage falls to L − B or below, and to `ok` directly when
+///   it falls below W − B;
+/// - `warning` → `ok` only when usage falls below W − B.
+///
+/// Lines move with the effective limit (a level change, a budget re-split): the same rules
+/// apply to the new lines at the next evaluation, so going Critical can breach a directory
+/// that nothing wrote to.
+public struct QuotaTracker: Sendable, Hashable {
+    public private(set) var state: QuotaState = .ok
+
+    public init(state: QuotaState = .ok) { self.state = state }
+
+    /// Feeds the current usage and lines; returns the new state when it changed.
+    public mutating func update(used: UInt64, effectiveLimit: UInt64, thresholds: QuotaThresholds) -> QuotaState? {
+        let limit = Double(effectiveLimit)
+        let usage = Double(used)
+        let warningLine = limit * thresholds.warningRatio
+        let band = limit * max(thresholds.hysteresis, 0)
+        let next: QuotaState
+        if usage > limit {
+            next = .breach
+        } else {
+            switch state {
+            case .ok:
+                next = usage >= warningLine ? .warning : .ok
+            case .warning:
+                next = usage < warningLine - band ? .ok : .warning
+            case .breach:
+                if usage < warningLine - band {
+                    next = .ok
+                } else if usage <= limit - band {
+                    next = .warning
+                } else {
+                    next = .breach
+                }
+            }
+        }
+        guard next != state else { return nil }
+        state = next
+        return next
+    }
+}
