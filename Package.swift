@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "QuotaWatchCoreTests", dependencies: ["QuotaWatchCore"], swiftSettings: strict),
         .testTarget(
             name: "QuotaWatchPolicyTests",
-            dependencies: ["QuotaWatchPolicy", "QuotaWatchConfig", "QuotaWatchCore"],
+            dependencies: ["QuotaWatchPolicy", "QuotaWatchConfig", "QuotaWatchCore", "QuotaWatchTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

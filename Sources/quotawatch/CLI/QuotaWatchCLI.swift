@@ -2,7 +2,9 @@
 enum QuotaWatchCLI {
     static let version = "0.1.0"
 
-    static let subcommands: [Subcommand] = [ScanCommand.subcommand, RunCommand.subcommand, StatusCommand.subcommand]
+    static let subcommands: [Subcommand] = [
+        ScanCommand.subcommand, RunCommand.subcommand, StatusCommand.subcommand, CheckConfigCommand.subcommand,
+    ]
 
     static func run(_ arguments: [CommandLineArgument]) -> ExitStatus {
         do {

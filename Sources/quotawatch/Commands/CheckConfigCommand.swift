@@ -1,0 +1,56 @@
+import QuotaWatchConfig
+import QuotaWatchCore
+import QuotaWatchPolicy
+import QuotaWatchSystem
+
+/// `quotawatch check-config FILE`: validates a config file and prints the rules in force.
+enum CheckConfigCommand {
+    /// The file is not a valid config (sysexits' EX_DATAERR).
+    static let invalid = ExitStatus(rawValue: 65)
+    /// The file cannot be read (sysexits' EX_NOINPUT).
+    static let unreadable = ExitStatus(rawValue: 66)
+
+    static let subcommand = Subcommand(
+        name: "check-config",
+        abstract: "Validate a config file and print the rules it puts in force.",
+        discussion: """
+            Prints the quotas, budget groups, disk levels, leftover rules (the ios-sandbox
+            profile's built-ins included) and hooks, with every default filled in.
+            Exit status: 0 when the file is valid, 65 when it is not (the error, with its line
+            and column, goes to stderr), 66 when it cannot be read, 64 on bad usage.
+            """,
+        arguments: [ArgumentSpec(name: "file", help: "The YAML config file.")],
+        options: [OptionSpec(name: "--json", help: "Print the effective rules as one JSON object.")],
+        run: run)
+
+    static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
+        guard let file = arguments.positionals.first else {
+            throw UsageError(message: "Name the config file: quotawatch check-config FILE", command: "check-config")
+        }
+        if arguments.positionals.count > 1 {
+            throw UsageError(
+                message: "Unexpected argument '\(arguments.positionals[1].text)'", command: "check-config")
+        }
+        let name = EscapedName.string(file.bytes)
+        let bytes: [UInt8]
+        do {
+            bytes = try SmallFile.read(String(decoding: file.bytes, as: UTF8.self), limit: 4 * 1024 * 1024)
+        } catch {
+            Console.error("Error: cannot read '\(name)': \(error)\n")
+            return unreadable
+        }
+        let config: PolicyConfig
+        do {
+            config = try PolicyConfigLoader.load(bytes, file: name)
+        } catch {
+            Console.error("Error: \(error)\n")
+            return invalid
+        }
+        if arguments.has("--json") {
+            Console.out(ConfigSummary.json(config).encoded + "\n")
+        } else {
+            Console.out(ConfigSummary.table(config))
+        }
+        return .success
+    }
+}
