@@ -18,7 +18,8 @@ struct Field {
     func mapping(allowed: [String]) throws(ConfigError) -> Mapping {
         guard case .mapping(let pairs) = node.content else {
             if node.isNull { return Mapping(field: self, values: [:]) }
-            throw error("expected a mapping with keys " + allowed.joined(separator: ", ") + ", found \(node.kindDescription)")
+            throw error(
+                "expected a mapping with keys " + allowed.joined(separator: ", ") + ", found \(node.kindDescription)")
         }
         var values: [String: Field] = [:]
         for pair in pairs {
@@ -33,7 +34,9 @@ struct Field {
                 message += " Allowed here: " + allowed.joined(separator: ", ")
                 throw Field(node: pair.key, key: path, file: file).error(message)
             }
-            if values[name] != nil { throw Field(node: pair.key, key: path, file: file).error("'\(name)' is given twice") }
+            if values[name] != nil {
+                throw Field(node: pair.key, key: path, file: file).error("'\(name)' is given twice")
+            }
             values[name] = child(pair.value, key: path)
         }
         return Mapping(field: self, values: values)
@@ -105,7 +108,8 @@ struct Field {
     func integer(in range: ClosedRange<Int>) throws(ConfigError) -> Int {
         let text = try text(expecting: "a whole number")
         guard let value = Int(text), range.contains(value) else {
-            throw error("invalid number '\(text)'; write a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw error(
+                "invalid number '\(text)'; write a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
     }

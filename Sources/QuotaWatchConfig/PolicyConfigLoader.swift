@@ -52,7 +52,9 @@ public enum PolicyConfigLoader {
         var thresholds = QuotaThresholds()
         if let value = map["warning"] { thresholds.warningRatio = try value.ratio() }
         if let value = map["hysteresis"] { thresholds.hysteresis = try value.ratio() }
-        if let value = map["size"] { thresholds.size = SizeKind(rawValue: try value.choice(["allocated", "apparent"]))! }
+        if let value = map["size"] {
+            thresholds.size = SizeKind(rawValue: try value.choice(["allocated", "apparent"]))!
+        }
         if let value = map["protect"] { thresholds.protect = try value.bool() }
         switch (map["limit"], map["budget"]) {
         case (let limit?, nil):
@@ -108,7 +110,9 @@ public enum PolicyConfigLoader {
         if let check = map["check"] {
             let each = try check.mapping(allowed: ["normal", "warning", "critical"])
             for level in DiskLevel.allCases {
-                if let value = each[level.rawValue] { levels.checkPeriod[level] = try positive(value.duration(), value) }
+                if let value = each[level.rawValue] {
+                    levels.checkPeriod[level] = try positive(value.duration(), value)
+                }
             }
         }
         if let value = map["hysteresis"] { levels.hysteresis = try value.ratio() }
@@ -142,7 +146,9 @@ public enum PolicyConfigLoader {
             let name = try item.text(expecting: "a rule name")
             guard known.contains(name) else {
                 var message = "no leftover rule is named '\(name)'"
-                if let suggestion = Spelling.suggestion(for: name, among: known) { message += "; did you mean '\(suggestion)'?" }
+                if let suggestion = Spelling.suggestion(for: name, among: known) {
+                    message += "; did you mean '\(suggestion)'?"
+                }
                 throw item.error(message + " Rules: " + known.joined(separator: ", "))
             }
             settings.disabled.insert(name)
@@ -209,10 +215,13 @@ public enum PolicyConfigLoader {
         guard case .sequence = commandField.node.content else {
             throw commandField.error(
                 "expected the command as a list of words, such as [\"notify-send\", \"QuotaWatch\"] "
-                    + "(no shell runs it; write [\"sh\", \"-c\", \"...\"] for one), found \(commandField.node.kindDescription)")
+                    + "(no shell runs it; write [\"sh\", \"-c\", \"...\"] for one), found \(commandField.node.kindDescription)"
+            )
         }
         var argv: [[UInt8]] = []
-        for item in try commandField.list() { argv.append(Array(try item.text(expecting: "a word of the command").utf8)) }
+        for item in try commandField.list() {
+            argv.append(Array(try item.text(expecting: "a word of the command").utf8))
+        }
         guard let program = argv.first, !program.isEmpty else {
             throw commandField.error("the command is empty; give at least the program to run")
         }

@@ -76,7 +76,8 @@ private struct TreeBuilder {
             }
         case YAML_SCALAR_EVENT:
             let scalar = unsafe event.data.scalar
-            let text = unsafe String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
+            let text = unsafe String(
+                decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
             let plain = unsafe scalar.style == YAML_PLAIN_SCALAR_STYLE
             try finish(YAMLNode(.scalar(text, plain: plain), mark: mark), anchor: unsafe Self.string(scalar.anchor))
         case YAML_ALIAS_EVENT:

@@ -55,7 +55,9 @@ struct CheckConfigTests {
         #expect(result.errorText.contains(path), "\(result)")
     }
 
-    @Test("usage errors exit 64", arguments: [["check-config"], ["check-config", "a", "b"], ["check-config", "a", "--jsn"]])
+    @Test(
+        "usage errors exit 64",
+        arguments: [["check-config"], ["check-config", "a", "b"], ["check-config", "a", "--jsn"]])
     func usage(arguments: [String]) throws {
         let result = try CLIRunner.locate().run(arguments)
         #expect(result.exitStatus == 64, "\(result)")

@@ -9,12 +9,16 @@ struct BudgetForecastTests {
             BudgetSplit.Member(baseWeight: 1, activity: 0), BudgetSplit.Member(baseWeight: 3, activity: 0),
             BudgetSplit.Member(baseWeight: 1, activity: 4),
         ]
-        #expect(BudgetSplit.effectiveLimits(budget: 900, scale: 1, members: members, activityWeight: 1) == [100, 300, 500])
-        #expect(BudgetSplit.effectiveLimits(budget: 900, scale: 0.4, members: members, activityWeight: 1) == [40, 120, 200])
-        #expect(BudgetSplit.effectiveLimits(budget: 900, scale: 1, members: members, activityWeight: 0) == [180, 540, 180])
+        #expect(
+            BudgetSplit.effectiveLimits(budget: 900, scale: 1, members: members, activityWeight: 1) == [100, 300, 500])
+        #expect(
+            BudgetSplit.effectiveLimits(budget: 900, scale: 0.4, members: members, activityWeight: 1) == [40, 120, 200])
+        #expect(
+            BudgetSplit.effectiveLimits(budget: 900, scale: 1, members: members, activityWeight: 0) == [180, 540, 180])
         let idle = [BudgetSplit.Member(baseWeight: 0, activity: 0), BudgetSplit.Member(baseWeight: 0, activity: 0)]
         #expect(BudgetSplit.effectiveLimits(budget: 901, scale: 1, members: idle, activityWeight: 1) == [450, 450])
-        let shares = BudgetSplit.effectiveLimits(budget: 1000, scale: 1, members: Array(repeating: members[0], count: 3), activityWeight: 1)
+        let shares = BudgetSplit.effectiveLimits(
+            budget: 1000, scale: 1, members: Array(repeating: members[0], count: 3), activityWeight: 1)
         #expect(shares.reduce(0, +) <= 1000)
     }
 
@@ -58,7 +62,8 @@ struct BudgetForecastTests {
         var forecast = GrowthForecast()
         _ = forecast.sample(size: 0, at: .seconds(0), effectiveLimit: 1_000_000, settings: settings)
         #expect(forecast.sample(size: 1000, at: .seconds(10), effectiveLimit: 1_000_000, settings: settings) == nil)
-        #expect(forecast.sample(size: 900_000, at: .seconds(10.0001), effectiveLimit: 1_000_000, settings: settings) == nil)
+        #expect(
+            forecast.sample(size: 900_000, at: .seconds(10.0001), effectiveLimit: 1_000_000, settings: settings) == nil)
         #expect(abs(forecast.bytesPerSecond - 100) < 0.1, "the burst within a millisecond did not count yet")
     }
 }

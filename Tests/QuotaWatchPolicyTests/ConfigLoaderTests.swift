@@ -64,35 +64,60 @@ struct ConfigLoaderTests {
         #expect(!rules.contains { $0.name == "temporary-plist" })
         #expect(rules.first { $0.name == "documents-inbox" } != nil)
         #expect(config.forecast.horizon == .seconds(7200) && config.forecast.changeRatio == 0.5)
-        #expect(config.hooks == [
-            HookSpec(
-                name: "hook-1", command: [Array("notify-send".utf8), Array("QuotaWatch".utf8)], events: [],
-                rateLimitPerPath: .seconds(300), standardOutput: .daemonStandardError)
-        ])
+        #expect(
+            config.hooks == [
+                HookSpec(
+                    name: "hook-1", command: [Array("notify-send".utf8), Array("QuotaWatch".utf8)], events: [],
+                    rateLimitPerPath: .seconds(300), standardOutput: .daemonStandardError)
+            ])
     }
 
     @Test(
         "bad configs name the line, column, key, value and what is allowed",
         arguments: [
             ("qouta:\n  - path: x\n", "test.yaml:1:1: qouta: unknown key 'qouta'; did you mean 'quotas'?"),
-            ("quotas:\n  - path: x\n    limit: 20XB\n", "test.yaml:3:12: quotas[0].limit: invalid size '20XB': unknown unit 'xb'"),
-            ("quotas:\n  - path: x\n    limt: 2GB\n", "test.yaml:3:5: quotas[0].limt: unknown key 'limt'; did you mean 'limit'?"),
+            (
+                "quotas:\n  - path: x\n    limit: 20XB\n",
+                "test.yaml:3:12: quotas[0].limit: invalid size '20XB': unknown unit 'xb'"
+            ),
+            (
+                "quotas:\n  - path: x\n    limt: 2GB\n",
+                "test.yaml:3:5: quotas[0].limt: unknown key 'limt'; did you mean 'limit'?"
+            ),
             ("quotas: {path: x}\n", "test.yaml:1:9: quotas: expected a list, found a mapping"),
             ("quotas:\n  - path: x\n", "test.yaml:2:5: quotas[0]: 'limit' or 'budget' is missing"),
             ("quotas:\n  - path: '/x'\n    limit: 1GB\n", "test.yaml:2:11: quotas[0].path: invalid glob '/x'"),
             ("quotas:\n  - path: 'a/[bc'\n    limit: 1GB\n", "closing ']'"),
-            ("quotas:\n  - path: x\n    limit: 1GB\n    warning: 1.5\n", "test.yaml:4:14: quotas[0].warning: invalid ratio '1.5'"),
-            ("leftovers:\n  age: 10 minutes\n", "test.yaml:2:8: leftovers.age: invalid duration '10 minutes': unknown unit 'minutes'"),
+            (
+                "quotas:\n  - path: x\n    limit: 1GB\n    warning: 1.5\n",
+                "test.yaml:4:14: quotas[0].warning: invalid ratio '1.5'"
+            ),
+            (
+                "leftovers:\n  age: 10 minutes\n",
+                "test.yaml:2:8: leftovers.age: invalid duration '10 minutes': unknown unit 'minutes'"
+            ),
             ("leftovers:\n  disable: [temporary-plst]\n", "did you mean 'temporary-plist'?"),
-            ("levels:\n  free: {warning: 10 percent}\n", "test.yaml:2:19: levels.free.warning: invalid size '10 percent'"),
+            (
+                "levels:\n  free: {warning: 10 percent}\n",
+                "test.yaml:2:19: levels.free.warning: invalid size '10 percent'"
+            ),
             ("hooks:\n  - command: []\n", "test.yaml:2:14: hooks[0].command: the command is empty"),
-            ("hooks:\n  - command: notify-send hi\n", "test.yaml:2:14: hooks[0].command: expected the command as a list"),
+            (
+                "hooks:\n  - command: notify-send hi\n",
+                "test.yaml:2:14: hooks[0].command: expected the command as a list"
+            ),
             ("hooks:\n  - command: [x]\n    events: [breach]\n", "hooks[0].events: unknown event 'breach'"),
             ("hooks:\n  - command: [x]\n    timeout: 0s\n", "hooks[0].timeout: must be longer than 0s"),
-            ("profile: sandbox\n", "test.yaml:1:10: profile: invalid value 'sandbox'; write one of auto, ios-sandbox, none"),
+            (
+                "profile: sandbox\n",
+                "test.yaml:1:10: profile: invalid value 'sandbox'; write one of auto, ios-sandbox, none"
+            ),
             ("quotas: [\n", "test.yaml:2:1:"),
             ("a: 1\n---\nb: 2\n", "a second document"),
-            ("quotas:\n  - path: x\n    limit: 1GB\n    limit: 2GB\n", "test.yaml:4:5: quotas[0].limit: 'limit' is given twice"),
+            (
+                "quotas:\n  - path: x\n    limit: 1GB\n    limit: 2GB\n",
+                "test.yaml:4:5: quotas[0].limit: 'limit' is given twice"
+            ),
         ])
     func badConfigs(text: String, expected: String) {
         #expect {

@@ -26,7 +26,9 @@ struct EventTests {
                 == #"{"allocated":300,"effective_limit":140,"event":"quota_breach","level":"warning","limit":200,"#
                 + #""path":"Library/Caches/F\\xff","rule":"Library/Caches/*","time":"2026-12-01T23:04:05.123Z"}"#)
         let apparent = PolicyEvent(
-            .quota(state: .ok, path: Array("a".utf8), used: 5, size: .apparent, limit: 9, effectiveLimit: 9, rule: "a", level: .normal),
+            .quota(
+                state: .ok, path: Array("a".utf8), used: 5, size: .apparent, limit: 9, effectiveLimit: 9, rule: "a",
+                level: .normal),
             time: time)
         #expect(apparent.jsonLine.contains(#""apparent":5"#) && apparent.kind == "quota_ok")
         let hook = event.hookEvent
@@ -45,20 +47,25 @@ struct EventTests {
 
     @Test("level, leftover, forecast and hook_failed lines")
     func others() {
-        let level = PolicyEvent(.level(from: .normal, to: .critical, free: 10, total: 1000, rootAllocated: 7), time: time)
+        let level = PolicyEvent(
+            .level(from: .normal, to: .critical, free: 10, total: 1000, rootAllocated: 7), time: time)
         #expect(
             level.jsonLine
                 == #"{"event":"level","free":10,"from":"normal","root_allocated":7,"time":"2026-12-01T23:04:05.123Z","#
                 + #""to":"critical","total":1000}"#)
         #expect(level.hookEvent.path == nil)
         let leftover = PolicyEvent(
-            .leftover(path: Array("tmp/CFNetworkDownload_a.tmp".utf8), allocated: 4096, idle: .milliseconds(3_600_500), rule: "cfnetwork-download"),
+            .leftover(
+                path: Array("tmp/CFNetworkDownload_a.tmp".utf8), allocated: 4096, idle: .milliseconds(3_600_500),
+                rule: "cfnetwork-download"),
             time: time)
         #expect(leftover.jsonLine.contains(#""idle_seconds":3600"#))
         #expect(leftover.jsonLine.contains(#""rule":"cfnetwork-download""#))
         let forecast = PolicyEvent(
             .forecast(path: Array("a".utf8), secondsToBreach: 599.6, bytesPerSecond: 1234.4, rule: "a"), time: time)
-        #expect(forecast.jsonLine.contains(#""seconds_to_breach":600"#) && forecast.jsonLine.contains(#""bytes_per_second":1234"#))
+        #expect(
+            forecast.jsonLine.contains(#""seconds_to_breach":600"#)
+                && forecast.jsonLine.contains(#""bytes_per_second":1234"#))
         #expect(forecast.kind == "quota_forecast")
         let failed = PolicyEvent(
             .hookFailed(hook: "notify", failedEvent: "level", status: nil, signal: 9, standardErrorTail: "timed out\n"),

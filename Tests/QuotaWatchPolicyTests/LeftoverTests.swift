@@ -60,11 +60,13 @@ struct LeftoverTests {
         config.leftovers.age = .seconds(600)
         config.leftovers.rules = [
             LeftoverRule(name: "dyld-cache", paths: [try PathGlob("tmp/com.apple.dyld/*")], kind: .keepNewest(keep: 2)),
-            LeftoverRule(name: "logs", paths: [try PathGlob("Library/Logs/*")], kind: .olderThan(age: .seconds(86_400))),
+            LeftoverRule(
+                name: "logs", paths: [try PathGlob("Library/Logs/*")], kind: .olderThan(age: .seconds(86_400))),
         ]
         config.leftovers.disabled = ["temporary-plist"]
         let on = config.effectiveLeftoverRules(profileApplies: true)
-        #expect(on.map(\.name) == ["cfnetwork-download", "dyld-cache", "documents-inbox", "webkit-network-cache", "logs"])
+        #expect(
+            on.map(\.name) == ["cfnetwork-download", "dyld-cache", "documents-inbox", "webkit-network-cache", "logs"])
         #expect(on[0].kind == .idleFile(age: .seconds(600)))
         #expect(on[1].kind == .keepNewest(keep: 2))
         let off = config.effectiveLeftoverRules(profileApplies: false)

@@ -6,7 +6,9 @@ struct LevelPolicyTests {
     let policy = LevelPolicy()
     let gb: UInt64 = 1_000_000_000
 
-    func level(free: UInt64, total: UInt64, root: UInt64 = 0, current: DiskLevel = .normal, _ policy: LevelPolicy? = nil)
+    func level(
+        free: UInt64, total: UInt64, root: UInt64 = 0, current: DiskLevel = .normal, _ policy: LevelPolicy? = nil
+    )
         -> DiskLevel
     {
         (policy ?? self.policy).level(

@@ -5,7 +5,11 @@ import Testing
 @Suite("durations, shares and the command-line options")
 struct OptionParsingTests {
     @Test(
-        "durations", arguments: [("500ms", 500), ("90s", 90_000), ("15m", 900_000), ("2h", 7_200_000), ("7d", 604_800_000), ("1.5h", 5_400_000), ("0s", 0)])
+        "durations",
+        arguments: [
+            ("500ms", 500), ("90s", 90_000), ("15m", 900_000), ("2h", 7_200_000), ("7d", 604_800_000),
+            ("1.5h", 5_400_000), ("0s", 0),
+        ])
     func durations(text: String, milliseconds: Int64) throws {
         #expect(try TimeSpan(parsing: text).duration == .milliseconds(milliseconds))
     }
@@ -34,7 +38,8 @@ struct OptionParsingTests {
         var base = PolicyConfig()
         base.quotas = [QuotaRule(glob: try PathGlob("tmp"), limit: 1)]
         let options = CommandLinePolicy.Options(
-            quotas: [Array("Library/Caches/*=200MB".utf8), Array("a=b=1GiB".utf8)], leftoverAfter: "15m", levelFree: "10%,5GB",
+            quotas: [Array("Library/Caches/*=200MB".utf8), Array("a=b=1GiB".utf8)], leftoverAfter: "15m",
+            levelFree: "10%,5GB",
             hooks: [Array("quota_breach,level=notify-send QuotaWatch  now".utf8), Array("all=/bin/true".utf8)])
         let config = try CommandLinePolicy.apply(options, over: base)
         #expect(config.quotas.map(\.glob.text) == ["tmp", "Library/Caches/*", "a=b"])

@@ -15,8 +15,11 @@ struct RuleIndexTests {
         return seeds
     }()
 
-    static let names: [[UInt8]] = ["a", "b", "ab", "Caches", "tmp", "x.tmp", "é"].map { Array($0.utf8) } + [[0xff], [0x61, 0xfe]]
-    static let componentPatterns = ["a", "b", "ab", "Caches", "tmp", "*", "?", "a*", "*.tmp", "[ab]", "\\xff", "**", "é"]
+    static let names: [[UInt8]] =
+        ["a", "b", "ab", "Caches", "tmp", "x.tmp", "é"].map { Array($0.utf8) } + [[0xff], [0x61, 0xfe]]
+    static let componentPatterns = [
+        "a", "b", "ab", "Caches", "tmp", "*", "?", "a*", "*.tmp", "[ab]", "\\xff", "**", "é",
+    ]
 
     @Test("random globs over a random tree", arguments: seeds)
     func randomized(seed: UInt64) throws {
@@ -24,7 +27,8 @@ struct RuleIndexTests {
         var globs: [PathGlob] = []
         for _ in 0..<60 {
             let depth = Int.random(in: 0...4, using: &random)
-            let text = (0..<depth).map { _ in Self.componentPatterns.randomElement(using: &random)! }.joined(separator: "/")
+            let text = (0..<depth).map { _ in Self.componentPatterns.randomElement(using: &random)! }.joined(
+                separator: "/")
             globs.append(try PathGlob(text.isEmpty ? "." : text))
         }
         let index = RuleIndex(globs)
@@ -44,7 +48,8 @@ struct RuleIndexTests {
                 let expected = globs.indices.filter { globs[$0].matches(joined) }
                 #expect(
                     placement.matched == expected,
-                    "seed \(seed): \(String(decoding: joined, as: UTF8.self)) matched \(placement.matched), expected \(expected)")
+                    "seed \(seed): \(String(decoding: joined, as: UTF8.self)) matched \(placement.matched), expected \(expected)"
+                )
                 #expect(index.placement(of: joined).matched == expected, "seed \(seed)")
                 stack.append((childPath, placement.state))
             }

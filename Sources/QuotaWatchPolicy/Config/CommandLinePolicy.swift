@@ -19,7 +19,9 @@ public enum CommandLinePolicy {
         public var levelFree: String?
         public var hooks: [[UInt8]] = []
 
-        public init(quotas: [[UInt8]] = [], leftoverAfter: String? = nil, levelFree: String? = nil, hooks: [[UInt8]] = []) {
+        public init(
+            quotas: [[UInt8]] = [], leftoverAfter: String? = nil, levelFree: String? = nil, hooks: [[UInt8]] = []
+        ) {
             self.quotas = quotas
             self.leftoverAfter = leftoverAfter
             self.levelFree = levelFree
@@ -29,7 +31,9 @@ public enum CommandLinePolicy {
 
     /// `base` with the options applied: quotas and hooks are added after the file's, the
     /// leftover age and free-space thresholds replace the file's.
-    public static func apply(_ options: Options, over base: PolicyConfig = PolicyConfig()) throws(OptionError)
+    public static func apply(
+        _ options: Options, over base: PolicyConfig = PolicyConfig()
+    ) throws(OptionError)
         -> PolicyConfig
     {
         var config = base

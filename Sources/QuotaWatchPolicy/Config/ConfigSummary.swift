@@ -22,7 +22,9 @@ public enum ConfigSummary {
         hook.command.map { EscapedName.string($0) }.joined(separator: " ")
     }
 
-    static func events(_ hook: HookSpec) -> String { hook.events.isEmpty ? "all" : hook.events.sorted().joined(separator: ",") }
+    static func events(_ hook: HookSpec) -> String {
+        hook.events.isEmpty ? "all" : hook.events.sorted().joined(separator: ",")
+    }
 
     public static func table(_ config: PolicyConfig) -> String {
         var text = "QUOTAS\n"
@@ -62,7 +64,8 @@ public enum ConfigSummary {
         text += columns([
             ["LEVEL", "FREE UNDER", "ROOT FROM", "QUOTA SCALE", "CHECK EVERY"],
             [
-                "normal", "-", "-", PolicyJSON.numberText(levels.scale.normal), TimeSpan.format(levels.checkPeriod.normal),
+                "normal", "-", "-", PolicyJSON.numberText(levels.scale.normal),
+                TimeSpan.format(levels.checkPeriod.normal),
             ],
             [
                 "warning", list(levels.freeWarning), levels.rootWarning.map(SizeText.exact) ?? "-",
@@ -76,7 +79,9 @@ public enum ConfigSummary {
         text += "  hysteresis \(ShareText.format(levels.hysteresis)); free space is read again after "
         text += "\(SizeText.exact(levels.maximumStep)) of changes at most\n"
         text += "\nLEFTOVERS (profile: \(config.profile.rawValue)"
-        text += config.profile == .auto ? "; the ios-sandbox rules apply when ROOT has Documents/, Library/ and tmp/)\n" : ")\n"
+        text +=
+            config.profile == .auto
+            ? "; the ios-sandbox rules apply when ROOT has Documents/, Library/ and tmp/)\n" : ")\n"
         let rules = leftoverRules(config)
         if rules.isEmpty {
             text += "  (none)\n"
@@ -148,7 +153,10 @@ public enum ConfigSummary {
                 })
         }
         let quotas: [PolicyJSON] = config.quotas.map { rule in
-            .object(thresholds(rule.thresholds).merging(["path": .string(rule.glob.text), "limit": .unsigned(rule.limit)]) { $1 })
+            .object(
+                thresholds(rule.thresholds).merging(["path": .string(rule.glob.text), "limit": .unsigned(rule.limit)]) {
+                    $1
+                })
         }
         let budgets: [PolicyJSON] = config.budgets.map { rule in
             var weights: [String: PolicyJSON] = [:]

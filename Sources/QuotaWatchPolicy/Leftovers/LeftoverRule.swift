@@ -81,7 +81,8 @@ public enum IOSSandboxProfile {
             // dyld's closure caches: a new one per app build; only the newest is used.
             LeftoverRule(name: "dyld-cache", paths: globs("tmp/com.apple.dyld/*"), kind: .keepNewest(keep: 1)),
             // Files other apps handed over ("Open in…"); the app was meant to move them out.
-            LeftoverRule(name: "documents-inbox", paths: globs("Documents/Inbox/*"), kind: .olderThan(age: .seconds(7 * 86_400))),
+            LeftoverRule(
+                name: "documents-inbox", paths: globs("Documents/Inbox/*"), kind: .olderThan(age: .seconds(7 * 86_400))),
             // cfprefsd writes `name.plist` atomically through `name.plist.XXXXXXX` (a random
             // seven-character suffix); an interrupted save leaves the temporary behind.
             LeftoverRule(

@@ -19,7 +19,9 @@ public struct QuotaThresholds: Sendable, Hashable {
     /// Report only: the cleaners of the next issue never touch this directory.
     public var protect: Bool
 
-    public init(warningRatio: Double = 0.8, hysteresis: Double = 0.02, size: SizeKind = .allocated, protect: Bool = false) {
+    public init(
+        warningRatio: Double = 0.8, hysteresis: Double = 0.02, size: SizeKind = .allocated, protect: Bool = false
+    ) {
         self.warningRatio = warningRatio
         self.hysteresis = hysteresis
         self.size = size
