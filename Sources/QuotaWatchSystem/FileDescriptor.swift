@@ -140,7 +140,14 @@ public enum SmallFile {
     ///
     /// The corresponding C functions are `openat` and `read`.
     public static func read(_ path: String, limit: Int = 64 * 1024) throws(Errno) -> [UInt8] {
-        let raw = try unsafe withCString(Array(path.utf8)) { cPath throws(Errno) in
+        try read(bytes: Array(path.utf8), limit: limit)
+    }
+
+    /// Reads at most `limit` bytes of the file at `path`, given as raw bytes.
+    ///
+    /// The corresponding C functions are `openat` and `read`.
+    public static func read(bytes path: [UInt8], limit: Int = 64 * 1024) throws(Errno) -> [UInt8] {
+        let raw = try unsafe withCString(path) { cPath throws(Errno) in
             try valueOrErrno { unsafe system_openat(AT_FDCWD, cPath, O_RDONLY | O_CLOEXEC, 0) }.get()
         }
         let descriptor = FileDescriptor(rawValue: raw)

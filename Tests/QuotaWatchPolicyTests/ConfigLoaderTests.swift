@@ -107,6 +107,7 @@ struct ConfigLoaderTests {
                 "test.yaml:2:14: hooks[0].command: expected the command as a list"
             ),
             ("hooks:\n  - command: [x]\n    events: [breach]\n", "hooks[0].events: unknown event 'breach'"),
+            ("hooks:\n  - command: [x]\n    events: []\n", "hooks[0].events: no event is named; expected 'all'"),
             ("hooks:\n  - command: [x]\n    timeout: 0s\n", "hooks[0].timeout: must be longer than 0s"),
             (
                 "profile: sandbox\n",

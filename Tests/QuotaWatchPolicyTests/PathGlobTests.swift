@@ -78,7 +78,7 @@ struct PathGlobTests {
         arguments: [
             ("/abs", "relative to ROOT"), ("a//b", "empty component"), ("a/../b", "'..'"), ("a**", "whole component"),
             ("[abc", "closing ']'"), ("a]", "without a matching '['"), ("x\\q", "unknown escape"), ("x\\x4", "two hex"),
-            ("[z-a]", "backwards"), ("trailing\\", "lone backslash"),
+            ("[z-a]", "backwards"), ("trailing\\", "lone backslash"), ("", "write '.' for ROOT"),
         ])
     func badGlobs(glob: String, reason: String) {
         #expect {

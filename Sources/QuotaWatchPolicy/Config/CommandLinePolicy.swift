@@ -143,7 +143,8 @@ public enum HookEventNames {
     public struct ParseError: Error, Equatable, CustomStringConvertible {
         public var name: String
         public var description: String {
-            "unknown event '\(name)'; expected 'all' or any of " + PolicyEvent.kinds.joined(separator: ", ")
+            (name.isEmpty ? "no event is named" : "unknown event '\(name)'") + "; expected 'all' or any of "
+                + PolicyEvent.kinds.joined(separator: ", ")
         }
     }
 

@@ -2,6 +2,7 @@
 enum GlobCompiler {
     static func compile(_ bytes: [UInt8], text: String) throws(GlobError) -> [PathGlob.Segment] {
         func fail(_ reason: String) -> GlobError { GlobError(glob: text, reason: reason) }
+        if bytes.isEmpty { throw fail("it is empty; write '.' for ROOT itself") }
         if bytes.first == UInt8(ascii: "/") { throw fail("it starts with '/', but globs are relative to ROOT") }
         var components = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         if components.last?.isEmpty == true, components.count > 1 { components.removeLast() }

@@ -6,7 +6,7 @@
 /// - `*` and `?` match a leading dot too: hidden directories take disk space like any other.
 /// - `\xNN` is the raw byte NN (how a name that is not UTF-8 is written, as in every path
 ///   QuotaWatch prints), `\\` a backslash, `\*`, `\?`, `\[`, `\]` the character itself.
-/// - `.` (or an empty glob) is ROOT itself; a leading `./` is ignored.
+/// - `.` is ROOT itself; a leading `./` is ignored.
 ///
 /// Matching is an NFA walk whose state is a bit set of positions in the component list, so
 /// a directory's state follows from its parent's state and its own name alone.

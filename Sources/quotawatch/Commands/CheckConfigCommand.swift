@@ -10,6 +10,9 @@ enum CheckConfigCommand {
     /// The file cannot be read (sysexits' EX_NOINPUT).
     static let unreadable = ExitStatus(rawValue: 66)
 
+    /// A config is a page or two; a larger file is a mistake, not a config.
+    static let maximumBytes = 4 << 20
+
     static let subcommand = Subcommand(
         name: "check-config",
         abstract: "Validate a config file and print the rules it puts in force.",
@@ -34,10 +37,14 @@ enum CheckConfigCommand {
         let name = EscapedName.string(file.bytes)
         let bytes: [UInt8]
         do {
-            bytes = try SmallFile.read(String(decoding: file.bytes, as: UTF8.self), limit: 4 * 1024 * 1024)
+            bytes = try SmallFile.read(bytes: file.bytes, limit: maximumBytes + 1)
         } catch {
             Console.error("Error: cannot read '\(name)': \(error)\n")
             return unreadable
+        }
+        guard bytes.count <= maximumBytes else {
+            Console.error("Error: \(name): the file is larger than \(maximumBytes / (1 << 20)) MiB; is it a config?\n")
+            return invalid
         }
         let config: PolicyConfig
         do {
