@@ -73,3 +73,27 @@ struct LeftoverTests {
         #expect(off.map(\.name) == ["logs"])
     }
 }
+
+@Suite("leftover kinds other than idle-file")
+struct LeftoverDecisionTests {
+    @Test("keep-newest reports all but the newest, ties broken by name")
+    func keepNewest() {
+        let entries = [("b", 5), ("a", 9), ("c", 9), ("d", 1)].map {
+            LeftoverDecisions.Entry(name: Array($0.0.utf8), modifiedNanoseconds: Int64($0.1))
+        }
+        let stale = LeftoverDecisions.beyondNewest(entries, keep: 1).map { String(decoding: $0.name, as: UTF8.self) }
+        #expect(stale == ["c", "b", "d"])
+        #expect(LeftoverDecisions.beyondNewest(entries, keep: 10).isEmpty)
+    }
+
+    @Test("older-than and directory-over")
+    func ageAndSize() {
+        let day: Int64 = 86_400_000_000_000
+        #expect(LeftoverDecisions.isOlder(modifiedNanoseconds: 0, than: .seconds(86_400), nowNanoseconds: day + 1))
+        #expect(!LeftoverDecisions.isOlder(modifiedNanoseconds: 0, than: .seconds(86_400), nowNanoseconds: day))
+        #expect(!LeftoverDecisions.isOlder(modifiedNanoseconds: 2 * day, than: .seconds(1), nowNanoseconds: day))
+        #expect(
+            LeftoverDecisions.isOver(allocated: 101, limit: 100)
+                && !LeftoverDecisions.isOver(allocated: 100, limit: 100))
+    }
+}

@@ -67,3 +67,23 @@ struct LevelPolicyTests {
         #expect(policy.scale[.critical] == 0.4 && policy.scale[.warning] == 0.7)
     }
 }
+
+@Suite("LevelTracker")
+struct LevelTrackerTests {
+    @Test("a level event once per change, with the reading")
+    func events() {
+        let policy = LevelPolicy()
+        var tracker = LevelTracker()
+        let gb: UInt64 = 1_000_000_000
+        let full = LevelPolicy.Reading(free: 80 * gb, total: 1000 * gb, rootAllocated: 7)
+        #expect(
+            tracker.update(full, policy: policy)
+                == .level(from: .normal, to: .warning, free: 80 * gb, total: 1000 * gb, rootAllocated: 7))
+        #expect(tracker.update(full, policy: policy) == nil)
+        #expect(tracker.level == .warning)
+        let roomy = LevelPolicy.Reading(free: 50 * gb, total: 100 * gb, rootAllocated: 7)
+        #expect(
+            tracker.update(roomy, policy: policy)
+                == .level(from: .warning, to: .normal, free: 50 * gb, total: 100 * gb, rootAllocated: 7))
+    }
+}

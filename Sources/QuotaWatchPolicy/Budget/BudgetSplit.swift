@@ -14,19 +14,32 @@ public enum BudgetSplit {
             self.baseWeight = baseWeight
             self.activity = activity
         }
+
+        func weight(activityWeight: Double) -> Double {
+            max(baseWeight, 0) + max(activityWeight, 0) * max(activity, 0)
+        }
     }
 
     /// The effective limit of each member, in the order given.
     public static func effectiveLimits(
         budget: UInt64, scale: Double, members: [Member], activityWeight: Double
     ) -> [UInt64] {
-        guard !members.isEmpty else { return [] }
-        let scaledBudget = scaled(budget, by: scale)
-        let weights = members.map { max($0.baseWeight, 0) + max(activityWeight, 0) * max($0.activity, 0) }
+        let weights = members.map { $0.weight(activityWeight: activityWeight) }
         let total = weights.reduce(0, +)
-        guard total > 0, total.isFinite else {
-            return Array(repeating: scaledBudget / UInt64(members.count), count: members.count)
+        return weights.map {
+            share(budget: budget, scale: scale, weight: $0, totalWeight: total, memberCount: members.count)
         }
-        return weights.map { scaled(scaledBudget, by: $0 / total) }
+    }
+
+    /// One member's share, given the sum of all members' weights.
+    public static func share(
+        budget: UInt64, scale: Double, weight: Double, totalWeight: Double, memberCount: Int
+    )
+        -> UInt64
+    {
+        guard memberCount > 0 else { return 0 }
+        let scaledBudget = scaled(budget, by: scale)
+        guard totalWeight > 0, totalWeight.isFinite else { return scaledBudget / UInt64(memberCount) }
+        return scaled(scaledBudget, by: weight / totalWeight)
     }
 }

@@ -1,0 +1,35 @@
+/// The decisions of the leftover kinds other than `idle-file` (whose timer is
+/// ``LeftoverTimer``), on plain values the engine already has.
+public enum LeftoverDecisions {
+    /// One entry of a directory, as `keep-newest` compares them.
+    public struct Entry: Sendable, Hashable {
+        public var name: [UInt8]
+        /// The modification time, in nanoseconds since the epoch, as `FileStatus` holds it.
+        public var modifiedNanoseconds: Int64
+
+        public init(name: [UInt8], modifiedNanoseconds: Int64) {
+            self.name = name
+            self.modifiedNanoseconds = modifiedNanoseconds
+        }
+    }
+
+    /// `keep-newest`: every entry but the `keep` newest. Ties are broken by name so the
+    /// answer does not depend on listing order.
+    public static func beyondNewest(_ entries: [Entry], keep: Int) -> [Entry] {
+        let newestFirst = entries.sorted {
+            $0.modifiedNanoseconds != $1.modifiedNanoseconds
+                ? $0.modifiedNanoseconds > $1.modifiedNanoseconds : $0.name.lexicographicallyPrecedes($1.name)
+        }
+        return Array(newestFirst.dropFirst(max(keep, 0)))
+    }
+
+    /// `older-than`: last modified more than `age` before `nowNanoseconds` (wall clock, since
+    /// the epoch). A modification time in the future is not old.
+    public static func isOlder(modifiedNanoseconds: Int64, than age: Duration, nowNanoseconds: Int64) -> Bool {
+        let ageNanoseconds = age.components.seconds * 1_000_000_000 + age.components.attoseconds / 1_000_000_000
+        return nowNanoseconds - modifiedNanoseconds > ageNanoseconds
+    }
+
+    /// `directory-over`: the directory's allocated total is above the limit.
+    public static func isOver(allocated: UInt64, limit: UInt64) -> Bool { allocated > limit }
+}

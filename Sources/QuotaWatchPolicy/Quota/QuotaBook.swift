@@ -1,0 +1,202 @@
+/// What a directory holds, both ways of counting.
+public struct DirectoryUsage: Sendable, Hashable {
+    public var allocated: UInt64
+    public var apparent: UInt64
+
+    public init(allocated: UInt64, apparent: UInt64) {
+        self.allocated = allocated
+        self.apparent = apparent
+    }
+
+    public subscript(kind: SizeKind) -> UInt64 { kind == .allocated ? allocated : apparent }
+}
+
+/// The quota state of every quota directory, as pure bookkeeping the engine drives: it
+/// attaches a directory when the ``RuleIndex`` says it matches rules, records its changes,
+/// and asks for the events of an evaluation. `Key` is whatever names a directory in the
+/// engine (its record id); keys are dropped with ``detach(_:)`` when the directory is
+/// forgotten, since ids are reused.
+///
+/// A directory may match several rules; each is tracked on its own and its events name
+/// their rule (its glob). Rule numbers are those of ``index``: the fixed quotas first, in
+/// config order, then the budget groups.
+public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
+    public let config: PolicyConfig
+    /// Finds the rules of a directory from its parent's state and its name.
+    public let index: RuleIndex
+
+    struct Entry: Sendable {
+        var path: [UInt8]
+        var rules: [Int]
+        var trackers: [QuotaTracker]
+        var forecasts: [GrowthForecast]
+        var activity: DecayingCount
+        var lastChange: Moment?
+        var lastUsage: DirectoryUsage?
+    }
+
+    private var entries: [Key: Entry] = [:]
+    private var budgetMembers: [Set<Key>]
+
+    public init(config: PolicyConfig) {
+        self.config = config
+        index = RuleIndex(config.quotas.map(\.glob) + config.budgets.map(\.glob))
+        budgetMembers = Array(repeating: [], count: config.budgets.count)
+    }
+
+    public var directoryCount: Int { entries.count }
+
+    /// Starts tracking `key` at `path` under `rules` (a placement's `matched`). A directory
+    /// already tracked keeps its states for the rules it still matches (a rename).
+    public mutating func attach(_ key: Key, path: [UInt8], rules: [Int], at moment: Moment) {
+        guard !rules.isEmpty else {
+            detach(key)
+            return
+        }
+        let old = entries[key]
+        var entry = Entry(
+            path: path, rules: rules, trackers: [], forecasts: [], activity: old?.activity ?? DecayingCount(at: moment),
+            lastChange: old?.lastChange, lastUsage: old?.lastUsage)
+        for rule in rules {
+            let kept = old?.rules.firstIndex(of: rule)
+            entry.trackers.append(kept.map { old!.trackers[$0] } ?? QuotaTracker())
+            entry.forecasts.append(kept.map { old!.forecasts[$0] } ?? GrowthForecast())
+        }
+        for budget in budgetMembers.indices {
+            if rules.contains(config.quotas.count + budget) {
+                budgetMembers[budget].insert(key)
+            } else {
+                budgetMembers[budget].remove(key)
+            }
+        }
+        entries[key] = entry
+    }
+
+    /// Stops tracking `key`: its directory is gone or no longer matches.
+    public mutating func detach(_ key: Key) {
+        guard let entry = entries.removeValue(forKey: key) else { return }
+        for rule in entry.rules where rule >= config.quotas.count {
+            budgetMembers[rule - config.quotas.count].remove(key)
+        }
+    }
+
+    /// Counts one change below `key`, for budget weights and `status --quotas`.
+    public mutating func recordChange(_ key: Key, at moment: Moment) {
+        guard entries[key] != nil else { return }
+        entries[key]!.activity.add(at: moment, halfLife: config.activityHalfLife)
+        entries[key]!.lastChange = moment
+    }
+
+    /// The limit of `rule` for `key` now: the fixed limit or the budget share, scaled by
+    /// `level`. O(members of the group) for a budget rule.
+    public func effectiveLimit(rule: Int, for key: Key, level: DiskLevel, at moment: Moment) -> UInt64 {
+        let scale = config.levels.scale[level]
+        if rule < config.quotas.count { return config.quotas[rule].effectiveLimit(scale: scale) }
+        let budget = config.budgets[rule - config.quotas.count]
+        let members = budgetMembers[rule - config.quotas.count]
+        var total = 0.0
+        var own = 0.0
+        for member in members {
+            guard let entry = entries[member] else { continue }
+            let weight = BudgetSplit.Member(
+                baseWeight: budget.baseWeight(of: entry.path),
+                activity: entry.activity.value(at: moment, halfLife: config.activityHalfLife)
+            ).weight(activityWeight: budget.activityWeight)
+            total += weight
+            if member == key { own = weight }
+        }
+        return BudgetSplit.share(
+            budget: budget.budget, scale: scale, weight: own, totalWeight: total, memberCount: members.count)
+    }
+
+    /// Evaluates `key` with its current usage: the quota transitions and forecasts to report.
+    public mutating func evaluate(
+        _ key: Key, usage: DirectoryUsage, level: DiskLevel, at moment: Moment, time: WallTime
+    ) -> [PolicyEvent] {
+        guard var entry = entries[key] else { return [] }
+        var events: [PolicyEvent] = []
+        for (slot, rule) in entry.rules.enumerated() {
+            let (glob, limit, thresholds) = describe(rule)
+            let effective = effectiveLimit(rule: rule, for: key, level: level, at: moment)
+            let used = usage[thresholds.size]
+            if let state = entry.trackers[slot].update(used: used, effectiveLimit: effective, thresholds: thresholds) {
+                events.append(
+                    PolicyEvent(
+                        .quota(
+                            state: state, path: entry.path, used: used, size: thresholds.size, limit: limit,
+                            effectiveLimit: effective, rule: glob.text, level: level), time: time))
+            }
+            let prediction = entry.forecasts[slot].sample(
+                size: used, at: moment, effectiveLimit: effective, settings: config.forecast)
+            if let prediction, entry.trackers[slot].state != .breach {
+                events.append(
+                    PolicyEvent(
+                        .forecast(
+                            path: entry.path, secondsToBreach: prediction.secondsToBreach,
+                            bytesPerSecond: prediction.bytesPerSecond, rule: glob.text), time: time))
+            }
+        }
+        entry.lastUsage = usage
+        entries[key] = entry
+        return events
+    }
+
+    /// Evaluates every tracked directory: after a level change (every effective limit moved),
+    /// and now and then for budget groups, whose shares move with their members' activity.
+    public mutating func evaluateAll(
+        usage: (Key) -> DirectoryUsage?, level: DiskLevel, at moment: Moment, time: WallTime
+    ) -> [PolicyEvent] {
+        var events: [PolicyEvent] = []
+        for key in entries.keys.sorted(by: { entries[$0]!.path.lexicographicallyPrecedes(entries[$1]!.path) }) {
+            guard let current = usage(key) else { continue }
+            events += evaluate(key, usage: current, level: level, at: moment, time: time)
+        }
+        return events
+    }
+
+    /// One row of `status --quotas`.
+    public struct Row: Sendable, Hashable {
+        public var path: [UInt8]
+        public var rule: String
+        public var size: SizeKind
+        public var used: UInt64?
+        public var limit: UInt64
+        public var effectiveLimit: UInt64
+        public var state: QuotaState
+        public var bytesPerSecond: Double
+        public var secondsToBreach: Double?
+        public var sinceLastChange: Duration?
+    }
+
+    /// Every quota directory and rule, by path, as of the last evaluation.
+    public func rows(level: DiskLevel, at moment: Moment) -> [Row] {
+        var rows: [Row] = []
+        for (key, entry) in entries {
+            for (slot, rule) in entry.rules.enumerated() {
+                let (glob, limit, thresholds) = describe(rule)
+                let effective = effectiveLimit(rule: rule, for: key, level: level, at: moment)
+                let used = entry.lastUsage?[thresholds.size]
+                let forecast = entry.forecasts[slot]
+                rows.append(
+                    Row(
+                        path: entry.path, rule: glob.text, size: thresholds.size, used: used, limit: limit,
+                        effectiveLimit: effective, state: entry.trackers[slot].state,
+                        bytesPerSecond: forecast.bytesPerSecond,
+                        secondsToBreach: used.flatMap { forecast.secondsToBreach(size: $0, effectiveLimit: effective) },
+                        sinceLastChange: entry.lastChange.map { moment - $0 }))
+            }
+        }
+        return rows.sorted {
+            $0.path == $1.path ? $0.rule < $1.rule : $0.path.lexicographicallyPrecedes($1.path)
+        }
+    }
+
+    private func describe(_ rule: Int) -> (PathGlob, UInt64, QuotaThresholds) {
+        if rule < config.quotas.count {
+            let quota = config.quotas[rule]
+            return (quota.glob, quota.limit, quota.thresholds)
+        }
+        let budget = config.budgets[rule - config.quotas.count]
+        return (budget.glob, budget.budget, budget.thresholds)
+    }
+}
