@@ -66,7 +66,7 @@ public enum PolicyConfigLoader {
             var rule = BudgetRule(glob: glob, budget: try budget.size(), thresholds: thresholds)
             if let value = map["weight"] { rule.weight = try value.number(in: 0...1_000_000) }
             if let value = map["activity_weight"] { rule.activityWeight = try value.number(in: 0...1_000_000) }
-            if let value = map["weights"] { rule.weights = try memberWeights(value) }
+            if let value = map["weights"] { rule.weights = try memberWeights(value, of: glob) }
             config.budgets.append(rule)
         case (.some, .some):
             throw map["budget"]!.error("a quota has either 'limit' (each directory) or 'budget' (shared), not both")
@@ -75,14 +75,18 @@ public enum PolicyConfigLoader {
         }
     }
 
-    private static func memberWeights(_ field: Field) throws(ConfigError) -> [[UInt8]: Double] {
+    private static func memberWeights(_ field: Field, of glob: PathGlob) throws(ConfigError) -> [[UInt8]: Double] {
         guard case .mapping(let pairs) = field.node.content else {
             throw field.error("expected a mapping of paths to weights, such as {\"Library/Caches/feed\": 3}")
         }
         var weights: [[UInt8]: Double] = [:]
         for pair in pairs {
-            let path = try field.child(pair.key, key: field.key).path()
+            let keyField = field.child(pair.key, key: field.key)
+            let path = try keyField.path()
             let name = EscapedName.string(path)
+            guard glob.matches(path) else {
+                throw keyField.error("'\(name)' is not a member of this group: it does not match '\(glob.text)'")
+            }
             weights[path] = try field.child(pair.value, key: field.key + "." + name).number(in: 0...1_000_000)
         }
         return weights

@@ -27,9 +27,9 @@ struct ConfigLoaderTests {
                 warning: 90%
                 size: apparent
                 protect: yes
-              - path: 'tmp/caf\\xe9'
+              - path: 'tmp/*'
                 budget: 1GiB
-                weights: {"tmp/a": 3}
+                weights: {'tmp/caf\\xe9': 3}
             levels:
               free: {warning: 20GB, critical: [5%, 1GB]}
               root: {critical: 80GB}
@@ -51,8 +51,8 @@ struct ConfigLoaderTests {
         #expect(config.profile == .iosSandbox)
         #expect(config.quotas.count == 1 && config.quotas[0].limit == 200_000_000)
         #expect(config.quotas[0].thresholds == QuotaThresholds(warningRatio: 0.9, size: .apparent, protect: true))
-        #expect(config.budgets[0].glob.matches(Array("tmp/caf".utf8) + [0xe9]))
-        #expect(config.budgets[0].budget == 1 << 30 && config.budgets[0].baseWeight(of: Array("tmp/a".utf8)) == 3)
+        #expect(config.budgets[0].baseWeight(of: Array("tmp/caf".utf8) + [0xe9]) == 3)
+        #expect(config.budgets[0].budget == 1 << 30 && config.budgets[0].baseWeight(of: Array("tmp/a".utf8)) == 1)
         #expect(config.levels.freeWarning == [.bytes(20_000_000_000)])
         #expect(config.levels.freeCritical == [.share(0.05), .bytes(1_000_000_000)])
         #expect(config.levels.rootCritical == 80_000_000_000 && config.levels.rootWarning == nil)
