@@ -6,11 +6,13 @@ import Testing
 @Suite("TallyTree queries")
 struct TallyTreeQueryTests {
     private static func directory(_ inode: UInt64, allocated: UInt64 = 4096) -> FileStatus {
-        FileStatus(device: 7, inode: inode, kind: .directory, linkCount: 2, apparentBytes: 4096, allocatedBytes: allocated)
+        FileStatus(
+            device: 7, inode: inode, kind: .directory, linkCount: 2, apparentBytes: 4096, allocatedBytes: allocated)
     }
 
     private static func file(_ inode: UInt64, allocated: UInt64) -> FileStatus {
-        FileStatus(device: 7, inode: inode, kind: .regular, linkCount: 1, apparentBytes: allocated, allocatedBytes: allocated)
+        FileStatus(
+            device: 7, inode: inode, kind: .regular, linkCount: 1, apparentBytes: allocated, allocatedBytes: allocated)
     }
 
     /// root/{a/{x,y}, a-b, b}, with "b" the largest; "a-b" sorts after "a"'s children in tree
@@ -75,7 +77,8 @@ struct TallyTreeQueryTests {
             if random.next() % 3 == 0 {
                 tree.addFile(named: name, in: parent, status: Self.file(inode, allocated: 4096 * (random.next() % 3)))
             } else {
-                directories.append(tree.addDirectory(named: name, in: parent, status: Self.directory(inode, allocated: 0)))
+                directories.append(
+                    tree.addDirectory(named: name, in: parent, status: Self.directory(inode, allocated: 0)))
             }
         }
         let all = tree.rows(TreeSelection())!
@@ -86,7 +89,8 @@ struct TallyTreeQueryTests {
         }
         for count in [1, 2, 5, 17, 100, all.count, all.count + 5] {
             let expected = bySize.prefix(count).sorted { DirectoryRow.treeOrder($0.path, $1.path) }
-            #expect(tree.rows(TreeSelection(top: count)) == expected, "seed \(seed) (QUOTAWATCH_QUERY_SEED), top \(count)")
+            #expect(
+                tree.rows(TreeSelection(top: count)) == expected, "seed \(seed) (QUOTAWATCH_QUERY_SEED), top \(count)")
         }
     }
 
@@ -94,7 +98,9 @@ struct TallyTreeQueryTests {
     func parsing() throws {
         #expect(try TreeSelection.subtree(fromEscaped: ".").get() == [])
         #expect(try TreeSelection.subtree(fromEscaped: "./a//b/").get() == Array("a/b".utf8))
-        #expect(try TreeSelection.subtree(fromEscaped: #"caf\xff/back\\slash"#).get() == Array("caf".utf8) + [0xFF] + Array("/back\\slash".utf8))
+        #expect(
+            try TreeSelection.subtree(fromEscaped: #"caf\xff/back\\slash"#).get() == Array("caf".utf8) + [0xFF]
+                + Array("/back\\slash".utf8))
         for bad in ["/etc", "a/../b", #"a\q"#] {
             guard case .failure(let error) = TreeSelection.subtree(fromEscaped: bad) else {
                 Issue.record("'\(bad)' was accepted")

@@ -22,12 +22,14 @@ struct ControlProtocolTests {
         #expect(try decode(#"{"command":"status","sync":false}"#).get().sync == false)
     }
 
-    @Test("every selection survives the round trip through its line", arguments: [
-        ControlRequest(.status(.tree(TreeSelection(depth: 1)))),
-        ControlRequest(.status(.tree(TreeSelection(subtree: Array("Library/Caches".utf8), depth: 2))), sync: true),
-        ControlRequest(.status(.tree(TreeSelection(subtree: [0x61, 0xFF, 0x5C], top: 10)))),
-        ControlRequest(.status(.quotas)),
-    ])
+    @Test(
+        "every selection survives the round trip through its line",
+        arguments: [
+            ControlRequest(.status(.tree(TreeSelection(depth: 1)))),
+            ControlRequest(.status(.tree(TreeSelection(subtree: Array("Library/Caches".utf8), depth: 2))), sync: true),
+            ControlRequest(.status(.tree(TreeSelection(subtree: [0x61, 0xFF, 0x5C], top: 10)))),
+            ControlRequest(.status(.quotas)),
+        ])
     func roundTrip(request: ControlRequest) throws {
         let line = request.encodedLine()
         #expect(line.last == UInt8(ascii: "\n"))
@@ -37,7 +39,9 @@ struct ControlProtocolTests {
     @Test("the line is small and names only what differs from the defaults")
     func line() {
         let request = ControlRequest(.status(.tree(TreeSelection(subtree: Array("a/b".utf8), depth: 1))))
-        #expect(String(decoding: request.encodedLine(), as: UTF8.self) == #"{"command":"status","depth":1,"path":"a/b"}"# + "\n")
+        #expect(
+            String(decoding: request.encodedLine(), as: UTF8.self) == #"{"command":"status","depth":1,"path":"a/b"}"#
+                + "\n")
     }
 
     @Test("each mistake gets an error naming the field and what it must be")
@@ -54,8 +58,12 @@ struct ControlProtocolTests {
         #expect(error(#"{"command":"status","sync":"yes"}"#) == "'sync' must be true or false")
         #expect(error(#"{"command":"status","path":"/etc"}"#)?.contains("absolute") == true)
         #expect(error(#"{"command":"status","path":"../x"}"#)?.contains("'..'") == true)
-        #expect(error(#"{"command":"status","select":"everything"}"#) == "unknown select 'everything'; it is one of tree, quotas")
-        #expect(error(#"{"command":"status","select":"quotas","depth":1}"#) == #"'depth' applies to select "tree", not "quotas""#)
+        #expect(
+            error(#"{"command":"status","select":"everything"}"#)
+                == "unknown select 'everything'; it is one of tree, quotas")
+        #expect(
+            error(#"{"command":"status","select":"quotas","depth":1}"#)
+                == #"'depth' applies to select "tree", not "quotas""#)
         #expect(error("[1,2]")?.hasPrefix("malformed request") == true)
     }
 
@@ -65,7 +73,8 @@ struct ControlProtocolTests {
             events: 3, rescannedDirectories: 1, overflows: 0, watches: 2, degraded: [], requests: 4, cpuSeconds: 0.5)
         let rows = [
             DirectoryRow(path: [], tally: Tally(usage: Usage(allocated: 8192, apparent: 100), files: 2, dirs: 1)),
-            DirectoryRow(path: [0x61, 0xFF], tally: Tally(usage: Usage(allocated: 4096, apparent: 50), files: 1, dirs: 0)),
+            DirectoryRow(
+                path: [0x61, 0xFF], tally: Tally(usage: Usage(allocated: 4096, apparent: 50), files: 1, dirs: 0)),
         ]
         let snapshot = StatusSnapshot(root: "/r", rows: rows, engine: engine)
         let wire = String(decoding: snapshot.replyJSON(), as: UTF8.self)
@@ -73,7 +82,9 @@ struct ControlProtocolTests {
         #expect(try StatusWire.report(from: snapshot.replyJSON()) == snapshot.report)
         #expect(snapshot.report.directories.map(\.path) == [".", #"a\xff"#])
 
-        let foreign = Array(#"{"columns":["name"],"rows":[],"root":"/r","engine":{"events":0,"rescanned_dirs":0,"overflows":0,"watches":0,"degraded":[],"requests":0,"cpu_seconds":0}}"#.utf8)
+        let foreign = Array(
+            #"{"columns":["name"],"rows":[],"root":"/r","engine":{"events":0,"rescanned_dirs":0,"overflows":0,"watches":0,"degraded":[],"requests":0,"cpu_seconds":0}}"#
+                .utf8)
         #expect(throws: (any Error).self) { try StatusWire.report(from: foreign) }
     }
 }

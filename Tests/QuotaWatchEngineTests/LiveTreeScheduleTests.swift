@@ -6,7 +6,9 @@ struct LiveTreeScheduleTests {
     /// Overflows the fake's queue with `count` new files in "a".
     private func overflow(_ h: inout LiveTreeHarness, round: Int) throws {
         h.fs.queueCapacity = 4
-        for index in 0..<8 { try h.fs.createFile(FakePath(components: [Array("a".utf8), Array("r\(round)-\(index)".utf8)])) }
+        for index in 0..<8 {
+            try h.fs.createFile(FakePath(components: [Array("a".utf8), Array("r\(round)-\(index)".utf8)]))
+        }
         h.deliver()
         h.fs.queueCapacity = .max
     }
