@@ -25,6 +25,8 @@ public struct EngineOptions: Sendable {
 /// Why `quotawatch run` stopped.
 public enum EngineExit: Sendable, Equatable {
     case signal(Int32)
+    /// ``LiveEngine/stop()`` asked it to.
+    case stopped
     case failure(String)
 }
 
@@ -35,7 +37,10 @@ public enum EngineExit: Sendable, Equatable {
 /// connections, one writes event lines; this one, the engine thread, is the only owner of
 /// the tree and never waits on any of them. When ``run(progress:)`` returns, every one of them
 /// has been joined and the inotify descriptor is closed.
-public final class LiveEngine {
+///
+/// Sendable only so that another thread can call ``stop()``, which touches nothing but the
+/// mailbox; everything else belongs to the thread inside ``run(progress:)``.
+public final class LiveEngine: @unchecked Sendable {
     private let options: EngineOptions
     private let mailbox = Mailbox()
     private let clock = MonotonicEngineClock()
@@ -54,7 +59,11 @@ public final class LiveEngine {
         markerPrefix = Array(".quotawatch-sync.\(ProcessIdentity.processID).".utf8)
     }
 
-    /// Runs until a signal or a fatal condition. `progress` sees the first crawl.
+    /// Asks ``run(progress:)``, running on another thread, to return ``EngineExit/stopped`` as
+    /// it returns after a signal: everything it started stopped and joined.
+    public func stop() { mailbox.post(.stop) }
+
+    /// Runs until a signal, ``stop()`` or a fatal condition. `progress` sees the first crawl.
     public func run(progress: ((CrawlProgress) -> Void)?) -> EngineExit {
         let opened: (descriptor: FileDescriptor, status: FileStatus)
         do {
@@ -161,6 +170,8 @@ public final class LiveEngine {
                     answer(request, reply, &live)
                 case .shutdown(let signal):
                     return .signal(signal)
+                case .stop:
+                    return .stopped
                 case .readerFailed(let error):
                     return .failure("reading inotify events failed: \(error)")
                 }

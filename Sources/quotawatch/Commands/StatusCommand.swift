@@ -97,8 +97,13 @@ enum StatusCommand {
             selection.depth = nil
         case nil:
             selection.depth = arguments.has("--json") || selection.top != nil ? nil : 1
-        default:
-            selection.depth = try arguments.integer("--depth", default: 1, in: 0...4096, command: "status")
+        case let text?:
+            guard let depth = Int(text), (0...4096).contains(depth) else {
+                throw UsageError(
+                    message: "Invalid value '\(text)' for '--depth': expected 'all' or a whole number from 0 to 4096",
+                    command: "status")
+            }
+            selection.depth = depth
         }
         return selection
     }
