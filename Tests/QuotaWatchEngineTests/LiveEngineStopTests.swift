@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Glibc
 import QuotaWatchCore
@@ -37,10 +38,14 @@ struct LiveEngineStopTests {
             options: EngineOptions(
                 root: tree.absoluteBytes("root"), rootDisplay: tree.absolutePath("root"), socketPath: socket))
         let exit = Mutex<EngineExit?>(nil)
+        // The socket is bound before the first crawl begins, so its first progress report
+        // means the engine is listening.
+        let crawling = DispatchSemaphore(value: 0)
         let runner = JoinableThread(name: "test-engine") {
-            let result = engine.run(progress: nil)
+            let result = engine.run { _ in crawling.signal() }
             exit.withLock { $0 = result }
         }
+        #expect(crawling.wait(timeout: .now() + 60) == .success, "the first crawl never reported")
         // Answered once the first crawl is done and the loop runs.
         let reply = try ControlClient.request(
             socketPath: socket, ControlRequest(.status(.tree(TreeSelection(depth: 1))), sync: true),
