@@ -49,8 +49,8 @@ struct LiveTreeHarness {
     /// backoff has passed, the settled flush, the poll of unwatched subtrees).
     mutating func runDueWork() {
         live.runTimers(now: now)
+        if schedule.due(conditions, now: now).resync, live.resync() != nil { schedule.resynced(at: now) }
         let due = schedule.due(conditions, now: now)
-        if due.resync, live.resync() != nil { schedule.resynced(at: now) }
         if due.flush {
             live.flush()
             schedule.flushed(at: now)

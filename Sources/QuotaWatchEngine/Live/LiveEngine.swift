@@ -179,9 +179,11 @@ public final class LiveEngine: @unchecked Sendable {
             let now = clock.now
             live.runTimers(now: now)
             completeSyncs(&live)
+            // Asked in turn, since each step changes what the next one finds: an expired sync no
+            // longer forces a resync, and a resync changes what is pending.
+            expireSyncs(schedule.due(conditions(live), now: now).expiredSyncs, &live)
+            if schedule.due(conditions(live), now: now).resync { resync(&live) }
             let due = schedule.due(conditions(live), now: now)
-            expireSyncs(due.expiredSyncs, &live)
-            if due.resync { resync(&live) }
             if due.flush {
                 live.flush()
                 schedule.flushed(at: now)
