@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <malloc.h>
@@ -29,4 +30,11 @@ int qw_pipe_cloexec(int fds[2]) {
 
 int qw_accept4(int fd, struct sockaddr *address, unsigned int *length, int flags) {
     return accept4(fd, address, (socklen_t *)length, flags);
+}
+
+_Static_assert(sizeof(struct signalfd_siginfo) == QW_SIGNALFD_RECORD_SIZE, "signalfd_siginfo");
+_Static_assert(offsetof(struct signalfd_siginfo, ssi_signo) == 0, "ssi_signo");
+
+int qw_signalfd(const sigset_t *mask) {
+    return signalfd(-1, mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }

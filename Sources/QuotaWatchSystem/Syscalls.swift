@@ -75,8 +75,12 @@ func system_pthread_sigmask(_ how: CInt, _ set: UnsafePointer<sigset_t>, _ old: 
     unsafe pthread_sigmask(how, set, old)
 }
 
-func system_sigwait(_ set: UnsafePointer<sigset_t>, _ signal: UnsafeMutablePointer<CInt>) -> CInt {
-    unsafe sigwait(set, signal)
+func system_signalfd(_ set: UnsafePointer<sigset_t>) -> CInt {
+    unsafe qw_signalfd(set)
+}
+
+func system_clock_gettime(_ clock: clockid_t, _ time: UnsafeMutablePointer<timespec>) -> CInt {
+    unsafe clock_gettime(clock, time)
 }
 
 func system_getpid() -> pid_t {

@@ -21,6 +21,10 @@ struct RunStatusUsageTests {
             ["run", "ROOT", "--settle", "0"],
             ["run"],
             ["status", "--depth", "many"],
+            ["status", "ROOT", "--depth", "-1"],
+            ["status", "ROOT", "--top", "0"],
+            ["status", "ROOT", "--path", "/etc"],
+            ["status", "ROOT", "--path", "a/../../b"],
             ["status"],
             ["status", "a", "b"],
             ["status", "ROOT", "--iec", "--bytes"],
@@ -29,6 +33,14 @@ struct RunStatusUsageTests {
         let result = try CLIRunner.locate().run(arguments)
         #expect(result.exitStatus == 64, "\(result)")
         #expect(result.errorText.contains("Usage: quotawatch \(arguments[0])"), "\(result)")
+    }
+
+    @Test("a bad --depth or --path says what it accepts")
+    func statusSelectionMessages() throws {
+        let depth = try CLIRunner.locate().run(["status", "ROOT", "--depth", "many"])
+        #expect(depth.errorText.contains("Invalid value 'many' for '--depth': expected 'all' or a whole number"))
+        let path = try CLIRunner.locate().run(["status", "ROOT", "--path", "/etc"])
+        #expect(path.errorText.contains("path '/etc' is absolute; give it relative to the root"), "\(path)")
     }
 
     @Test("status with no daemon behind the socket says how to start one, exit 1")

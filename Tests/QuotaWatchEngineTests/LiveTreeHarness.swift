@@ -2,15 +2,22 @@ import QuotaWatchCore
 import QuotaWatchEngine
 import Testing
 
-/// A ``LiveTree`` over a ``FakeFileSystem``, driven the way ``LiveEngine`` drives it, with a
-/// clock the test moves by hand. Operations go to `fs`; their events wait in its queue until
+/// A ``LiveTree`` over a ``FakeFileSystem``, driven the way ``LiveEngine`` drives it: the same
+/// ``EngineSchedule`` decides what is due, on a ``ManualEngineClock`` the test moves by hand. Operations go to `fs`; their events wait in its queue until
 /// the test delivers them, so stats can see a later state than the events describe.
 struct LiveTreeHarness {
     static let markerPrefix = Array(".quotawatch-sync-".utf8)
 
     var live: LiveTree<FakeFileSystem>
-    /// Nanoseconds, as the engine passes them to `apply` and `runTimers`.
-    var now: UInt64 = 1_000_000_000
+    var clock = ManualEngineClock()
+    var schedule: EngineSchedule
+
+    /// Nanoseconds, as the engine passes them to `apply` and `runTimers`. Setting it moves the
+    /// clock (forward only, as time goes).
+    var now: UInt64 {
+        get { clock.now }
+        set { clock.advance(by: .nanoseconds(Int64(newValue - clock.now))) }
+    }
 
     /// Crawls `fileSystem` as the engine's first crawl does; events of the set-up are dropped.
     init(_ fileSystem: FakeFileSystem) {
@@ -18,6 +25,7 @@ struct LiveTreeHarness {
         fileSystem.discardEvents()
         let (tree, report) = fileSystem.crawlRoot()!
         live = LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: Self.markerPrefix)
+        schedule = EngineSchedule(now: clock.now)
     }
 
     /// The file system, changed in place.
@@ -31,8 +39,32 @@ struct LiveTreeHarness {
     /// Applies up to `count` queued events as one batch, then runs the timers that are due.
     mutating func deliver(_ count: Int = .max) {
         let batch = live.fileSystem.takeEvents(count)
+        let wasOverflowed = live.needsResync
         if !batch.isEmpty { live.apply(batch, now: now) }
+        if live.needsResync && !wasOverflowed { schedule.overflowed(at: now) }
         live.runTimers(now: now)
+    }
+
+    /// The rest of one engine turn: whatever the schedule says is due now (a resync once its
+    /// backoff has passed, the settled flush, the poll of unwatched subtrees).
+    mutating func runDueWork() {
+        live.runTimers(now: now)
+        if schedule.due(conditions, now: now).resync, live.resync() != nil { schedule.resynced(at: now) }
+        let due = schedule.due(conditions, now: now)
+        if due.flush {
+            live.flush()
+            schedule.flushed(at: now)
+        }
+        if due.poll {
+            live.pollDegraded()
+            schedule.polled(at: now)
+        }
+    }
+
+    var conditions: LoopConditions {
+        LoopConditions(
+            hasPendingWork: live.hasPendingWork, timerDeadline: live.nextDeadline,
+            hasUnwatchedDirectories: live.hasUnwatchedDirectories, needsResync: live.needsResync)
     }
 
     mutating func flush() { live.flush() }
@@ -51,8 +83,12 @@ struct LiveTreeHarness {
     /// What the engine does for `status --sync` once its marker has come back: every event
     /// before it applied, a resync if one is owed, then the settle.
     mutating func sync() {
+        let marker = Array("harness-sync".utf8)
+        schedule.syncStarted(marker, at: now)
         deliver()
-        if live.needsResync { _ = live.resync() }
+        // A waiting sync makes a resync due at once, backoff or not.
+        if schedule.due(conditions, now: now).resync, live.resync() != nil { schedule.resynced(at: now) }
+        schedule.syncEnded(marker)
         live.settleForSync()
     }
 

@@ -31,4 +31,10 @@ int qw_pipe_cloexec(int fds[2]);
 struct sockaddr;
 int qw_accept4(int fd, struct sockaddr *address, unsigned int *length, int flags);
 
+// signalfd(2) with SFD_CLOEXEC | SFD_NONBLOCK for the signals in `mask`: <sys/signalfd.h> is
+// not part of Swift's Glibc module. One read yields 128-byte records whose first field is
+// the signal number (uint32).
+#include <signal.h>
+int qw_signalfd(const sigset_t *mask);
+enum { QW_SIGNALFD_RECORD_SIZE = 128 };
 #endif

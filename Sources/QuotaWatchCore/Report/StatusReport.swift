@@ -1,3 +1,5 @@
+import Foundation
+
 /// The `"engine"` object of `status --json`.
 public struct EngineReport: Codable, Sendable, Equatable {
     /// inotify events read since start.
@@ -10,18 +12,29 @@ public struct EngineReport: Codable, Sendable, Equatable {
     public var watches: Int
     /// Subtrees that could not be watched and are polled instead, relative to the root.
     public var degraded: [String]
+    /// Control requests the engine has answered, this one included.
+    public var requests: UInt64
+    /// CPU time the engine thread has used since start, in seconds, read as this reply was
+    /// made: the difference over many requests to an idle daemon is what each one cost it.
+    public var cpuSeconds: Double
 
     enum CodingKeys: String, CodingKey {
-        case events, overflows, watches, degraded
+        case events, overflows, watches, degraded, requests
         case rescannedDirectories = "rescanned_dirs"
+        case cpuSeconds = "cpu_seconds"
     }
 
-    public init(events: UInt64, rescannedDirectories: UInt64, overflows: UInt64, watches: Int, degraded: [String]) {
+    public init(
+        events: UInt64, rescannedDirectories: UInt64, overflows: UInt64, watches: Int, degraded: [String],
+        requests: UInt64 = 0, cpuSeconds: Double = 0
+    ) {
         self.events = events
         self.rescannedDirectories = rescannedDirectories
         self.overflows = overflows
         self.watches = watches
         self.degraded = degraded
+        self.requests = requests
+        self.cpuSeconds = cpuSeconds
     }
 }
 
@@ -38,4 +51,93 @@ public struct StatusReport: Codable, Sendable, Equatable {
     }
 
     public var treeReport: TreeReport { TreeReport(root: root, directories: directories) }
+
+    /// The documented JSON: keys sorted, one line.
+    public func encodedJSON() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Strings and numbers only: encoding cannot fail.
+        return Array((try? encoder.encode(self)) ?? Data())
+    }
+}
+
+/// What the engine hands over for a status request: the selected rows, paths still raw
+/// bytes, and the counters. The connection's thread escapes and encodes it, so the engine
+/// thread spends nothing on JSON.
+public struct StatusSnapshot: Sendable, Equatable {
+    public var root: String
+    public var rows: [DirectoryRow]
+    public var engine: EngineReport
+
+    public init(root: String, rows: [DirectoryRow], engine: EngineReport) {
+        self.root = root
+        self.rows = rows
+        self.engine = engine
+    }
+
+    public var report: StatusReport {
+        StatusReport(tree: TreeReport(root: root, directories: rows.map(\.report)), engine: engine)
+    }
+
+    /// The reply as it crosses the control socket (see ``StatusWire``).
+    public func wireJSON() -> [UInt8] {
+        let wire = StatusWire(
+            root: root, columns: StatusWire.columns,
+            rows: rows.map { StatusWire.Row($0.report) }, engine: engine)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array((try? encoder.encode(wire)) ?? Data())
+    }
+}
+
+/// The status reply on the control socket. Rows are arrays, not objects: the five keys of a
+/// ``DirectoryReport`` would be most of the bytes (79 per directory instead of 36), and a view
+/// that asks ten times a second should not pay for them. `columns` names each array's fields
+/// in order; new ones are only ever appended, so a client reads the ones it knows by position.
+///
+///     {"columns":["path","allocated","apparent","files","dirs"],"engine":{…},"root":"/abs",
+///      "rows":[[".",32628736,25440742,3000,52],["Documents",1925120,1849937,36,5]]}
+public struct StatusWire: Codable, Sendable, Equatable {
+    public static let columns = ["path", "allocated", "apparent", "files", "dirs"]
+
+    public var root: String
+    public var columns: [String]
+    public var rows: [Row]
+    public var engine: EngineReport
+
+    public struct Row: Codable, Sendable, Equatable {
+        public var directory: DirectoryReport
+
+        public init(_ directory: DirectoryReport) { self.directory = directory }
+
+        public func encode(to encoder: any Encoder) throws {
+            var fields = encoder.unkeyedContainer()
+            try fields.encode(directory.path)
+            try fields.encode(directory.allocated)
+            try fields.encode(directory.apparent)
+            try fields.encode(directory.files)
+            try fields.encode(directory.dirs)
+        }
+
+        public init(from decoder: any Decoder) throws {
+            var fields = try decoder.unkeyedContainer()
+            directory = DirectoryReport(
+                path: try fields.decode(String.self), allocated: try fields.decode(UInt64.self),
+                apparent: try fields.decode(UInt64.self), files: try fields.decode(UInt64.self),
+                dirs: try fields.decode(UInt64.self))
+        }
+    }
+
+    /// Reads a reply; throws when it is not a status reply or its columns do not start with
+    /// the five this build knows.
+    public static func report(from bytes: [UInt8]) throws -> StatusReport {
+        let wire = try JSONDecoder().decode(StatusWire.self, from: Data(bytes))
+        guard wire.columns.starts(with: columns) else {
+            throw SelectionError(
+                "the daemon's rows have the columns \(wire.columns), not \(columns); "
+                    + "is it a different version of quotawatch?")
+        }
+        return StatusReport(
+            tree: TreeReport(root: wire.root, directories: wire.rows.map(\.directory)), engine: wire.engine)
+    }
 }

@@ -31,20 +31,7 @@ extension TallyTree {
     /// Every directory down to `maxDepth` (all when nil), parents before children and
     /// siblings in byte order of their names, so the output is stable.
     public func report(root: String, maxDepth: Int? = nil) -> TreeReport {
-        var rows: [DirectoryReport] = []
-        rows.reserveCapacity(maxDepth == nil ? directoryCount : 64)
-        var stack: [(DirectoryID, Int)] = [(self.root, 0)]
-        while let (directory, depth) = stack.popLast() {
-            let tally = tally(of: directory)
-            let path = directory == self.root ? "." : EscapedName.string(relativePath(of: directory))
-            rows.append(
-                DirectoryReport(
-                    path: path, allocated: tally.allocated, apparent: tally.apparent, files: tally.files,
-                    dirs: tally.dirs))
-            if let maxDepth, depth >= maxDepth { continue }
-            let children = subdirectories(of: directory).sorted { name(of: $0).lexicographicallyPrecedes(name(of: $1)) }
-            for child in children.reversed() { stack.append((child, depth + 1)) }
-        }
-        return TreeReport(root: root, directories: rows)
+        let rows = rows(TreeSelection(depth: maxDepth)) ?? []
+        return TreeReport(root: root, directories: rows.map(\.report))
     }
 }

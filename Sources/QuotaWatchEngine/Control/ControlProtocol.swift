@@ -1,50 +1,160 @@
 import Foundation
+import QuotaWatchCore
 
 // The control protocol, one exchange per connection:
 //
-//   client → daemon   one JSON object on one line: {"command":"status","sync":true}
+//   client → daemon   one JSON object on one line: {"command":"status","depth":1,"sync":true}
 //   daemon → client   one JSON document on one line, then the daemon closes
 //
 // A request the daemon cannot serve gets {"error":"…"} instead of the command's document.
+// Requests are decoded and checked here, and only here: the engine sees a ``ControlRequest``
+// whose every field has been validated, and a client gets one clear error per mistake.
 
 /// What a client asks the daemon to do.
-public struct ControlRequest: Codable, Hashable, Sendable {
-    /// The command's name, such as "status".
-    public var command: String
-    /// For "status": apply everything written before the request first (the sync barrier).
-    public var sync: Bool?
+public struct ControlRequest: Hashable, Sendable {
+    public var command: ControlCommand
+    /// Answer only once every change made before the request has been applied (the sync
+    /// barrier of `status --sync`). A property of the request, not of one command, so later
+    /// commands (a clean listing, say) get it for free.
+    public var sync: Bool
 
-    public init(command: String, sync: Bool? = nil) {
+    public init(_ command: ControlCommand, sync: Bool = false) {
         self.command = command
         self.sync = sync
     }
-
-    /// The commands the daemon answers; any other is refused with an error document before
-    /// it reaches the handler.
-    public static let knownCommands: Set<String> = ["status"]
 
     /// The request as sent: its JSON and a newline.
     public func encodedLine() -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a struct of a string and an optional bool cannot fail.
-        let json = (try? encoder.encode(self)) ?? Data()
-        return Array(json) + [UInt8(ascii: "\n")]
+        // Strings, integers and booleans only: encoding cannot fail.
+        return Array((try? encoder.encode(self)) ?? Data()) + [UInt8(ascii: "\n")]
     }
+}
 
-    /// Decodes one request line (without its newline).
-    public static func decode(_ line: [UInt8]) -> Result<ControlRequest, ControlProtocol.Failure> {
-        do {
-            return .success(try JSONDecoder().decode(ControlRequest.self, from: Data(line)))
-        } catch {
-            return .failure(
-                ControlProtocol.Failure(
-                    #"malformed request: expected one JSON object such as {"command":"status"} on one line"#))
+/// Every command the daemon answers. A new request (a clean listing, history) is a new case
+/// with its own fields, decoded in ``ControlRequest/init(from:)``.
+public enum ControlCommand: Hashable, Sendable {
+    case status(StatusQuery)
+
+    public static let names = ["status"]
+
+    public var name: String {
+        switch self {
+        case .status: "status"
         }
     }
 }
 
-/// The framing and the shared error document.
+/// What a status request selects.
+public enum StatusQuery: Hashable, Sendable {
+    /// Directories of the tree: a subtree, to a depth, optionally only the largest.
+    case tree(TreeSelection)
+    /// The directories that carry a quota rule, with their limits. No rules exist yet: the
+    /// daemon answers with an error that says so.
+    case quotas
+
+    public static let selectors = ["tree", "quotas"]
+}
+
+// MARK: The wire form
+
+extension ControlRequest: Codable {
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    private static let statusFields = ["command", "depth", "path", "select", "sync", "top"]
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(command.name, forKey: Key("command"))
+        if sync { try container.encode(true, forKey: Key("sync")) }
+        switch command {
+        case .status(.quotas):
+            try container.encode("quotas", forKey: Key("select"))
+        case .status(.tree(let selection)):
+            if !selection.subtree.isEmpty {
+                try container.encode(EscapedName.string(selection.subtree), forKey: Key("path"))
+            }
+            if let depth = selection.depth { try container.encode(depth, forKey: Key("depth")) }
+            if let top = selection.top { try container.encode(top, forKey: Key("top")) }
+        }
+    }
+
+    /// Throws ``ControlProtocol/Failure`` naming the field that is wrong and what it must be.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let present = Set(container.allKeys.map(\.stringValue))
+        guard let name = try Self.field("command", String.self, "a string such as \"status\"", in: container) else {
+            throw ControlProtocol.Failure(#"the request has no "command"; send one such as {"command":"status"}"#)
+        }
+        switch name {
+        case "status":
+            if let unknown = present.subtracting(Self.statusFields).sorted().first {
+                throw ControlProtocol.Failure(
+                    "unknown field '\(unknown)' in a status request; its fields are "
+                        + Self.statusFields.joined(separator: ", "))
+            }
+            sync = try Self.field("sync", Bool.self, "true or false", in: container) ?? false
+            command = .status(try Self.statusQuery(container, present: present))
+        default:
+            throw ControlProtocol.Failure(
+                "unknown command '\(name)'; the commands are " + ControlCommand.names.joined(separator: ", "))
+        }
+    }
+
+    private static func statusQuery(
+        _ container: KeyedDecodingContainer<Key>, present: Set<String>
+    ) throws
+        -> StatusQuery
+    {
+        let selector = try field("select", String.self, "one of \(StatusQuery.selectors)", in: container) ?? "tree"
+        switch selector {
+        case "tree":
+            var selection = TreeSelection()
+            if let path = try field("path", String.self, "a path relative to the root", in: container) {
+                switch TreeSelection.subtree(fromEscaped: path) {
+                case .success(let subtree): selection.subtree = subtree
+                case .failure(let error): throw ControlProtocol.Failure(error.description)
+                }
+            }
+            selection.depth = try field("depth", Int.self, "a whole number, 0 or more", in: container)
+            if let depth = selection.depth, depth < 0 {
+                throw ControlProtocol.Failure("'depth' must be a whole number, 0 or more, not \(depth)")
+            }
+            selection.top = try field("top", Int.self, "a whole number, 1 or more", in: container)
+            if let top = selection.top, top < 1 {
+                throw ControlProtocol.Failure("'top' must be a whole number, 1 or more, not \(top)")
+            }
+            return .tree(selection)
+        case "quotas":
+            if let extra = present.intersection(["path", "depth", "top"]).sorted().first {
+                throw ControlProtocol.Failure("'\(extra)' applies to select \"tree\", not \"quotas\"")
+            }
+            return .quotas
+        default:
+            throw ControlProtocol.Failure(
+                "unknown select '\(selector)'; it is one of " + StatusQuery.selectors.joined(separator: ", "))
+        }
+    }
+
+    private static func field<Value: Decodable>(
+        _ name: String, _ type: Value.Type, _ expected: String, in container: KeyedDecodingContainer<Key>
+    ) throws -> Value? {
+        do {
+            return try container.decodeIfPresent(type, forKey: Key(name))
+        } catch {
+            throw ControlProtocol.Failure("'\(name)' must be \(expected)")
+        }
+    }
+}
+
+/// The framing, decoding and the shared error document.
 public enum ControlProtocol {
     /// The largest request line the daemon reads; a request is a few dozen bytes.
     public static let maximumRequestBytes = 64 * 1024
@@ -58,16 +168,24 @@ public enum ControlProtocol {
         public init(_ description: String) { self.description = description }
     }
 
+    /// Decodes and checks one request line (without its newline): the one place where a
+    /// request is read.
+    public static func decodeRequest(_ line: [UInt8]) -> Result<ControlRequest, Failure> {
+        do {
+            return .success(try JSONDecoder().decode(ControlRequest.self, from: Data(line)))
+        } catch let failure as Failure {
+            return .failure(failure)
+        } catch {
+            return .failure(
+                Failure(#"malformed request: expected one JSON object such as {"command":"status"} on one line"#))
+        }
+    }
+
     /// `{"error":"message"}`, the reply to a request that cannot be served.
     public static func errorDocument(_ message: String) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array((try? encoder.encode(ErrorDocument(error: message))) ?? Data())
-    }
-
-    /// The reply for a command the daemon does not know.
-    public static func unknownCommandDocument(_ command: String) -> [UInt8] {
-        errorDocument("unknown command '\(command)'")
     }
 
     /// What a reply holds.
@@ -97,4 +215,15 @@ public enum ControlProtocol {
     private struct ErrorDocument: Encodable {
         var error: String
     }
+}
+
+/// A reply the engine hands to a connection's thread, which encodes it there: the engine
+/// thread never spends time on JSON for a client.
+public protocol ControlReplyDocument: Sendable {
+    /// The document's JSON, one line.
+    func replyJSON() -> [UInt8]
+}
+
+extension StatusSnapshot: ControlReplyDocument {
+    public func replyJSON() -> [UInt8] { wireJSON() }
 }

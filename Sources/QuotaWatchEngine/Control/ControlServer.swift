@@ -51,10 +51,11 @@ public enum ControlConnectionOutcome: Hashable, Sendable {
     case noRequest
 }
 
-/// The daemon's answer to one request. The engine thread calls ``send(_:)``; the bytes are
-/// written on the connection's own thread, so a slow or vanished client never blocks the engine.
+/// The daemon's answer to one request. The engine thread calls ``send(_:)`` or ``fail(_:)``
+/// and returns at once; the document is encoded and written on the connection's own thread,
+/// so neither JSON nor a slow or vanished client ever costs the engine time.
 ///
-/// Only the first ``send(_:)`` counts. A reply that is dropped unsent answers the client with
+/// Only the first answer counts. A reply that is dropped unanswered answers the client with
 /// an error document instead of leaving it waiting.
 public final class ControlReply: Sendable {
     private let slot: ReplySlot
@@ -63,11 +64,16 @@ public final class ControlReply: Sendable {
 
     deinit { slot.fill(.dropped) }
 
-    /// Hands over the reply, one JSON document, and returns at once. The server adds the
-    /// newline that ends it; a newline inside the document (which JSON allows only between
-    /// tokens) is sent as a space so that it cannot end the reply early.
-    public func send(_ bytes: [UInt8]) {
-        slot.fill(.document(bytes))
+    /// Hands over the reply, to be encoded as one JSON document. The server adds the newline
+    /// that ends it; a newline inside the document (which JSON allows only between tokens) is
+    /// sent as a space so that it cannot end the reply early.
+    public func send(_ document: some ControlReplyDocument) {
+        slot.fill(.document(document))
+    }
+
+    /// Answers with `{"error": message}`.
+    public func fail(_ message: String) {
+        slot.fill(.error(message))
     }
 }
 
@@ -110,7 +116,7 @@ public final class ControlServer: Sendable {
 
     private enum Phase {
         case bound
-        case running(acceptLoopDone: DispatchSemaphore)
+        case running(acceptLoop: JoinableThread)
         case stopped
     }
 
@@ -119,8 +125,8 @@ public final class ControlServer: Sendable {
     /// ``ControlServerError/alreadyRunning(path:)``; if the connection is refused, it was left
     /// by a daemon that crashed and is replaced. Anything else at the path is left alone.
     ///
-    /// `handler` runs on the connection's thread for every request with a known command, and
-    /// should hand the request to the engine and return.
+    /// `handler` runs on the connection's thread for every request that ``ControlProtocol``
+    /// decoded and checked, and should hand the request to the engine and return.
     public init(
         socketPath: [UInt8], options: Options = Options(),
         handler: @escaping @Sendable (ControlRequest, ControlReply) -> Void
@@ -140,23 +146,18 @@ public final class ControlServer: Sendable {
     public func start() {
         phase.withLock { phase in
             guard case .bound = phase else { return }
-            let done = DispatchSemaphore(value: 0)
-            phase = .running(acceptLoopDone: done)
             let listener = self.listener
             let connections = self.connections
-            let thread = Thread {
+            let thread = JoinableThread(name: "quotawatch-control", stackSize: 256 * 1024) {
                 Self.acceptLoop(listener, connections)
-                done.signal()
             }
-            thread.name = "quotawatch-control"
-            thread.stackSize = 256 * 1024
-            thread.start()
+            phase = .running(acceptLoop: thread)
         }
     }
 
-    /// Stops accepting, answers requests still waiting for the engine with an error, closes
-    /// the socket and removes its file, unless the path now names another daemon's socket.
-    /// Calling it again does nothing.
+    /// Stops accepting, answers requests still waiting for the engine with an error, ends
+    /// every connection and joins its thread, closes the socket and removes its file, unless
+    /// the path now names another daemon's socket. Calling it again does nothing.
     public func stop() {
         let previous = phase.withLock { phase in
             let previous = phase
@@ -168,9 +169,9 @@ public final class ControlServer: Sendable {
         // refusing connections, take it for stale and replace it while this one is removing it.
         let lock = try? Self.lockDirectory(Self.directory(of: socketPath))
         defer { lock?.close() }
-        if case .running(let acceptLoopDone) = previous {
+        if case .running(let acceptLoop) = previous {
             listener.shutdown()
-            acceptLoopDone.wait()
+            acceptLoop.join()
         }
         connections.shutDown()
         listener.unlinkIfStillBound()
@@ -293,9 +294,13 @@ final class ConnectionRegistry: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var openConnections = 0
+        /// Connections being served, by id; a thread removes its own before closing it, so a
+        /// descriptor here is never one the kernel has handed out again.
+        var open: [UInt64: FileDescriptor] = [:]
+        var threads: [UInt64: JoinableThread] = [:]
+        /// The slots of connections waiting for the engine, by connection id.
         var waitingReplies: [UInt64: ReplySlot] = [:]
-        var nextSlotID: UInt64 = 0
+        var nextID: UInt64 = 0
         var isShutDown = false
     }
 
@@ -306,88 +311,110 @@ final class ConnectionRegistry: Sendable {
 
     var isShutDown: Bool { state.withLock { $0.isShutDown } }
 
-    /// Answers every request still waiting for the engine with "shutting down".
+    /// Answers every request still waiting for the engine with "shutting down", ends every
+    /// open connection (a thread blocked reading a request or sending a reply returns at
+    /// once) and joins every connection thread.
     func shutDown() {
-        let waiting = state.withLock { state in
+        let (waiting, threads) = state.withLock { state in
             state.isShutDown = true
-            return Array(state.waitingReplies.values)
+            // One waiting for the engine is answered "shutting down" instead, a short reply
+            // that its socket buffer takes at once.
+            for (id, connection) in state.open where state.waitingReplies[id] == nil {
+                try? connection.shutdown(.both)
+            }
+            return (Array(state.waitingReplies.values), Array(state.threads.values))
         }
         for slot in waiting { slot.fill(.shuttingDown) }
+        for thread in threads { thread.join() }
+        state.withLock { $0.threads.removeAll() }
     }
 
-    /// Serves `connection` on a thread of its own, or refuses it when too many are open.
+    /// Serves `connection` on a thread of its own, or refuses it when too many are open or
+    /// the server is stopping.
     func serve(_ connection: FileDescriptor) {
-        let admitted = state.withLock { state in
-            guard state.openConnections < options.maximumConnections else { return false }
-            state.openConnections += 1
-            return true
+        reapFinishedThreads()
+        let id: UInt64? = state.withLock { state in
+            guard !state.isShutDown, state.open.count < options.maximumConnections else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.open[id] = connection
+            return id
         }
-        guard admitted else {
+        guard let id else {
             // A fresh socket's buffer takes this short reply without blocking.
             let message = "the daemon is already answering \(options.maximumConnections) requests; try again shortly"
-            finish(connection, sending: ControlProtocol.errorDocument(message), outcome: .answeredWithError(message))
+            send(connection, ControlProtocol.errorDocument(message), outcome: .answeredWithError(message))
             return
         }
-        let thread = Thread { [self] in
-            handle(connection)
-            state.withLock { $0.openConnections -= 1 }
+        let thread = JoinableThread(name: "quotawatch-control-connection", stackSize: 512 * 1024) { [self] in
+            handle(connection, id: id)
         }
-        thread.name = "quotawatch-control-connection"
-        thread.stackSize = 512 * 1024
-        thread.start()
+        state.withLock { $0.threads[id] = thread }
     }
 
-    private func handle(_ connection: FileDescriptor) {
+    private func reapFinishedThreads() {
+        let finished = state.withLock { state in
+            let done = state.threads.filter { $0.value.hasFinished }
+            for id in done.keys { state.threads.removeValue(forKey: id) }
+            return Array(done.values)
+        }
+        for thread in finished { thread.join() }
+    }
+
+    private func handle(_ connection: FileDescriptor, id: UInt64) {
         try? connection.setReceiveTimeout(options.requestTimeout)
         try? connection.setSendTimeout(options.sendTimeout)
+        let (document, outcome) = answer(connection, id: id)
+        let isOpen = state.withLock { $0.open.removeValue(forKey: id) != nil }
+        guard isOpen else { return }
+        send(connection, document, outcome: outcome)
+    }
+
+    /// Reads the request, has the engine answer it, and returns what to send back.
+    private func answer(_ connection: FileDescriptor, id: UInt64) -> ([UInt8]?, ControlConnectionOutcome) {
         let line: ReceivedLine
         do {
             line = try connection.receiveLine(maximumBytes: ControlProtocol.maximumRequestBytes)
         } catch .resourceTemporarilyUnavailable {
-            let seconds = DurationText.seconds(options.requestTimeout)
-            return refuse(connection, "no request arrived within \(seconds)")
+            return refusal("no request arrived within \(DurationText.seconds(options.requestTimeout))")
         } catch {
-            return finish(connection, sending: nil, outcome: .clientGone(error))
+            return (nil, .clientGone(error))
         }
         switch line.ending {
         case .limitReached:
-            return refuse(connection, "the request is longer than \(ControlProtocol.maximumRequestBytes) bytes")
+            return refusal("the request is longer than \(ControlProtocol.maximumRequestBytes) bytes")
         case .endOfFile where line.bytes.isEmpty:
-            return finish(connection, sending: nil, outcome: .noRequest)
+            return (nil, .noRequest)
         case .endOfFile, .newline:
             break
         }
         let request: ControlRequest
-        switch ControlRequest.decode(line.bytes) {
+        switch ControlProtocol.decodeRequest(line.bytes) {
         case .success(let decoded): request = decoded
-        case .failure(let failure): return refuse(connection, failure.description)
+        case .failure(let failure): return refusal(failure.description)
         }
-        guard ControlRequest.knownCommands.contains(request.command) else {
-            return refuse(connection, "unknown command '\(request.command)'")
-        }
-        switch waitForReply(to: request) {
+        switch waitForReply(to: request, id: id) {
         case .document(let document):
-            finish(connection, sending: document, outcome: .replied)
+            return (document.replyJSON(), .replied)
+        case .error(let message):
+            return refusal(message)
         case .dropped:
-            refuse(connection, "the daemon dropped the request without answering")
+            return refusal("the daemon dropped the request without answering")
         case .timedOut:
-            refuse(
-                connection, "the daemon did not answer within \(DurationText.seconds(options.replyTimeout ?? .zero))")
+            return refusal("the daemon did not answer within \(DurationText.seconds(options.replyTimeout ?? .zero))")
         case .shuttingDown:
-            refuse(connection, "the daemon is shutting down")
+            return refusal("the daemon is shutting down")
         }
     }
 
-    private func waitForReply(to request: ControlRequest) -> ReplySlot.Outcome {
+    private func waitForReply(to request: ControlRequest, id: UInt64) -> ReplySlot.Outcome {
         let slot = ReplySlot()
         let registered = state.withLock { state in
-            guard !state.isShutDown else { return nil as UInt64? }
-            let id = state.nextSlotID
-            state.nextSlotID += 1
+            guard !state.isShutDown else { return false }
             state.waitingReplies[id] = slot
-            return id
+            return true
         }
-        guard let id = registered else { return .shuttingDown }
+        guard registered else { return .shuttingDown }
         // The reply object lives only as long as the handler (or the engine) keeps it, so
         // dropping it unsent fills the slot with `.dropped`.
         handler(request, ControlReply(slot: slot))
@@ -396,14 +423,16 @@ final class ConnectionRegistry: Sendable {
         return outcome
     }
 
-    private func refuse(_ connection: FileDescriptor, _ message: String) {
-        finish(connection, sending: ControlProtocol.errorDocument(message), outcome: .answeredWithError(message))
+    private func refusal(_ message: String) -> ([UInt8]?, ControlConnectionOutcome) {
+        (ControlProtocol.errorDocument(message), .answeredWithError(message))
     }
 
     /// Sends `document` as one line (if any), then closes: shutdown first, so the client sees
     /// the end even if a child process inherited a copy of the descriptor.
-    private func finish(_ connection: FileDescriptor, sending document: [UInt8]?, outcome: ControlConnectionOutcome) {
+    private func send(_ connection: FileDescriptor, _ document: [UInt8]?, outcome: ControlConnectionOutcome) {
         var outcome = outcome
+        // A reply still being sent when the server stops may not keep it waiting long.
+        if isShutDown { try? connection.setSendTimeout(.seconds(1)) }
         if let document {
             var line = document.map { $0 == UInt8(ascii: "\n") ? UInt8(ascii: " ") : $0 }
             line.append(UInt8(ascii: "\n"))
@@ -422,7 +451,8 @@ final class ConnectionRegistry: Sendable {
 /// Where one connection's thread waits for the engine's reply.
 final class ReplySlot: Sendable {
     enum Outcome: Sendable {
-        case document([UInt8])
+        case document(any ControlReplyDocument)
+        case error(String)
         case dropped
         case timedOut
         case shuttingDown

@@ -70,13 +70,13 @@ final class LineWriter: @unchecked Sendable {
     private let condition = NSCondition()
     private var queue: [String] = []
     private var writing = false
+    private var isStopping = false
     private let descriptor: FileDescriptor
+    private var thread: JoinableThread?
 
     init(descriptor: FileDescriptor) {
         self.descriptor = descriptor
-        let thread = Thread { [self] in run() }
-        thread.name = "event-writer"
-        thread.start()
+        thread = JoinableThread(name: "event-writer") { [self] in run() }
     }
 
     func write(_ line: String) {
@@ -93,10 +93,23 @@ final class LineWriter: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Writes what is queued, then ends the thread and waits for it.
+    func stop() {
+        condition.lock()
+        isStopping = true
+        condition.broadcast()
+        condition.unlock()
+        thread?.join()
+    }
+
     private func run() {
         while true {
             condition.lock()
-            while queue.isEmpty { condition.wait() }
+            while queue.isEmpty && !isStopping { condition.wait() }
+            if queue.isEmpty {
+                condition.unlock()
+                return
+            }
             let batch = queue.joined()
             queue.removeAll(keepingCapacity: true)
             writing = true

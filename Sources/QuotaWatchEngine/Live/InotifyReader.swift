@@ -1,14 +1,20 @@
 import Foundation
 import QuotaWatchCore
 import QuotaWatchSystem
+import Synchronization
 
 /// A thread that does nothing but drain the kernel's inotify queue into the engine's mailbox,
 /// so the queue never overflows while the engine is busy (a stalled reader overflows the
 /// default 16 384-event queue after about 5 500 new files).
+///
+/// The reader owns the inotify descriptor from ``start()`` on: ``stop()`` joins the thread and
+/// closes it, which also drops every watch.
 final class InotifyReader: Sendable {
     private let inotify: InotifyDescriptor
     private let mailbox: Mailbox
     private let wakeup: WakeupPipe
+    private let thread = Mutex<JoinableThread?>(nil)
+    private let isClosed = Atomic<Bool>(false)
 
     init(inotify: InotifyDescriptor, mailbox: Mailbox) throws(Errno) {
         self.inotify = inotify
@@ -17,18 +23,25 @@ final class InotifyReader: Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "inotify-reader"
-        thread.start()
+        thread.withLock { thread in
+            guard thread == nil else { return }
+            thread = JoinableThread(name: "inotify-reader") { [self] in run() }
+        }
     }
 
-    /// Asks the thread to finish; it closes its wake-up pipe on the way out.
-    func stop() { wakeup.wake() }
+    /// Ends the thread, waits for it, and closes the inotify descriptor and the wake-up pipe.
+    /// Calling it again does nothing.
+    func stop() {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        wakeup.wake()
+        thread.withLock { $0 }?.join()
+        inotify.close()
+        wakeup.close()
+    }
 
     private func run() {
         // Large enough for thousands of events per read: fewer system calls under a storm.
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
-        defer { wakeup.close() }
         while true {
             let ready: [Int]
             do {

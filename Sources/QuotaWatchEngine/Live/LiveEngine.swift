@@ -25,41 +25,45 @@ public struct EngineOptions: Sendable {
 /// Why `quotawatch run` stopped.
 public enum EngineExit: Sendable, Equatable {
     case signal(Int32)
+    /// ``LiveEngine/stop()`` asked it to.
+    case stopped
     case failure(String)
 }
 
 /// `quotawatch run`: crawls once, then keeps the tree exact from inotify events, answering
-/// status requests on the control socket, until a termination signal.
+/// control requests on the socket, until a termination signal.
 ///
 /// Threads: one drains the inotify queue, one waits for signals, the control server answers
 /// connections, one writes event lines; this one, the engine thread, is the only owner of
-/// the tree and never waits on any of them.
-public final class LiveEngine {
+/// the tree and never waits on any of them. When ``run(progress:)`` returns, every one of them
+/// has been joined and the inotify descriptor is closed.
+///
+/// Sendable only so that another thread can call ``stop()``, which touches nothing but the
+/// mailbox; everything else belongs to the thread inside ``run(progress:)``.
+public final class LiveEngine: @unchecked Sendable {
     private let options: EngineOptions
     private let mailbox = Mailbox()
-    private let clock = ContinuousClock()
-    private let started: ContinuousClock.Instant
+    private let clock = MonotonicEngineClock()
     private var events: LineWriter?
-    private var pendingSyncs: [[UInt8]: (reply: ControlReply, deadline: ContinuousClock.Instant)] = [:]
-    /// A marker that has not come back by then never will (its event was lost with an
-    /// overflow that is still backing off, say): the request gets an error, not a hang.
-    private let syncTimeout: Duration = .seconds(30)
+    /// Replies waiting for their sync marker, by marker.
+    private var pendingSyncs: [[UInt8]: (reply: ControlReply, query: StatusQuery)] = [:]
+    private var schedule: EngineSchedule
     private var markerCounter = 0
     private let markerPrefix: [UInt8]
     private var reportedDegraded: [String] = []
-    private var resyncNotBefore: ContinuousClock.Instant
-    private var resyncBackoff: Duration = .zero
-    private var lastResync: ContinuousClock.Instant?
+    private var requestsAnswered: UInt64 = 0
 
     public init(options: EngineOptions) {
         self.options = options
-        started = clock.now
-        resyncNotBefore = started
+        schedule = EngineSchedule(settle: options.settle, pollInterval: options.pollInterval, now: clock.now)
         markerPrefix = Array(".quotawatch-sync.\(ProcessIdentity.processID).".utf8)
-        if options.emitsEvents { events = LineWriter(descriptor: .standardOutput) }
     }
 
-    /// Runs until a signal or a fatal condition. `progress` sees the first crawl.
+    /// Asks ``run(progress:)``, running on another thread, to return ``EngineExit/stopped`` as
+    /// it returns after a signal: everything it started stopped and joined.
+    public func stop() { mailbox.post(.stop) }
+
+    /// Runs until a signal, ``stop()`` or a fatal condition. `progress` sees the first crawl.
     public func run(progress: ((CrawlProgress) -> Void)?) -> EngineExit {
         let opened: (descriptor: FileDescriptor, status: FileStatus)
         do {
@@ -80,21 +84,49 @@ public final class LiveEngine {
             return .failure("\(error)")
         }
         server.start()
+        // Answers the requests still waiting (syncs included) with "shutting down", then
+        // joins every connection thread.
         defer { server.stop() }
 
         let inotify: InotifyDescriptor
         let reader: InotifyReader
         do {
             inotify = try InotifyDescriptor()
-            reader = try InotifyReader(inotify: inotify, mailbox: mailbox)
         } catch {
             return .failure(
                 "cannot start inotify: \(error). Check fs.inotify.max_user_instances (now \(InotifyLimits.current().maxUserInstances))."
             )
         }
+        do {
+            reader = try InotifyReader(inotify: inotify, mailbox: mailbox)
+        } catch {
+            inotify.close()
+            return .failure("cannot start the inotify reader: \(error)")
+        }
         reader.start()
         defer { reader.stop() }
-        startSignalThread()
+
+        let signals: TerminationSignalWaiter
+        do {
+            signals = try TerminationSignalWaiter()
+        } catch {
+            return .failure("cannot wait for signals: \(error)")
+        }
+        let mailbox = self.mailbox
+        let signalThread = JoinableThread(name: "signals") {
+            if let signal = signals.wait() { mailbox.post(.shutdown(signal: signal)) }
+        }
+        defer {
+            signals.stop()
+            signalThread.join()
+            signals.close()
+        }
+
+        if options.emitsEvents { events = LineWriter(descriptor: .standardOutput) }
+        defer {
+            events?.stop()
+            events = nil
+        }
 
         let fileSystem = KernelFileSystem(root: root, inotify: inotify, options: options.crawl)
         let first: (TallyTree, CrawlReport)
@@ -112,58 +144,53 @@ public final class LiveEngine {
         emit(
             .ready(
                 directories: live.tree.directoryCount, files: live.tree.fileCount, allocated: total.allocated,
-                seconds: seconds(since: started)))
+                seconds: seconds(since: 0)))
         reportDegradation(of: live)
-        let exit = loop(&live)
-        events?.drain()
-        return exit
+        return loop(&live)
     }
 
     // MARK: The loop
 
     private func loop(_ live: inout LiveTree<KernelFileSystem>) -> EngineExit {
-        var lastFlush = clock.now
-        var nextPoll = clock.now.advanced(by: options.pollInterval)
+        schedule.flushed(at: clock.now)
+        schedule.polled(at: clock.now)
         while true {
-            var deadline: ContinuousClock.Instant?
-            func consider(_ instant: ContinuousClock.Instant?) {
-                guard let instant else { return }
-                deadline = deadline.map { min($0, instant) } ?? instant
-            }
-            if live.hasPendingWork { consider(lastFlush.advanced(by: options.settle)) }
-            if let due = live.nextDeadline { consider(instant(fromNanoseconds: due)) }
-            if live.hasUnwatchedDirectories { consider(nextPoll) }
-            if live.needsResync { consider(resyncNotBefore) }
-            consider(pendingSyncs.values.map(\.deadline).min())
-
+            let deadline = schedule.wakeDeadline(conditions(live)).map(clock.instant(of:))
             for message in mailbox.take(until: deadline) {
                 switch message {
                 case .events(let batch):
                     if options.traces { trace(batch, live.tree, live) }
                     let wasOverflowed = live.needsResync
-                    live.apply(batch, now: nanoseconds(clock.now))
-                    if live.needsResync && !wasOverflowed { noteOverflow() }
+                    live.apply(batch, now: clock.now)
+                    if live.needsResync && !wasOverflowed {
+                        emit(.overflow)
+                        schedule.overflowed(at: clock.now)
+                    }
                 case .request(let request, let reply):
                     answer(request, reply, &live)
                 case .shutdown(let signal):
                     return .signal(signal)
+                case .stop:
+                    return .stopped
                 case .readerFailed(let error):
                     return .failure("reading inotify events failed: \(error)")
                 }
             }
             let now = clock.now
-            live.runTimers(now: nanoseconds(now))
+            live.runTimers(now: now)
             completeSyncs(&live)
-            expireSyncs(now: now, &live)
-            // A sync waiting on a marker lost in the overflow is answered by the resync itself.
-            if live.needsResync && (now >= resyncNotBefore || !pendingSyncs.isEmpty) { resync(&live) }
-            if live.hasPendingWork && now >= lastFlush.advanced(by: options.settle) {
+            // Asked in turn, since each step changes what the next one finds: an expired sync no
+            // longer forces a resync, and a resync changes what is pending.
+            expireSyncs(schedule.due(conditions(live), now: now).expiredSyncs, &live)
+            if schedule.due(conditions(live), now: now).resync { resync(&live) }
+            let due = schedule.due(conditions(live), now: now)
+            if due.flush {
                 live.flush()
-                lastFlush = now
+                schedule.flushed(at: now)
             }
-            if live.hasUnwatchedDirectories && now >= nextPoll {
+            if due.poll {
                 live.pollDegraded()
-                nextPoll = now.advanced(by: options.pollInterval)
+                schedule.polled(at: now)
                 reportDegradation(of: live)
             }
             if live.rootIsGone {
@@ -171,46 +198,60 @@ public final class LiveEngine {
                     "the root \(options.rootDisplay) was deleted or moved away; nothing is left to watch. "
                     + "Recreate it and start 'quotawatch run' again."
                 emit(.rootGone(message: message))
-                for pending in pendingSyncs.values { pending.reply.send(ControlProtocol.errorDocument(message)) }
+                for pending in pendingSyncs.values { pending.reply.fail(message) }
+                pendingSyncs.removeAll()
                 return .failure(message)
             }
         }
     }
 
+    private func conditions(_ live: LiveTree<KernelFileSystem>) -> LoopConditions {
+        LoopConditions(
+            hasPendingWork: live.hasPendingWork, timerDeadline: live.nextDeadline,
+            hasUnwatchedDirectories: live.hasUnwatchedDirectories, needsResync: live.needsResync)
+    }
+
     // MARK: Requests and syncs
 
     private func answer(_ request: ControlRequest, _ reply: ControlReply, _ live: inout LiveTree<KernelFileSystem>) {
-        guard request.command == "status" else {
-            reply.send(ControlProtocol.unknownCommandDocument(request.command))
+        requestsAnswered += 1
+        let query: StatusQuery
+        switch request.command {
+        case .status(let status): query = status
+        }
+        if case .quotas = query {
+            // Not a stub: there is no way to configure a rule yet, so there is nothing to list.
+            reply.fail("no quota rules configured")
             return
         }
-        guard request.sync == true else {
+        guard request.sync else {
             live.flush()
-            reply.send(statusDocument(live))
+            respond(reply, query, live)
             return
         }
         if live.tree.watch(of: live.tree.root) < 0 {
             // No watch on the root means no marker event: polling keeps the tallies instead.
             live.settleForSync()
-            reply.send(statusDocument(live))
+            respond(reply, query, live)
             return
         }
         markerCounter += 1
         let marker = markerPrefix + Array("\(markerCounter)".utf8)
         do {
             try live.fileSystem.root.createExclusiveFile(marker)
-            pendingSyncs[marker] = (reply, clock.now.advanced(by: syncTimeout))
+            pendingSyncs[marker] = (reply, query)
+            schedule.syncStarted(marker, at: clock.now)
         } catch {
             if let status = try? live.fileSystem.root.status(), status.linkCount == 0 {
                 // Deleted while we hold it open, which also holds back its IN_DELETE_SELF.
                 live.noteRootGone()
-                pendingSyncs[marker] = (reply, clock.now.advanced(by: syncTimeout))
+                pendingSyncs[marker] = (reply, query)
+                schedule.syncStarted(marker, at: clock.now)
                 return
             }
-            reply.send(
-                ControlProtocol.errorDocument(
-                    "cannot create the sync marker in \(options.rootDisplay): \(error); "
-                        + "a sync needs write access to the root (status without --sync works without it)"))
+            reply.fail(
+                "cannot create the sync marker in \(options.rootDisplay): \(error); "
+                    + "a sync needs write access to the root (status without --sync works without it)")
         }
     }
 
@@ -220,68 +261,66 @@ public final class LiveEngine {
         for marker in live.markersSeen {
             live.acknowledgeMarker(marker)
             guard let pending = pendingSyncs.removeValue(forKey: marker) else { continue }
+            schedule.syncEnded(marker)
             try? live.fileSystem.root.unlink(marker)
             if live.needsResync { resync(&live) }
             live.settleForSync()
-            pending.reply.send(statusDocument(live))
+            respond(pending.reply, pending.query, live)
         }
     }
 
-    private func expireSyncs(now: ContinuousClock.Instant, _ live: inout LiveTree<KernelFileSystem>) {
-        for (marker, pending) in pendingSyncs where pending.deadline <= now {
-            pendingSyncs.removeValue(forKey: marker)
+    private func expireSyncs(_ markers: [[UInt8]], _ live: inout LiveTree<KernelFileSystem>) {
+        for marker in markers {
+            schedule.syncEnded(marker)
+            guard let pending = pendingSyncs.removeValue(forKey: marker) else { continue }
             try? live.fileSystem.root.unlink(marker)
-            pending.reply.send(
-                ControlProtocol.errorDocument(
-                    "the sync marker did not come back through the inotify queue within "
-                        + "\(syncTimeout.components.seconds) s; try again, or use status without --sync"))
+            pending.reply.fail(
+                "the sync marker did not come back through the inotify queue within "
+                    + "\(schedule.syncTimeout.components.seconds) s; try again, or use status without --sync")
         }
     }
 
-    private func statusDocument(_ live: LiveTree<KernelFileSystem>) -> [UInt8] {
+    /// Hands the selected rows and the counters to the connection's thread, which encodes
+    /// them: the engine's cost is the rows selected, never the whole tree.
+    private func respond(_ reply: ControlReply, _ query: StatusQuery, _ live: LiveTree<KernelFileSystem>) {
+        guard case .tree(let selection) = query else {
+            reply.fail("no quota rules configured")
+            return
+        }
         let tree = live.tree
+        guard let rows = tree.rows(selection) else {
+            reply.fail(
+                "\(options.rootDisplay) has no directory '\(EscapedName.string(selection.subtree))'; "
+                    + "give a path relative to the root as status --json shows it")
+            return
+        }
         let engine = EngineReport(
             events: live.counters.events, rescannedDirectories: live.counters.rescannedDirectories,
             overflows: live.counters.overflows, watches: live.watchCount,
-            degraded: live.degradedDirectories.map { EscapedName.string(tree.relativePath(of: $0)) })
-        let report = StatusReport(tree: tree.report(root: options.rootDisplay), engine: engine)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(report) else { return ControlProtocol.errorDocument("encoding failed") }
-        return Array(data)
+            degraded: live.degradedDirectories.map { EscapedName.string(tree.relativePath(of: $0)) },
+            requests: requestsAnswered, cpuSeconds: Self.seconds(ThreadCPUTime.current()))
+        reply.send(StatusSnapshot(root: options.rootDisplay, rows: rows, engine: engine))
     }
 
     // MARK: Overflow and degradation
 
-    private func noteOverflow() {
-        emit(.overflow)
-        let now = clock.now
-        // Back off when overflows follow each other, so a sustained storm cannot turn into a
-        // recrawl storm: 0, 0.5 s, 1 s, 2 s … 30 s between resyncs; a quiet minute resets it.
-        if let lastResync, now - lastResync < .seconds(60) {
-            resyncBackoff = min(max(resyncBackoff * 2, .milliseconds(500)), .seconds(30))
-        } else {
-            resyncBackoff = .zero
-        }
-        resyncNotBefore = (lastResync ?? now).advanced(by: resyncBackoff)
-    }
-
     private func resync(_ live: inout LiveTree<KernelFileSystem>) {
         let start = clock.now
         // Events queued before the crawl describe a past the crawl will see anyway.
-        let stale = mailbox.take(until: start)
+        let stale = mailbox.take(until: clock.instant(of: start))
         for message in stale { requeueNonEvents(message) }
         guard let listed = live.resync() else { return }
-        lastResync = clock.now
+        schedule.resynced(at: clock.now)
         emit(.resynced(directories: listed, seconds: seconds(since: start)))
         reportDegradation(of: live)
         // The fresh crawl began after every waiting sync was asked for, so it answers them all.
         for (marker, pending) in pendingSyncs {
             try? live.fileSystem.root.unlink(marker)
             live.settleForSync()
-            pending.reply.send(statusDocument(live))
+            respond(pending.reply, pending.query, live)
         }
         pendingSyncs.removeAll()
+        schedule.allSyncsEnded()
     }
 
     private func requeueNonEvents(_ message: EngineMessage) {
@@ -315,16 +354,6 @@ public final class LiveEngine {
 
     // MARK: Plumbing
 
-    private func startSignalThread() {
-        let mailbox = self.mailbox
-        let thread = Thread {
-            let signal = TerminationSignals.wait()
-            mailbox.post(.shutdown(signal: signal))
-        }
-        thread.name = "signals"
-        thread.start()
-    }
-
     private func emit(_ event: EngineEvent) { events?.write(event.jsonLine) }
 
     private func trace(_ batch: [InotifyEvent], _ tree: TallyTree, _ live: LiveTree<KernelFileSystem>) {
@@ -342,18 +371,11 @@ public final class LiveEngine {
         try? FileDescriptor.standardError.writeAll(text.utf8)
     }
 
-    private func nanoseconds(_ instant: ContinuousClock.Instant) -> UInt64 {
-        let elapsed = started.duration(to: instant)
-        return UInt64(max(0, elapsed.components.seconds)) * 1_000_000_000
-            + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000))
+    private func seconds(since start: UInt64) -> Double {
+        Double(clock.now - min(start, clock.now)) / 1e9
     }
 
-    private func instant(fromNanoseconds value: UInt64) -> ContinuousClock.Instant {
-        started.advanced(by: .nanoseconds(Int64(value)))
-    }
-
-    private func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = start.duration(to: clock.now)
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -8,6 +8,8 @@ enum EngineMessage: @unchecked Sendable {
     case events([InotifyEvent])
     case request(ControlRequest, ControlReply)
     case shutdown(signal: Int32)
+    /// ``LiveEngine/stop()`` was called.
+    case stop
     case readerFailed(Errno)
 }
 

@@ -72,6 +72,8 @@ enum RunCommand {
         let exit = engine.run { progress.update($0) }
         progress.clear()
         switch exit {
+        case .stopped:
+            return .success
         case .signal(let signal):
             Console.error("quotawatch: stopped by \(TerminationSignals.name(signal))\n")
             return .success

@@ -10,17 +10,27 @@ enum StatusCommand {
         abstract: "Show the live tallies of a running 'quotawatch run'.",
         discussion: """
             The table and --json have the same shape as 'scan', plus an "engine" object with the
-            daemon's counters. With --sync, every change made before the call is reflected.
-            Exit status: 0 on success, 1 when no daemon answers, 64 on bad usage.
+            daemon's counters. The daemon sends only what is asked for: --path picks a subtree,
+            --depth how far below it to go (the table: 1, --json and --top: all), --top the
+            largest directories only. With --sync, every change made before the call is reflected.
+            Exit status: 0 on success, 1 when no daemon answers or it refuses the request, 64 on
+            bad usage.
             """,
         arguments: [
             ArgumentSpec(name: "root", help: "The watched root (default: the only daemon running).", isOptional: true)
         ],
         options: [
             OptionSpec(name: "--socket", valueName: "<path>", help: "The daemon's control socket."),
-            OptionSpec(name: "--json", help: "Print the full report as one JSON object."),
+            OptionSpec(name: "--json", help: "Print the report as one JSON object."),
             OptionSpec(name: "--sync", help: "Wait until every change made before this call is counted."),
-            OptionSpec(name: "--depth", valueName: "<n>", help: "Show directories down to this depth (default 1)."),
+            OptionSpec(
+                name: "--depth", valueName: "<n|all>",
+                help: "Show directories down to this depth below --path (table: 1; --json, --top: all)."),
+            OptionSpec(
+                name: "--path", valueName: "<subdir>",
+                help: "Show this directory (relative to the root) and the ones below it."),
+            OptionSpec(
+                name: "--top", valueName: "<n>", help: "Show only the n directories with the most allocated bytes."),
             OptionSpec(name: "--iec", help: "Show sizes in KiB, MiB, GiB (powers of 1024)."),
             OptionSpec(name: "--bytes", help: "Show exact byte counts."),
             OptionSpec(name: "--timeout", valueName: "<s>", help: "Give up after this many seconds (default 60)."),
@@ -28,7 +38,7 @@ enum StatusCommand {
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
-        let depth = try arguments.integer("--depth", default: 1, in: 0...4096, command: "status")
+        let selection = try selection(arguments)
         let timeout = try arguments.integer("--timeout", default: 60, in: 1...86_400, command: "status")
         let format = try RootOptions.byteFormat(arguments, command: "status")
         if arguments.positionals.count > 1 {
@@ -43,33 +53,62 @@ enum StatusCommand {
             throw UsageError(message: "Name the watched root or its socket: quotawatch status ROOT", command: "status")
         }
 
-        let reply: [UInt8]
+        let request = ControlRequest(.status(.tree(selection)), sync: arguments.has("--sync"))
+        let report: StatusReport
         do {
-            reply = try ControlClient.request(
-                socketPath: socket, ControlRequest(command: "status", sync: arguments.has("--sync")),
-                timeout: .seconds(timeout))
-        } catch {
+            let reply = try ControlClient.request(socketPath: socket, request, timeout: .seconds(timeout))
+            report = try StatusWire.report(from: reply)
+        } catch let error as ControlClientError {
             Console.error("Error: \(error)\n")
             return .failure
-        }
-        if let message = ControlProtocol.errorMessage(in: reply) {
-            Console.error("Error: the daemon answered: \(message)\n")
+        } catch {
+            Console.error("Error: the daemon's answer is not a status report: \(error)\n")
             return .failure
         }
         if arguments.has("--json") {
-            Console.out(String(decoding: reply, as: UTF8.self) + "\n")
+            Console.out(String(decoding: report.encodedJSON(), as: UTF8.self) + "\n")
             return .success
         }
-        guard let report = try? JSONDecoder().decode(StatusReport.self, from: Data(reply)) else {
-            Console.error("Error: the daemon's answer is not a status report\n")
-            return .failure
+        Console.out(TableRenderer.render(report.treeReport, format: format))
+        Console.out(engineLine(report.engine) + "\n")
+        return .success
+    }
+
+    /// What to ask the daemon for. Defaults keep what earlier versions printed: the table
+    /// shows depth 1, --json the whole tree.
+    static func selection(_ arguments: ParsedArguments) throws(UsageError) -> TreeSelection {
+        var selection = TreeSelection()
+        if let path = arguments.values["--path"] {
+            // Written as status --json shows names; bytes that are not UTF-8 can only be meant
+            // as they are.
+            let text = String(validating: path.bytes, as: UTF8.self) ?? EscapedName.string(path.bytes)
+            switch TreeSelection.subtree(fromEscaped: text) {
+            case .success(let subtree):
+                selection.subtree = subtree
+            case .failure(let error):
+                throw UsageError(message: "Invalid value for '--path': \(error)", command: "status")
+            }
         }
-        var tree = report.treeReport
-        tree.directories.removeAll { row in
-            row.path != "." && row.path.split(separator: "/").count > depth
+        if arguments.values["--top"] != nil {
+            selection.top = try arguments.integer("--top", default: 1, in: 1...1_000_000, command: "status")
         }
-        Console.out(TableRenderer.render(tree, format: format))
-        let engine = report.engine
+        switch arguments.values["--depth"]?.text {
+        case "all":
+            selection.depth = nil
+        case nil:
+            selection.depth = arguments.has("--json") || selection.top != nil ? nil : 1
+        case let text?:
+            guard let depth = Int(text), (0...4096).contains(depth) else {
+                throw UsageError(
+                    message: "Invalid value '\(text)' for '--depth': expected 'all' or a whole number from 0 to 4096",
+                    command: "status")
+            }
+            selection.depth = depth
+        }
+        return selection
+    }
+
+    private static func engineLine(_ engine: EngineReport) -> String {
         func counted(_ count: some BinaryInteger, _ singular: String, _ plural: String) -> String {
             "\(count) \(count == 1 ? singular : plural)"
         }
@@ -77,7 +116,6 @@ enum StatusCommand {
         line += counted(engine.watches, "watch", "watches") + ", " + counted(engine.overflows, "overflow", "overflows")
         line += ", " + counted(engine.rescannedDirectories, "directory", "directories") + " re-listed"
         if !engine.degraded.isEmpty { line += "; polled (no watch): " + engine.degraded.joined(separator: ", ") }
-        Console.out(line + "\n")
-        return .success
+        return line
     }
 }

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from . import procfs, stats, watchers
+from . import procfs, stats, status_cost, watchers
 from .children import Children
 from .markdown import table
 from .watchers import StatusClient, root_entry
@@ -412,9 +412,12 @@ def run(
     burst_text, burst_targets = phase(bench.throughput, burst_files, burst_rounds)
     latency_text, latency_targets = phase(bench.latency, latency_iterations)
     idle_text, idle_targets = phase(bench.idle, idle_tree, trees[idle_tree], idle_seconds)
+    status_text, status_targets = phase(status_cost.measure, children, binary, run_dir, trees["grid-20k"])
     targets = table(
         ["where", "quotawatch run", "target", "measured", ""],
-        startup_targets + burst_targets + latency_targets + idle_targets,
+        startup_targets + burst_targets + latency_targets + idle_targets + status_targets,
         {3},
     )
-    return "\n".join(["#### Targets\n", targets + "\n", "#### Runs\n", startup_text, burst_text, latency_text, idle_text])
+    return "\n".join(
+        ["#### Targets\n", targets + "\n", "#### Runs\n", startup_text, burst_text, latency_text, idle_text, status_text]
+    )

@@ -180,7 +180,15 @@ class StatusClient:
 
 
 def root_entry(document: dict) -> dict:
-    """The root's row of a scan or status document: the directory whose path is "."."""
+    """The root's row of a scan or status document: the directory whose path is ".".
+
+    A reply read straight from the socket lists rows as arrays named by its "columns"."""
+    if "rows" in document:
+        columns = document["columns"]
+        for row in document["rows"]:
+            if row[0] == ".":
+                return dict(zip(columns, row))
+        raise KeyError("no root row in the reply")
     for directory in document["directories"]:
         if directory["path"] == ".":
             return directory

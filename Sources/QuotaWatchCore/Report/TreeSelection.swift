@@ -1,0 +1,87 @@
+/// Which directories a report shows: a subtree of the root, down to a depth, optionally only
+/// its largest directories. Every part is optional; the default is the whole tree.
+public struct TreeSelection: Hashable, Sendable {
+    /// The subtree's directory as raw bytes relative to the root, components joined by "/";
+    /// empty for the root itself. Never starts or ends with "/", never holds "." or "..".
+    public var subtree: [UInt8]
+    /// Levels shown below the subtree's directory: 0 shows it alone; nil shows them all.
+    public var depth: Int?
+    /// Only the `top` directories with the most allocated bytes; nil keeps them all.
+    public var top: Int?
+
+    public init(subtree: [UInt8] = [], depth: Int? = nil, top: Int? = nil) {
+        self.subtree = subtree
+        self.depth = depth
+        self.top = top
+    }
+
+    /// The subtree's path components.
+    public var components: [ArraySlice<UInt8>] {
+        subtree.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+    }
+
+    /// Reads a path relative to the root the way reports write them (escaped as
+    /// ``EscapedName`` escapes names): "." or "" is the root; "a/b", "./a/b/" and "a//b" are
+    /// the same subtree. An absolute path, a ".." or a malformed escape is refused with a
+    /// message that says so.
+    public static func subtree(fromEscaped text: String) -> Result<[UInt8], SelectionError> {
+        guard let bytes = EscapedName.bytes(text) else {
+            return .failure(
+                SelectionError(
+                    "path '\(text)' has a backslash that starts neither '\\\\' nor '\\xNN'; "
+                        + "write names as status --json shows them"))
+        }
+        if bytes.first == UInt8(ascii: "/") {
+            return .failure(
+                SelectionError("path '\(text)' is absolute; give it relative to the root, such as 'Library'"))
+        }
+        var components: [ArraySlice<UInt8>] = []
+        for component in bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            if component.elementsEqual([UInt8(ascii: ".")]) { continue }
+            if component.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
+                return .failure(
+                    SelectionError("path '\(text)' leaves its directory with '..'; give a path below the root"))
+            }
+            components.append(component)
+        }
+        return .success(Array(components.joined(separator: [UInt8(ascii: "/")])))
+    }
+}
+
+/// Why a selection cannot be read.
+public struct SelectionError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// One directory of a report as the tree holds it: the path still raw bytes, so the engine
+/// hands it over without escaping it; ``DirectoryReport`` is its escaped, encoded form.
+public struct DirectoryRow: Equatable, Sendable {
+    /// Relative to the root: empty for the root.
+    public var path: [UInt8]
+    public var tally: Tally
+
+    public init(path: [UInt8], tally: Tally) {
+        self.path = path
+        self.tally = tally
+    }
+
+    public var report: DirectoryReport {
+        DirectoryReport(
+            path: path.isEmpty ? "." : EscapedName.string(path), allocated: tally.allocated,
+            apparent: tally.apparent, files: tally.files, dirs: tally.dirs)
+    }
+
+    /// Tree order: parents before children, siblings in byte order of their names. Comparing
+    /// the joined paths with "/" ranked below every byte is the same as comparing their
+    /// components one by one, since no name holds a "/".
+    public static func treeOrder(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        let slash = UInt8(ascii: "/")
+        for (left, right) in zip(lhs, rhs) where left != right {
+            if left == slash { return true }
+            if right == slash { return false }
+            return left < right
+        }
+        return lhs.count < rhs.count
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+
+/// Where the engine reads the time: nanoseconds since an origin of the clock's choosing, the
+/// unit ``LiveTree`` takes. The daemon uses ``MonotonicEngineClock``; tests move a
+/// ``ManualEngineClock`` by hand.
+public protocol EngineClock {
+    var now: UInt64 { get }
+}
+
+/// The monotonic clock, counted from when it was made.
+public struct MonotonicEngineClock: EngineClock, Sendable {
+    private let origin = ContinuousClock.now
+
+    public init() {}
+
+    public var now: UInt64 { nanoseconds(of: ContinuousClock.now) }
+
+    /// The clock's reading at `instant`.
+    public func nanoseconds(of instant: ContinuousClock.Instant) -> UInt64 {
+        let elapsed = origin.duration(to: instant)
+        return UInt64(max(0, elapsed.components.seconds)) * 1_000_000_000
+            + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000))
+    }
+
+    /// The instant of a reading, for waiting until it.
+    public func instant(of nanoseconds: UInt64) -> ContinuousClock.Instant {
+        origin.advanced(by: .nanoseconds(Int64(clamping: nanoseconds)))
+    }
+}
+
+/// A clock that moves only when told to.
+public struct ManualEngineClock: EngineClock, Sendable {
+    public private(set) var now: UInt64
+
+    public init(now: UInt64 = 1_000_000_000) { self.now = now }
+
+    public mutating func advance(by duration: Duration) { now += duration.nanoseconds }
+}
+
+/// What the loop knows about the tree when it decides what is due.
+public struct LoopConditions: Sendable, Equatable {
+    /// Names or directories wait to be stat'ed.
+    public var hasPendingWork = false
+    /// The tree's earliest timer (late re-stats, unpaired moves), if any.
+    public var timerDeadline: UInt64?
+    /// Some subtree has no watch and is polled.
+    public var hasUnwatchedDirectories = false
+    /// An overflow left the tree untrustworthy.
+    public var needsResync = false
+
+    public init(
+        hasPendingWork: Bool = false, timerDeadline: UInt64? = nil, hasUnwatchedDirectories: Bool = false,
+        needsResync: Bool = false
+    ) {
+        self.hasPendingWork = hasPendingWork
+        self.timerDeadline = timerDeadline
+        self.hasUnwatchedDirectories = hasUnwatchedDirectories
+        self.needsResync = needsResync
+    }
+}
+
+/// The work one turn of the loop should do now.
+public struct DueWork: Sendable, Equatable {
+    public var flush = false
+    public var poll = false
+    public var resync = false
+    /// Syncs whose marker has not come back in time, to be answered with an error.
+    public var expiredSyncs: [[UInt8]] = []
+
+    public init(flush: Bool = false, poll: Bool = false, resync: Bool = false, expiredSyncs: [[UInt8]] = []) {
+        self.flush = flush
+        self.poll = poll
+        self.resync = resync
+        self.expiredSyncs = expiredSyncs
+    }
+}
+
+/// Every decision of the engine loop that depends on time, apart from the loop: when to
+/// wake, whether the settle period has passed, when to poll, when a resync may run after
+/// overflows, when a sync has waited too long. Pure: `now` is always passed in, so tests
+/// drive it with a manual clock and the engine with the monotonic one.
+public struct EngineSchedule: Sendable {
+    /// Changes to one file are stat'ed at most once per this period.
+    public let settle: Duration
+    /// Subtrees without a watch are re-listed this often.
+    public let pollInterval: Duration
+    /// A marker that has not come back by then never will (its event was lost with an
+    /// overflow that is still backing off, say): the request gets an error, not a hang.
+    public let syncTimeout: Duration
+
+    /// Overflows this close to the last resync back off; a quieter gap starts over at zero.
+    public static let overflowMemory: Duration = .seconds(60)
+    public static let firstBackoff: Duration = .milliseconds(500)
+    public static let longestBackoff: Duration = .seconds(30)
+
+    private var lastFlush: UInt64
+    private var nextPoll: UInt64
+    /// The earliest a resync may start, after the last overflow.
+    public private(set) var resyncNotBefore: UInt64
+    /// The gap the last overflow imposed.
+    public private(set) var resyncBackoff: Duration = .zero
+    private var lastResync: UInt64?
+    private var syncDeadlines: [[UInt8]: UInt64] = [:]
+
+    public init(
+        settle: Duration = .milliseconds(20), pollInterval: Duration = .seconds(2),
+        syncTimeout: Duration = .seconds(30), now: UInt64
+    ) {
+        self.settle = settle
+        self.pollInterval = pollInterval
+        self.syncTimeout = syncTimeout
+        lastFlush = now
+        nextPoll = now + pollInterval.nanoseconds
+        resyncNotBefore = now
+    }
+
+    /// Syncs still waiting for their marker.
+    public var waitingSyncs: Int { syncDeadlines.count }
+
+    /// When the loop must wake at the latest to do what is due; nil when nothing is timed.
+    public func wakeDeadline(_ conditions: LoopConditions) -> UInt64? {
+        var deadlines: [UInt64] = []
+        if conditions.hasPendingWork { deadlines.append(lastFlush + settle.nanoseconds) }
+        if let timer = conditions.timerDeadline { deadlines.append(timer) }
+        if conditions.hasUnwatchedDirectories { deadlines.append(nextPoll) }
+        if conditions.needsResync { deadlines.append(resyncNotBefore) }
+        if let sync = syncDeadlines.values.min() { deadlines.append(sync) }
+        return deadlines.min()
+    }
+
+    /// What is due at `now`. A resync is due once its backoff has passed, or at once while a
+    /// sync waits: the marker may have been lost with the overflow, and the fresh crawl
+    /// answers the sync anyway.
+    public func due(_ conditions: LoopConditions, now: UInt64) -> DueWork {
+        DueWork(
+            flush: conditions.hasPendingWork && now >= lastFlush + settle.nanoseconds,
+            poll: conditions.hasUnwatchedDirectories && now >= nextPoll,
+            resync: conditions.needsResync && (now >= resyncNotBefore || !syncDeadlines.isEmpty),
+            expiredSyncs: syncDeadlines.filter { $0.value <= now }.map(\.key).sorted {
+                $0.lexicographicallyPrecedes($1)
+            })
+    }
+
+    public mutating func flushed(at now: UInt64) { lastFlush = now }
+
+    public mutating func polled(at now: UInt64) { nextPoll = now + pollInterval.nanoseconds }
+
+    /// Records an overflow seen at `now` and sets when the resync may start: at once after a
+    /// quiet minute, else 0.5 s, 1 s, 2 s … 30 s after the last resync, doubling each time, so
+    /// that a sustained storm cannot become a recrawl storm.
+    public mutating func overflowed(at now: UInt64) {
+        if let lastResync, now - lastResync < Self.overflowMemory.nanoseconds {
+            resyncBackoff = min(max(resyncBackoff * 2, Self.firstBackoff), Self.longestBackoff)
+        } else {
+            resyncBackoff = .zero
+        }
+        resyncNotBefore = (lastResync ?? now) + resyncBackoff.nanoseconds
+    }
+
+    public mutating func resynced(at now: UInt64) { lastResync = now }
+
+    /// A sync whose marker was created at `now`; it expires after ``syncTimeout``.
+    public mutating func syncStarted(_ marker: [UInt8], at now: UInt64) {
+        syncDeadlines[marker] = now + syncTimeout.nanoseconds
+    }
+
+    /// The sync was answered (or expired): it no longer sets a deadline.
+    public mutating func syncEnded(_ marker: [UInt8]) { syncDeadlines.removeValue(forKey: marker) }
+
+    public mutating func allSyncsEnded() { syncDeadlines.removeAll() }
+}
+
+extension Duration {
+    /// Whole nanoseconds; negative durations count as zero.
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+}

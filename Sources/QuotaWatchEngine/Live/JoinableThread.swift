@@ -1,0 +1,33 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A thread that can be waited for: ``join()`` returns once its body has returned. Every
+/// thread `quotawatch run` starts is one of these, so that when `run` ends nothing it started
+/// is still running.
+final class JoinableThread: Sendable {
+    private let finished = DispatchSemaphore(value: 0)
+    private let done = Atomic<Bool>(false)
+
+    /// Starts `body` on a new thread named `name` (as `top -H` and /proc/PID/task show it).
+    init(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread { [self] in
+            body()
+            done.store(true, ordering: .releasing)
+            finished.signal()
+        }
+        thread.name = name
+        if let stackSize { thread.stackSize = stackSize }
+        thread.start()
+    }
+
+    /// True once the body has returned: ``join()`` will not wait.
+    var hasFinished: Bool { done.load(ordering: .acquiring) }
+
+    /// Waits until the body has returned. Calling it again, from any thread, returns at once
+    /// once the body is done.
+    func join() {
+        finished.wait()
+        finished.signal()
+    }
+}

@@ -1,0 +1,90 @@
+import QuotaWatchCore
+import QuotaWatchEngine
+import Testing
+
+@Suite("control protocol")
+struct ControlProtocolTests {
+    private func decode(_ text: String) -> Result<ControlRequest, ControlProtocol.Failure> {
+        ControlProtocol.decodeRequest(Array(text.utf8))
+    }
+
+    private func error(_ text: String) -> String? {
+        guard case .failure(let failure) = decode(text) else { return nil }
+        return failure.description
+    }
+
+    @Test("a request from an earlier client still means the whole tree")
+    func earlierClients() throws {
+        #expect(try decode(#"{"command":"status"}"#).get() == ControlRequest(.status(.tree(TreeSelection()))))
+        #expect(
+            try decode(#"{"command":"status","sync":true}"#).get()
+                == ControlRequest(.status(.tree(TreeSelection())), sync: true))
+        #expect(try decode(#"{"command":"status","sync":false}"#).get().sync == false)
+    }
+
+    @Test(
+        "every selection survives the round trip through its line",
+        arguments: [
+            ControlRequest(.status(.tree(TreeSelection(depth: 1)))),
+            ControlRequest(.status(.tree(TreeSelection(subtree: Array("Library/Caches".utf8), depth: 2))), sync: true),
+            ControlRequest(.status(.tree(TreeSelection(subtree: [0x61, 0xFF, 0x5C], top: 10)))),
+            ControlRequest(.status(.quotas)),
+        ])
+    func roundTrip(request: ControlRequest) throws {
+        let line = request.encodedLine()
+        #expect(line.last == UInt8(ascii: "\n"))
+        #expect(try ControlProtocol.decodeRequest(Array(line.dropLast())).get() == request)
+    }
+
+    @Test("the line is small and names only what differs from the defaults")
+    func line() {
+        let request = ControlRequest(.status(.tree(TreeSelection(subtree: Array("a/b".utf8), depth: 1))))
+        #expect(
+            String(decoding: request.encodedLine(), as: UTF8.self) == #"{"command":"status","depth":1,"path":"a/b"}"#
+                + "\n")
+    }
+
+    @Test("each mistake gets an error naming the field and what it must be")
+    func errors() {
+        #expect(error(#"{"command":"frobnicate"}"#) == "unknown command 'frobnicate'; the commands are status")
+        #expect(error(#"{"sync":true}"#)?.contains(#"has no "command""#) == true)
+        #expect(error(#"{"command":7}"#) == #"'command' must be a string such as "status""#)
+        #expect(
+            error(#"{"command":"status","dept":1}"#)
+                == "unknown field 'dept' in a status request; its fields are command, depth, path, select, sync, top")
+        #expect(error(#"{"command":"status","depth":-1}"#) == "'depth' must be a whole number, 0 or more, not -1")
+        #expect(error(#"{"command":"status","depth":"all"}"#) == "'depth' must be a whole number, 0 or more")
+        #expect(error(#"{"command":"status","top":0}"#) == "'top' must be a whole number, 1 or more, not 0")
+        #expect(error(#"{"command":"status","sync":"yes"}"#) == "'sync' must be true or false")
+        #expect(error(#"{"command":"status","path":"/etc"}"#)?.contains("absolute") == true)
+        #expect(error(#"{"command":"status","path":"../x"}"#)?.contains("'..'") == true)
+        #expect(
+            error(#"{"command":"status","select":"everything"}"#)
+                == "unknown select 'everything'; it is one of tree, quotas")
+        #expect(
+            error(#"{"command":"status","select":"quotas","depth":1}"#)
+                == #"'depth' applies to select "tree", not "quotas""#)
+        #expect(error("[1,2]")?.hasPrefix("malformed request") == true)
+    }
+
+    @Test("a status reply crosses the socket as rows and reads back as the documented report")
+    func statusWire() throws {
+        let engine = EngineReport(
+            events: 3, rescannedDirectories: 1, overflows: 0, watches: 2, degraded: [], requests: 4, cpuSeconds: 0.5)
+        let rows = [
+            DirectoryRow(path: [], tally: Tally(usage: Usage(allocated: 8192, apparent: 100), files: 2, dirs: 1)),
+            DirectoryRow(
+                path: [0x61, 0xFF], tally: Tally(usage: Usage(allocated: 4096, apparent: 50), files: 1, dirs: 0)),
+        ]
+        let snapshot = StatusSnapshot(root: "/r", rows: rows, engine: engine)
+        let wire = String(decoding: snapshot.replyJSON(), as: UTF8.self)
+        #expect(wire.contains(#""rows":[[".",8192,100,2,1],["a\\xff",4096,50,1,0]]"#))
+        #expect(try StatusWire.report(from: snapshot.replyJSON()) == snapshot.report)
+        #expect(snapshot.report.directories.map(\.path) == [".", #"a\xff"#])
+
+        let foreign = Array(
+            #"{"columns":["name"],"rows":[],"root":"/r","engine":{"events":0,"rescanned_dirs":0,"overflows":0,"watches":0,"degraded":[],"requests":0,"cpu_seconds":0}}"#
+                .utf8)
+        #expect(throws: (any Error).self) { try StatusWire.report(from: foreign) }
+    }
+}
