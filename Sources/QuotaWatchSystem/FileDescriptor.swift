@@ -37,6 +37,12 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         try unsafe withCString(name) { path throws(Errno) in try unsafe statusOfCString(path) }
     }
 
+    /// The same for a name held in an array: the engine stats one per changed file, and a
+    /// generic called from another module runs unspecialized.
+    public func status(of name: [UInt8]) throws(Errno) -> FileStatus {
+        try unsafe withCString(name) { path throws(Errno) in try unsafe statusOfCString(path) }
+    }
+
     /// The status of the open file itself.
     ///
     /// The corresponding C function is `fstatat` with `AT_EMPTY_PATH`.

@@ -38,7 +38,9 @@ public struct InotifyDescriptor: Sendable {
         }
         switch result {
         case .success(let count):
-            InotifyEvent.decode(buffer[0..<count], into: &events)
+            unsafe buffer.withUnsafeBytes { raw in
+                unsafe InotifyEvent.decode(raw: UnsafeRawBufferPointer(rebasing: raw[0..<count]), into: &events)
+            }
             return count > 0
         case .failure(.resourceTemporarilyUnavailable):
             return false

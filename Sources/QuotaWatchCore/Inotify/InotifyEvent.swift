@@ -51,30 +51,28 @@ public struct InotifyEvent: Sendable, Equatable {
     /// Decodes a buffer filled by `read(2)` on an inotify descriptor: records of
     /// `{int wd; uint32 mask; uint32 cookie; uint32 len; char name[len]}`, the name padded
     /// with NULs. Little-endian on every Linux target Swift supports.
-    public static func decode(_ bytes: some RandomAccessCollection<UInt8>, into events: inout [InotifyEvent]) {
-        let base = bytes.startIndex
+    public static func decode(_ bytes: some Collection<UInt8>, into events: inout [InotifyEvent]) {
+        Array(bytes).withUnsafeBytes { decode(raw: $0, into: &events) }
+    }
+
+    /// The same over the reader's buffer, without copying it: the reader decodes every event
+    /// the kernel sends, so this walks the bytes directly and allocates only the names.
+    public static func decode(raw bytes: UnsafeRawBufferPointer, into events: inout [InotifyEvent]) {
         var offset = 0
         func word(_ at: Int) -> UInt32 {
-            var value: UInt32 = 0
-            for index in 0..<4 { value |= UInt32(bytes[bytes.index(base, offsetBy: at + index)]) << (8 * index) }
-            return value
+            UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))
         }
         while offset + 16 <= bytes.count {
             let length = Int(word(offset + 12))
             guard offset + 16 + length <= bytes.count else { return }
-            var name: [UInt8] = []
-            var index = offset + 16
-            while index < offset + 16 + length {
-                let byte = bytes[bytes.index(base, offsetBy: index)]
-                if byte == 0 { break }
-                name.append(byte)
-                index += 1
-            }
+            let start = offset + 16
+            var end = start
+            while end < start + length && bytes[end] != 0 { end += 1 }
             events.append(
                 InotifyEvent(
                     watch: Int32(bitPattern: word(offset)), mask: InotifyMask(rawValue: word(offset + 4)),
-                    cookie: word(offset + 8), name: name))
-            offset += 16 + length
+                    cookie: word(offset + 8), name: Array(bytes[start..<end])))
+            offset = start + length
         }
     }
 }

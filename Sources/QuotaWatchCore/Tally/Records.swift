@@ -54,7 +54,9 @@ struct FileRecord {
 }
 
 struct DirectoryRecord {
-    var tally: Tally
+    /// Written only through ``TallyTree/adjustTally(of:by:)``, the one path by which any
+    /// directory's totals change, so that a directory carrying a rule is never missed.
+    private(set) var tally: Tally
     var own: Usage
     var device: UInt64
     var inode: UInt64
@@ -62,15 +64,28 @@ struct DirectoryRecord {
     var nameOffset: UInt32
     var nameLength: UInt8
     var isLive: Bool
+    /// Listed in the tree's `dirtyDirectories` since the last drain (kept in padding).
+    var isDirty = false
     var firstFile: UInt32 = noRecord
     var firstChild: UInt32 = noRecord
     var nextSibling: UInt32 = noRecord
     var previousSibling: UInt32 = noRecord
     /// Hard-linked names in this subtree; zero lets subtree moves skip the hard-link table.
     var linkedNames: UInt32 = 0
-    /// Owner-defined: the engine's watch descriptor or poll state, later a quota rule.
+    /// Owner-defined: the engine's watch descriptor or poll state.
     var watch: Int32 = -1
+    /// Owner-defined: set for a directory that carries a rule, whose tally changes are
+    /// reported by ``TallyTree/drainDirtyDirectories()``.
     var ruleSlot: UInt32 = noRecord
+
+    /// Applies a change to the totals. True when the directory carries a rule slot and has
+    /// just become dirty, so the caller lists it.
+    mutating func apply(_ delta: TallyDelta) -> Bool {
+        tally.apply(delta)
+        guard ruleSlot != noRecord, !isDirty else { return false }
+        isDirty = true
+        return true
+    }
 }
 
 /// Identity of an inode across the whole machine.
@@ -110,6 +125,13 @@ struct TallyDelta {
         self.init(
             allocated: Int64(bitPattern: new.allocated &- old.allocated),
             apparent: Int64(bitPattern: new.apparent &- old.apparent))
+    }
+
+    mutating func subtract(_ other: TallyDelta) {
+        allocated &-= other.allocated
+        apparent &-= other.apparent
+        files &-= other.files
+        dirs &-= other.dirs
     }
 
     var negated: TallyDelta {

@@ -96,16 +96,25 @@ extension TallyTree {
         }
     }
 
-    private func lowestCommonAncestor(_ first: UInt32, _ second: UInt32) -> UInt32 {
-        var seen = Set<UInt32>()
-        var current = first
-        while current != noRecord {
-            seen.insert(current)
-            current = directories[Int(current)].parent
+    /// The deepest directory that is `first` or above it and `second` or above it.
+    func lowestCommonAncestor(_ first: UInt32, _ second: UInt32) -> UInt32 {
+        var (first, second) = (first, second)
+        var (firstDepth, secondDepth) = (
+            depth(of: DirectoryID(rawValue: first)), depth(of: DirectoryID(rawValue: second))
+        )
+        while firstDepth > secondDepth {
+            first = directories[Int(first)].parent
+            firstDepth -= 1
         }
-        current = second
-        while current != noRecord && !seen.contains(current) { current = directories[Int(current)].parent }
-        return current
+        while secondDepth > firstDepth {
+            second = directories[Int(second)].parent
+            secondDepth -= 1
+        }
+        while first != second {
+            first = directories[Int(first)].parent
+            second = directories[Int(second)].parent
+        }
+        return first
     }
 
     /// What a subtree adds to each ancestor apart from its linked inodes, which each ancestor
@@ -139,7 +148,7 @@ extension TallyTree {
                 let below = inode.namesBelow[current, default: 0] - entry.names
                 if below == 0 {
                     inode.namesBelow.removeValue(forKey: current)
-                    directories[Int(current)].tally.apply(TallyDelta(adding: inode.usage).negated)
+                    adjustTally(of: current, by: TallyDelta(adding: inode.usage).negated)
                 } else {
                     inode.namesBelow[current] = below
                 }
@@ -166,7 +175,7 @@ extension TallyTree {
             var current = parent
             while current != stop && current != noRecord {
                 let below = inode.namesBelow[current, default: 0]
-                if below == 0 { directories[Int(current)].tally.apply(TallyDelta(adding: inode.usage)) }
+                if below == 0 { adjustTally(of: current, by: TallyDelta(adding: inode.usage)) }
                 inode.namesBelow[current] = below + entry.names
                 current = directories[Int(current)].parent
             }

@@ -6,6 +6,19 @@ extension TallyTree {
     )
         -> FileID
     {
+        addPropagating(named: name, in: directory, status: status)
+    }
+
+    /// The same for a name held in an array, specialized for the engine, which calls it
+    /// from another module.
+    @discardableResult
+    public mutating func addFile(named name: [UInt8], in directory: DirectoryID, status: FileStatus) -> FileID {
+        addPropagating(named: name, in: directory, status: status)
+    }
+
+    private mutating func addPropagating(
+        named name: some Collection<UInt8>, in directory: DirectoryID, status: FileStatus
+    ) -> FileID {
         var pending = TallyDelta()
         let id = addFile(named: name, in: directory, status: status, deferring: &pending)
         if !pending.isZero { propagate(pending, from: directory.rawValue) }
@@ -95,7 +108,10 @@ extension TallyTree {
     public mutating func moveFile(_ file: FileID, to directory: DirectoryID, named name: some Collection<UInt8>) {
         let id = file.rawValue
         let usage = self.usage(of: file)
-        detachFile(id)
+        // The directories above both places keep their totals: only the two branches below
+        // them change, so a rename within a directory touches no total at all.
+        let common = lowestCommonAncestor(files[Int(id)].directory, directory.rawValue)
+        detachFile(id, keepingFrom: common)
         names.release(length: Int(files[Int(id)].nameLength))
         files[Int(id)].nameOffset = names.append(name)
         files[Int(id)].nameLength = UInt8(name.count)
@@ -103,10 +119,10 @@ extension TallyTree {
         indexEntry(id, hash: hashName(parent: directory.rawValue, name))
         linkFileIntoDirectory(id)
         if files[Int(id)].isLinked {
-            attachLinkedName(id, usage: usage)
+            attachLinkedName(id, usage: usage, stoppingAt: common)
         } else {
             indexInode(id, hash: inodeHash(id))
-            propagate(TallyDelta(adding: usage, files: 1), from: directory.rawValue)
+            propagate(TallyDelta(adding: usage, files: 1), from: directory.rawValue, stoppingAt: common)
         }
         compactNamesIfNeeded()
     }
@@ -133,9 +149,9 @@ extension TallyTree {
         directories[parent].firstFile = id
     }
 
-    /// Takes the file out of its directory's list, the indexes and its ancestors' totals,
-    /// keeping the record itself.
-    private mutating func detachFile(_ id: UInt32) {
+    /// Takes the file out of its directory's list, the indexes and its ancestors' totals below
+    /// `stop`, keeping the record itself.
+    private mutating func detachFile(_ id: UInt32, keepingFrom stop: UInt32 = noRecord) {
         let record = files[Int(id)]
         entryIndex.remove(id, hash: entryHash(id), rehash: entryHasher)
         if record.previousSibling != noRecord {
@@ -145,10 +161,10 @@ extension TallyTree {
         }
         if record.nextSibling != noRecord { files[Int(record.nextSibling)].previousSibling = record.previousSibling }
         if record.isLinked {
-            detachLinkedName(id)
+            detachLinkedName(id, stoppingAt: stop)
         } else {
             inodeIndex.remove(id, hash: inodeHash(id), rehash: inodeHasher)
-            propagate(TallyDelta(adding: record.usage, files: 1).negated, from: record.directory)
+            propagate(TallyDelta(adding: record.usage, files: 1).negated, from: record.directory, stoppingAt: stop)
         }
     }
 }

@@ -6,17 +6,22 @@ extension TallyTree {
         return InodeKey(device: directories[Int(record.directory)].device, inode: record.inode)
     }
 
-    /// Counts a linked name in its directory and each ancestor.
-    mutating func attachLinkedName(_ file: UInt32, usage: Usage) {
+    /// Counts a linked name in its directory and each ancestor below `stop`. `counted` is
+    /// what the name already adds to each of them (a single-named file being converted):
+    /// only the difference is applied, so a conversion that changes no total marks nothing.
+    mutating func attachLinkedName(
+        _ file: UInt32, usage: Usage, stoppingAt stop: UInt32 = noRecord, counted: TallyDelta = TallyDelta()
+    ) {
         let key = linkedKey(of: file)
         var inode = linkedInodes.removeValue(forKey: key) ?? LinkedInode(usage: usage)
         let usage = inode.usage
         var current = files[Int(file)].directory
-        while current != noRecord {
+        while current != stop && current != noRecord {
             let below = inode.namesBelow[current, default: 0]
             var delta = TallyDelta(files: 1)
             if below == 0 { delta = TallyDelta(adding: usage, files: 1) }
-            directories[Int(current)].tally.apply(delta)
+            delta.subtract(counted)
+            if !delta.isZero { adjustTally(of: current, by: delta) }
             directories[Int(current)].linkedNames += 1
             inode.namesBelow[current] = below + 1
             current = directories[Int(current)].parent
@@ -24,12 +29,13 @@ extension TallyTree {
         linkedInodes[key] = inode
     }
 
-    /// Undoes ``attachLinkedName(_:usage:)``; the inode leaves the table with its last name.
-    mutating func detachLinkedName(_ file: UInt32) {
+    /// Undoes ``attachLinkedName(_:usage:stoppingAt:counted:)`` for the directories below
+    /// `stop`; the inode leaves the table with its last name.
+    mutating func detachLinkedName(_ file: UInt32, stoppingAt stop: UInt32 = noRecord) {
         let key = linkedKey(of: file)
         guard var inode = linkedInodes.removeValue(forKey: key) else { return }
         var current = files[Int(file)].directory
-        while current != noRecord {
+        while current != stop && current != noRecord {
             let below = inode.namesBelow[current, default: 1] - 1
             var delta = TallyDelta(files: -1)
             if below == 0 {
@@ -38,7 +44,7 @@ extension TallyTree {
             } else {
                 inode.namesBelow[current] = below
             }
-            directories[Int(current)].tally.apply(delta)
+            adjustTally(of: current, by: delta)
             directories[Int(current)].linkedNames -= 1
             current = directories[Int(current)].parent
         }
@@ -57,9 +63,8 @@ extension TallyTree {
         guard !files[Int(file)].isLinked else { return }
         let record = files[Int(file)]
         inodeIndex.remove(file, hash: inodeHash(file), rehash: inodeHasher)
-        propagate(TallyDelta(adding: record.usage, files: 1).negated, from: record.directory)
         files[Int(file)].isLinked = true
-        attachLinkedName(file, usage: record.usage)
+        attachLinkedName(file, usage: record.usage, counted: TallyDelta(adding: record.usage, files: 1))
     }
 
     /// New sizes for a linked inode: every directory that counts it changes once.
@@ -72,7 +77,7 @@ extension TallyTree {
         files[Int(file)].apparent = usage.apparent
         files[Int(file)].allocatedBlocks = usage.allocated >> 9
         guard !delta.isZero else { return }
-        for directory in inode.namesBelow.keys { directories[Int(directory)].tally.apply(delta) }
+        for directory in inode.namesBelow.keys { adjustTally(of: directory, by: delta) }
     }
 
     /// Linked inodes with names inside `directory`'s subtree, with how many names each has there.

@@ -18,6 +18,8 @@ public struct TallyTree {
     /// Single-named files by (directory device, inode), to find them when a second name appears.
     var inodeIndex = OpenAddressingTable()
     var linkedInodes: [InodeKey: LinkedInode] = [:]
+    /// Directories with a rule slot whose tally changed since the last drain, each once.
+    var dirtyDirectories: [DirectoryID] = []
     var freeFile = noRecord
     var freeDirectory = noRecord
     public internal(set) var fileCount = 0
@@ -90,7 +92,49 @@ public struct TallyTree {
         directories[Int(directory.rawValue)].watch = watch
     }
 
+    // MARK: Rule slots
+
+    /// The owner's rule slot of a directory, nil when it carries no rule.
+    public func ruleSlot(of directory: DirectoryID) -> UInt32? {
+        let slot = directories[Int(directory.rawValue)].ruleSlot
+        return slot == noRecord ? nil : slot
+    }
+
+    /// Gives a directory a rule slot (nil takes it away). From now on every change of its
+    /// tally lists it for ``drainDirtyDirectories()``. `UInt32.max` is reserved.
+    public mutating func setRuleSlot(_ slot: UInt32?, of directory: DirectoryID) {
+        precondition(slot != noRecord, "UInt32.max means no slot")
+        directories[Int(directory.rawValue)].ruleSlot = slot ?? noRecord
+    }
+
+    /// The directories that carry a rule slot and whose tally changed since the last drain,
+    /// each once, in the order they first changed. Directories removed or stripped of their
+    /// slot meanwhile are left out.
+    public mutating func drainDirtyDirectories() -> [DirectoryID] {
+        var drained: [DirectoryID] = []
+        for directory in dirtyDirectories {
+            let index = Int(directory.rawValue)
+            // A removed record may have been reused, or listed twice across a reuse: the bit
+            // on the live record decides.
+            guard index < directories.count, directories[index].isDirty else { continue }
+            directories[index].isDirty = false
+            if directories[index].isLive && directories[index].ruleSlot != noRecord { drained.append(directory) }
+        }
+        dirtyDirectories.removeAll(keepingCapacity: dirtyDirectories.count <= 1024)
+        return drained
+    }
+
     public func entry(named name: some Collection<UInt8>, in directory: DirectoryID) -> TreeEntry? {
+        findEntry(named: name, in: directory)
+    }
+
+    /// The same for a name held in an array, the engine's case: a generic called from another
+    /// module runs unspecialized, one witness call per byte, and this runs once per event.
+    public func entry(named name: [UInt8], in directory: DirectoryID) -> TreeEntry? {
+        findEntry(named: name, in: directory)
+    }
+
+    func findEntry(named name: some Collection<UInt8>, in directory: DirectoryID) -> TreeEntry? {
         let parent = directory.rawValue
         let found = entryIndex.find(hash: hashName(parent: parent, name)) { value in
             if value & Self.directoryTag != 0 {
@@ -192,9 +236,17 @@ public struct TallyTree {
     mutating func propagate(_ delta: TallyDelta, from directory: UInt32, stoppingAt stop: UInt32 = noRecord) {
         var current = directory
         while current != stop && current != noRecord {
-            directories[Int(current)].tally.apply(delta)
+            adjustTally(of: current, by: delta)
             current = directories[Int(current)].parent
         }
+    }
+
+    /// The one write of any directory's totals: every add, remove, resize, move and hard-link
+    /// change goes through here. A directory that carries a rule slot is listed as dirty the
+    /// first time it changes after a drain; without slots this costs one compare.
+    @inline(__always)
+    mutating func adjustTally(of directory: UInt32, by delta: TallyDelta) {
+        if directories[Int(directory)].apply(delta) { dirtyDirectories.append(DirectoryID(rawValue: directory)) }
     }
 
     func entryHash(_ value: UInt32) -> UInt64 {

@@ -15,6 +15,13 @@ public struct EngineCounters: Sendable, Equatable {
 struct PendingName: Hashable {
     var directory: DirectoryID
     var name: [UInt8]
+
+    /// The name's bytes in one call: the synthesized hash feeds them to the hasher one at a
+    /// time, which made hashing the largest cost of an event.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(directory.rawValue)
+        name.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
 }
 
 /// The tally tree kept exact from inotify events: the engine's single-threaded heart.
@@ -184,8 +191,11 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             pendingNames.insert(pending)
             if event.mask.contains(.create) { pendingDirectories.insert(directory) }
             if event.mask.contains(.modify) || event.mask.contains(.closeWrite) {
-                lateRestats[pending] = now + lateRestatDelay
-                lateRestatQueue.append((now + lateRestatDelay, pending))
+                // A batch shares one `now`: a file's second write in it needs no second entry.
+                let deadline = now + lateRestatDelay
+                if lateRestats.updateValue(deadline, forKey: pending) != deadline {
+                    lateRestatQueue.append((deadline, pending))
+                }
             }
         }
     }
