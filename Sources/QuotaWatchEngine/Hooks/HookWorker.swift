@@ -36,6 +36,10 @@ final class HookWorker: @unchecked Sendable {
         thread.start()
     }
 
+    // The thread holds `self` until it ends, so the pipe is closed only once nothing can
+    // write to it or poll it.
+    deinit { cancellation.close() }
+
     func submit(_ event: HookEvent) {
         let now = settings.now()
         condition.lock()
@@ -79,14 +83,13 @@ final class HookWorker: @unchecked Sendable {
             condition.lock()
             let stopped = stopping
             runs += 1
-            if failure != nil { failures += 1 }
+            if failure != nil && !stopped { failures += 1 }
             condition.unlock()
             // A run killed because the runner stops is not the hook's failure.
             if stopped { continue }
             if let failure { settings.onFailure(failure) }
             settings.onRun?(HookRunner.Run(hookName: hook.name, event: event, failure: failure))
         }
-        cancellation.close()
         condition.lock()
         finished = true
         condition.broadcast()
