@@ -50,6 +50,8 @@ struct HookBacklog {
     }
 
     var count: Int { waiting.count }
+    /// How many (path, kind) pairs the rate limit remembers.
+    var rateLimitRecordCount: Int { lastLetIn.count }
     var isEmpty: Bool { waiting.isEmpty }
 
     mutating func add(_ event: HookEvent, at now: ContinuousClock.Instant) -> Admission {
