@@ -1,0 +1,46 @@
+import QuotaWatchCore
+import Testing
+
+@testable import QuotaWatchEngine
+
+@Suite("Hook backlog")
+struct HookBacklogTests {
+    @Test("the rate limit remembers only the paths seen within about one period")
+    func rateLimitMemoryIsBounded() {
+        var backlog = HookBacklog(limit: 4, coalesces: false, rateLimit: .seconds(10))
+        var now = ContinuousClock.now
+        var largest = 0
+        for index in 0..<10_000 {
+            // One new path a second: at most ten fall within a period.
+            #expect(backlog.add(hookEvent("quota_breach", path: "p\(index)"), at: now) != .rateLimited)
+            largest = max(largest, backlog.rateLimitRecordCount)
+            now += .seconds(1)
+        }
+        #expect(largest <= 65)
+        #expect(backlog.count == 4)
+        #expect(backlog.dropped == 10_000 - 4)
+    }
+
+    @Test("root-wide events are rate-limited together, per kind")
+    func rootWideEvents() {
+        var backlog = HookBacklog(limit: 8, coalesces: false, rateLimit: .seconds(60))
+        let start = ContinuousClock.now
+        #expect(backlog.add(hookEvent("level", path: nil), at: start) == .queued)
+        #expect(backlog.add(hookEvent("level", path: nil), at: start + .seconds(30)) == .rateLimited)
+        #expect(backlog.add(hookEvent("resynced", path: nil), at: start + .seconds(30)) == .queued)
+        #expect(backlog.add(hookEvent("level", path: nil), at: start + .seconds(60)) == .queued)
+        #expect(backlog.rateLimited == 1)
+        #expect(backlog.next()?.kind == "level")
+        #expect(backlog.next()?.kind == "resynced")
+        #expect(backlog.next()?.kind == "level")
+        #expect(backlog.next() == nil)
+    }
+
+    @Test("a queue limit below 1 still lets one event wait")
+    func limitAtLeastOne() {
+        var backlog = HookBacklog(limit: 0, coalesces: true, rateLimit: nil)
+        #expect(backlog.add(hookEvent("quota_breach", path: "a"), at: .now) == .queued)
+        #expect(backlog.add(hookEvent("quota_breach", path: "b"), at: .now) == .queuedDroppingOldest)
+        #expect(backlog.next()?.path == Array("b".utf8))
+    }
+}
