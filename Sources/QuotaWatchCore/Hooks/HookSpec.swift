@@ -11,8 +11,9 @@ public struct HookSpec: Sendable, Equatable {
     public var events: Set<String>
     /// A run that outlives this is killed with its whole process group.
     public var timeout: Duration
-    /// At most one run per path within this period; later events for that path are dropped
-    /// (and counted) until it passes. Nil: no limit.
+    /// At most one run per path and event kind within this period; later events for that
+    /// pair are dropped (and counted) until it passes, so a `quota_ok` is never swallowed by
+    /// the breach just before it. Nil: no limit.
     public var rateLimitPerPath: Duration?
     /// Events waiting while a run is under way; past this, the oldest are dropped and counted.
     public var queueLimit: Int
