@@ -177,10 +177,10 @@ public struct Deleter: Sendable {
                 directory.close()
                 return .failure(Stop(.skipped(.otherDevice(joined))))
             case .failure(let error):
-                // Walk again component by component to name the component at fault.
+                // Walk again component by component: it names the component at fault, and if
+                // a swap put the directory back meanwhile, it opens it just as safely.
                 let diagnosis = openComponentByComponent(components)
-                if case .success(let directory) = diagnosis {
-                    directory.close()
+                if case .failure(let stop) = diagnosis, case .failed = stop.outcome {
                     return .failure(Stop(.failed(error)))
                 }
                 return diagnosis
