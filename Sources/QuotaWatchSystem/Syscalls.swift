@@ -203,3 +203,7 @@ func system_renameat(
 ) -> CInt {
     unsafe renameat(fromDirectory, from, toDirectory, to)
 }
+
+func system_pread(_ descriptor: CInt, _ buffer: UnsafeMutableRawPointer, _ length: Int, _ offset: Int) -> Int {
+    unsafe pread(descriptor, buffer, length, off_t(offset))
+}

@@ -19,6 +19,22 @@ public final class DurableAppendFile {
         let opened = try Self.open(path)
         descriptor = opened
         size = try opened.status().apparentBytes
+        lineMayBeOpen = try !Self.endsWithNewline(path, size: size)
+    }
+
+    /// Whether the file's last byte ends a line: a crash in the middle of an append leaves a
+    /// torn record, and the next one must not be glued to it.
+    ///
+    /// The corresponding C function is `pread`.
+    private static func endsWithNewline(_ path: [UInt8], size: UInt64) throws(Errno) -> Bool {
+        guard size > 0 else { return true }
+        let raw = try unsafe withCString(path) { cPath throws(Errno) in
+            try valueOrErrno { unsafe system_openat(AT_FDCWD, cPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0) }.get()
+        }
+        defer { FileDescriptor(rawValue: raw).close() }
+        var last: UInt8 = 0
+        let count = try valueOrErrno { unsafe system_pread(raw, &last, 1, Int(size) - 1) }.get()
+        return count == 1 && last == UInt8(ascii: "\n")
     }
 
     deinit { descriptor?.close() }
