@@ -35,11 +35,16 @@ public struct EvictionCleaner: Cleaner {
 
     public func clean(_ context: CleanupContext) async throws -> CleanupResult {
         guard let directory = context.directory else { return CleanupResult() }
+        let target = limit ?? directory.target
+        guard directory.used > target else { return CleanupResult() }
+        // Every inode in eviction order: a pick that is refused (open for writing, say) frees
+        // nothing, and the next one is taken until the directory is under its target.
         let picks = EvictionSelection.select(
-            context.candidates.filter { !$0.isDirectory }, used: directory.used, target: limit ?? directory.target,
-            order: order, size: directory.size)
+            context.candidates.filter { !$0.isDirectory }, used: directory.used, target: 0, order: order,
+            size: directory.size)
+        var remaining = directory.used
         var result = CleanupResult()
-        for pick in picks {
+        for pick in picks where remaining > target {
             try Task.checkCancellation()
             var allGone = true
             var removedNames: [[UInt8]] = []
@@ -58,6 +63,7 @@ public struct EvictionCleaner: Cleaner {
             for (index, path) in removedNames.enumerated() {
                 let freed = allGone && index == removedNames.count - 1 ? pick.freesInDirectory : 0
                 result.removed.append(RemovedItem(path: path, freedBytes: freed))
+                remaining -= min(freed, remaining)
             }
         }
         return result
