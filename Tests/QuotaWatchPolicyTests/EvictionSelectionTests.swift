@@ -102,3 +102,32 @@ struct EvictionSelectionTests {
         #expect(schedule.nextRun(after: last, at: .warning) == .seconds(4600))
     }
 }
+
+@Suite("Cleanup protection")
+struct CleanupProtectionTests {
+    @Test("Documents is protected except the Inbox rule; protect globs cover their subtrees")
+    func protection() throws {
+        var config = PolicyConfig()
+        config.quotas = [
+            QuotaRule(glob: try PathGlob("Library/Caches/keep"), limit: 1, thresholds: QuotaThresholds(protect: true)),
+            QuotaRule(glob: try PathGlob("Library/Caches/*"), limit: 1),
+        ]
+        let protection = CleanupProtection(
+            config: config, profileApplies: true, extraGlobs: [try PathGlob("Library/Application Support")])
+        func check(_ path: String) -> Bool { protection.isProtected(Array(path.utf8)) }
+        #expect(check("Documents"))
+        #expect(check("Documents/letter.pages"))
+        #expect(check("Documents/Inbox"))
+        #expect(!check("Documents/Inbox/shared.pdf"))
+        #expect(!check("Documents/Inbox/folder/inner"))
+        #expect(check("Library/Caches/keep"))
+        #expect(check("Library/Caches/keep/a/b"))
+        #expect(!check("Library/Caches/feed/a"))
+        #expect(check("Library/Application Support/db.sqlite"))
+        #expect(!check("tmp/CFNetworkDownload_1.tmp"))
+
+        var noInbox = PolicyConfig()
+        noInbox.leftovers.disabled = ["documents-inbox"]
+        #expect(CleanupProtection(config: noInbox, profileApplies: true).isProtected(Array("Documents/Inbox/x".utf8)))
+    }
+}
