@@ -58,7 +58,7 @@ public enum CleanupTrigger: Sendable, Hashable {
 }
 
 /// The directory a breach names: its tally, its limit in force and where cleaning stops.
-public struct CleanupDirectory: Sendable, Hashable {
+public struct CleanupDirectory: Sendable, Equatable {
     public var path: [UInt8]
     /// The size the quota counts (allocated or apparent, as `size` says).
     public var used: UInt64
@@ -66,10 +66,15 @@ public struct CleanupDirectory: Sendable, Hashable {
     public var effectiveLimit: UInt64
     /// Cleaning stops once `used` is at or under this.
     public var target: UInt64
+    /// The directory's whole tally (both sizes, files, directories) when the engine has it.
+    public var tally: Tally?
 
     /// `target` defaults to 80 % of the effective limit.
-    public init(path: [UInt8], used: UInt64, size: SizeKind = .allocated, effectiveLimit: UInt64, target: UInt64? = nil)
-    {
+    public init(
+        path: [UInt8], used: UInt64, size: SizeKind = .allocated, effectiveLimit: UInt64, target: UInt64? = nil,
+        tally: Tally? = nil
+    ) {
+        self.tally = tally
         self.path = path
         self.used = used
         self.size = size
