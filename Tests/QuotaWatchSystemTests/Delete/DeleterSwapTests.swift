@@ -40,12 +40,17 @@ struct DeleterSwapTests {
         let deleter = try fixture.deleter(walk: walk, checkWriters: false)
         var removed = 0
         var refusedBySymlink = 0
+        var attempts = 0
         var pending = chosen
         while !pending.isEmpty || swapper.swaps < Self.minimumSwaps {
             if pending.isEmpty {
                 swapper.waitForSwaps(Self.minimumSwaps)
                 continue
             }
+            // Keep pace with the swapper, so that swaps happen all through the deletions
+            // rather than after they are done on a loaded machine.
+            attempts += 1
+            swapper.waitForSwaps(attempts)
             let (path, identity) = pending.removeFirst()
             switch deleter.remove(path, expecting: identity, journal: RecordingJournal()) {
             case .removed: removed += 1
