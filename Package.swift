@@ -39,7 +39,7 @@ let package = Package(
         // Wiring: crawler, inotify engine, control socket.
         .target(
             name: "QuotaWatchEngine",
-            dependencies: ["QuotaWatchCore", "QuotaWatchSystem"],
+            dependencies: ["QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchPolicy"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -51,6 +51,14 @@ let package = Package(
         ),
         // Builds the sample and benchmark trees for scripts/demo and scripts/bench.
         .executableTarget(name: "quotawatch-treegen", swiftSettings: strict),
+        // A small program that deletes through the Deleter and the audit log, for the tests
+        // that need another process: kill -9 at random moments, a private mount namespace.
+        .executableTarget(
+            name: "quotawatch-cleanup-probe",
+            dependencies: ["QuotaWatchEngine", "QuotaWatchSystem", "QuotaWatchCore"],
+            path: "Tests/QuotaWatchCleanupProbe",
+            swiftSettings: strict
+        ),
         // Temp trees with raw-byte names, the du oracle, and a runner for the built CLI.
         .target(name: "QuotaWatchTestSupport", path: "Tests/QuotaWatchTestSupport", swiftSettings: strict),
         .testTarget(name: "QuotaWatchCoreTests", dependencies: ["QuotaWatchCore"], swiftSettings: strict),
@@ -66,7 +74,10 @@ let package = Package(
         ),
         .testTarget(
             name: "QuotaWatchEngineTests",
-            dependencies: ["QuotaWatchEngine", "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchTestSupport"],
+            dependencies: [
+                "QuotaWatchEngine", "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchPolicy", "QuotaWatchTestSupport",
+                "quotawatch-cleanup-probe",
+            ],
             swiftSettings: strict
         ),
         .testTarget(

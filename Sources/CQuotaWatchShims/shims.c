@@ -9,6 +9,9 @@
 #include <spawn.h>
 #include <sys/pidfd.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 #include "CQuotaWatchShims.h"
 
 _Static_assert(offsetof(struct dirent64, d_ino) == QW_DIRENT_INO_OFFSET, "d_ino");
@@ -97,4 +100,17 @@ int qw_spawn(pid_t *pid, const char *file, char *const argv[], char *const envp[
 
 int qw_pidfd_open(pid_t pid) {
     return pidfd_open(pid, 0);
+}
+
+_Static_assert(RESOLVE_NO_XDEV == QW_RESOLVE_NO_XDEV, "RESOLVE_NO_XDEV");
+_Static_assert(RESOLVE_NO_SYMLINKS == QW_RESOLVE_NO_SYMLINKS, "RESOLVE_NO_SYMLINKS");
+_Static_assert(RESOLVE_BENEATH == QW_RESOLVE_BENEATH, "RESOLVE_BENEATH");
+
+int qw_openat2(int directory, const char *path, unsigned long long flags, unsigned long long resolve) {
+    struct open_how how = {.flags = flags, .mode = 0, .resolve = resolve};
+    return (int)syscall(SYS_openat2, directory, path, &how, sizeof how);
+}
+
+int qw_fdatasync(int fd) {
+    return fdatasync(fd);
 }

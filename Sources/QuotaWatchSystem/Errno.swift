@@ -23,6 +23,10 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let addressInUse = Errno(rawValue: EADDRINUSE)
     public static let connectionRefused = Errno(rawValue: ECONNREFUSED)
     public static let staleHandle = Errno(rawValue: ESTALE)
+    public static let crossDevice = Errno(rawValue: EXDEV)
+    public static let diskQuotaExceeded = Errno(rawValue: EDQUOT)
+    public static let argumentListTooLong = Errno(rawValue: E2BIG)
+    public static let busy = Errno(rawValue: EBUSY)
 
     /// The C library's message, such as "No such file or directory".
     public var description: String {

@@ -82,7 +82,7 @@ public enum OpenWriters {
     }
 
     /// Every name in a directory but "." and "..", read with `getdents64`.
-    private static func entryNames(of directory: FileDescriptor) throws(Errno) -> [[UInt8]] {
+    static func entryNames(of directory: FileDescriptor) throws(Errno) -> [[UInt8]] {
         var names: [[UInt8]] = []
         var buffer = [UInt8](repeating: 0, count: 32 * 1024)
         while true {

@@ -189,3 +189,25 @@ func system_waitid_nowait(_ processID: pid_t) -> CInt {
 func system_fstatvfs(_ descriptor: CInt, _ result: UnsafeMutablePointer<statvfs>) -> CInt {
     unsafe fstatvfs(descriptor, result)
 }
+
+// MARK: Deleting and the audit log (Deleter.swift, DurableFile.swift)
+
+func system_openat2(
+    _ directory: CInt, _ path: UnsafePointer<CChar>, _ flags: UInt64, _ resolve: UInt64
+) -> CInt {
+    unsafe qw_openat2(directory, path, flags, resolve)
+}
+
+func system_fdatasync(_ descriptor: CInt) -> CInt {
+    qw_fdatasync(descriptor)
+}
+
+func system_renameat(
+    _ fromDirectory: CInt, _ from: UnsafePointer<CChar>, _ toDirectory: CInt, _ to: UnsafePointer<CChar>
+) -> CInt {
+    unsafe renameat(fromDirectory, from, toDirectory, to)
+}
+
+func system_pread(_ descriptor: CInt, _ buffer: UnsafeMutableRawPointer, _ length: Int, _ offset: Int) -> Int {
+    unsafe pread(descriptor, buffer, length, off_t(offset))
+}

@@ -67,4 +67,16 @@ int qw_spawn(pid_t *pid, const char *file, char *const argv[], char *const envp[
 // Fails with ENOSYS before Linux 5.3.
 int qw_pidfd_open(pid_t pid);
 
+// openat2(2) through syscall(2): glibc has no wrapper. `resolve` is a mask of the QW_RESOLVE_*
+// flags. Fails with ENOSYS before Linux 5.6.
+int qw_openat2(int directory, const char *path, unsigned long long flags, unsigned long long resolve);
+enum {
+    QW_RESOLVE_NO_XDEV = 0x01,
+    QW_RESOLVE_NO_SYMLINKS = 0x04,
+    QW_RESOLVE_BENEATH = 0x08,
+};
+
+// fdatasync(2) is declared by Glibc's module only under some feature macros.
+int qw_fdatasync(int fd);
+
 #endif

@@ -1,0 +1,84 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchSystem
+
+/// Where the app's version comes from.
+public enum AppVersionSource: Sendable, Hashable {
+    /// A version string written in the config.
+    case fixed(String)
+    /// An `Info.plist` (XML or binary) whose `CFBundleShortVersionString` is the version.
+    case infoPlist(path: [UInt8])
+}
+
+/// Why the app version could not be read.
+public struct AppVersionError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var path: [UInt8]
+    public var reason: String
+
+    public var description: String {
+        "cannot read the app version from '\(EscapedName.string(path))': \(reason); "
+            + "point app_version at the bundle's Info.plist, or write the version itself"
+    }
+}
+
+/// The app version, and the last one seen, persisted as `app-version` in the state directory.
+/// The first start with a version other than the persisted one runs every cleaner once.
+public struct AppVersionStore: Sendable {
+    public static let fileName = "app-version"
+    public let path: [UInt8]
+
+    public init(stateDirectory: [UInt8]) { path = stateDirectory + Array("/\(Self.fileName)".utf8) }
+
+    /// The version persisted by an earlier start; nil if none was.
+    public func lastSeen() -> String? {
+        guard let bytes = try? SmallFile.read(bytes: path, limit: 4096) else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+
+    /// Persists `version` (written to a temporary file, synced and renamed over the old one).
+    public func record(_ version: String) throws(Errno) {
+        if let slash = path.lastIndex(of: UInt8(ascii: "/")), slash > 0 {
+            try DurableFile.makeDirectories(Array(path[..<slash]))
+        }
+        try DurableFile.replace(path, with: Array((version + "\n").utf8))
+    }
+
+    /// The trigger for `current`: `app_version` when it differs from the last one seen, else nil.
+    public func trigger(for current: String) -> CleanupTrigger? {
+        let last = lastSeen()
+        return last == current ? nil : .appVersion(old: last, new: current)
+    }
+}
+
+public enum AppVersion {
+    /// The version `source` names now.
+    public static func read(_ source: AppVersionSource) throws(AppVersionError) -> String {
+        switch source {
+        case .fixed(let version): return version
+        case .infoPlist(let path):
+            let bytes: [UInt8]
+            do {
+                bytes = try SmallFile.read(bytes: path, limit: 1 << 20)
+            } catch {
+                throw AppVersionError(path: path, reason: "\(error)")
+            }
+            guard let version = shortVersion(plist: bytes) else {
+                throw AppVersionError(
+                    path: path, reason: "no CFBundleShortVersionString string in it (or not a property list)")
+            }
+            return version
+        }
+    }
+
+    /// `CFBundleShortVersionString` of an XML or binary property list.
+    public static func shortVersion(plist bytes: [UInt8]) -> String? {
+        guard
+            let object = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil),
+            let dictionary = object as? [String: Any],
+            let version = dictionary["CFBundleShortVersionString"] as? String,
+            !version.isEmpty
+        else { return nil }
+        return version
+    }
+}

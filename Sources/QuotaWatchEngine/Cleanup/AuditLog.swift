@@ -1,0 +1,171 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchPolicy
+import QuotaWatchSystem
+import Synchronization
+
+/// What an audit record says about why a name was removed.
+public struct AuditContext: Sendable, Hashable {
+    public var rule: String
+    public var trigger: String
+    public var cleaner: String
+    public var run: String
+
+    public init(rule: String, trigger: String, cleaner: String, run: String) {
+        self.rule = rule
+        self.trigger = trigger
+        self.cleaner = cleaner
+        self.run = run
+    }
+}
+
+/// The audit log of deletions: JSON lines in `audit.jsonl` under the state directory. Before
+/// each unlink an intent record is appended and synced (`fdatasync`); after it, the outcome.
+/// A crash in between leaves an intent without an outcome, which ``recover(using:)`` resolves
+/// at the next start. When the intent cannot be written (a full disk), the name is not
+/// removed. Rotated by size: `audit.jsonl.1` … `.keep`, the oldest replaced.
+public final class AuditLog: Sendable {
+    public struct Settings: Sendable, Hashable {
+        /// Rotate before an intent once the file is this large.
+        public var maximumBytes: UInt64
+        /// Old files kept.
+        public var keep: Int
+
+        public init(maximumBytes: UInt64 = 4 << 20, keep: Int = 3) {
+            self.maximumBytes = maximumBytes
+            self.keep = keep
+        }
+    }
+
+    public static let fileName = "audit.jsonl"
+
+    /// The log file's path.
+    public let path: [UInt8]
+    let settings: Settings
+    let clock: @Sendable () -> WallTime
+    private let state: Mutex<State>
+
+    private struct State: ~Copyable {
+        var file: DurableAppendFile
+        var sequence: UInt64 = 0
+    }
+
+    /// Opens (creating the directory, mode 0700, and the file, 0600) `directory/audit.jsonl`.
+    public init(
+        directory: [UInt8], settings: Settings = Settings(), clock: @escaping @Sendable () -> WallTime = WallTime.now
+    ) throws(AuditLogError) {
+        path = directory + Array("/\(Self.fileName)".utf8)
+        self.settings = settings
+        self.clock = clock
+        let file: DurableAppendFile
+        do {
+            try DurableFile.makeDirectories(directory)
+            file = try DurableAppendFile(path: path)
+        } catch {
+            throw AuditLogError(path: path, errno: error)
+        }
+        state = Mutex(State(file: file))
+    }
+
+    /// A journal for one removal call, recording `context` with every entry.
+    public func journal(_ context: AuditContext) -> any DeletionJournal { AuditJournal(log: self, context: context) }
+
+    /// Appends the intent record; returns its sequence number.
+    func writeIntent(_ entry: DeletionEntry, context: AuditContext) throws(DeletionJournalError) -> UInt64 {
+        let result: Result<UInt64, Errno> = state.withLock { state in
+            state.sequence += 1
+            let sequence = state.sequence
+            var fields = AuditRecord.intent(entry, context: context, sequence: sequence)
+            fields["time"] = .string(clock().iso8601)
+            do throws(Errno) {
+                if state.file.size >= settings.maximumBytes { try state.file.rotate(keep: settings.keep) }
+                try state.file.append(Array((PolicyJSON.object(fields).encoded + "\n").utf8))
+                return .success(sequence)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let sequence): return sequence
+        case .failure(let error):
+            throw DeletionJournalError(message: AuditLogError(path: path, errno: error).intentMessage)
+        }
+    }
+
+    /// Appends an outcome record. A failure here is not fatal: the name is already gone (or
+    /// kept), and the next start resolves the intent.
+    func writeOutcome(path entryPath: [UInt8], run: String, sequence: UInt64, result: String) {
+        let fields: [String: PolicyJSON] = [
+            "record": .string("outcome"), "seq": .unsigned(sequence), "run": .string(run),
+            "path": .string(EscapedName.string(entryPath)), "result": .string(result),
+            "time": .string(clock().iso8601),
+        ]
+        state.withLock { state in
+            try? state.file.append(Array((PolicyJSON.object(fields).encoded + "\n").utf8))
+        }
+    }
+
+    /// The current log file's bytes (recovery reads them).
+    func currentContents() throws(Errno) -> [UInt8] {
+        let size = state.withLock { $0.file.size }
+        return try SmallFile.read(bytes: path, limit: Int(size) + 1 << 16)
+    }
+}
+
+/// The journal one removal call writes through.
+final class AuditJournal: DeletionJournal {
+    let log: AuditLog
+    let context: AuditContext
+    private var pendingSequence: UInt64 = 0
+
+    init(log: AuditLog, context: AuditContext) {
+        self.log = log
+        self.context = context
+    }
+
+    func recordIntent(_ entry: DeletionEntry) throws(DeletionJournalError) {
+        pendingSequence = try log.writeIntent(entry, context: context)
+    }
+
+    func recordOutcome(_ entry: DeletionEntry, failure: SkipReason?) {
+        let result = failure.map { "skipped: \($0.code)" } ?? "removed"
+        log.writeOutcome(path: entry.path, run: context.run, sequence: pendingSequence, result: result)
+    }
+}
+
+/// The fields of audit records.
+enum AuditRecord {
+    static func intent(_ entry: DeletionEntry, context: AuditContext, sequence: UInt64) -> [String: PolicyJSON] {
+        [
+            "record": .string("intent"), "seq": .unsigned(sequence), "run": .string(context.run),
+            "path": .string(EscapedName.string(entry.path)), "device": .unsigned(entry.identity.device),
+            "inode": .unsigned(entry.identity.inode), "bytes": .unsigned(entry.allocatedBytes),
+            "kind": .string(entry.kind == .directory ? "directory" : entry.kind == .symlink ? "symlink" : "file"),
+            "rule": .string(context.rule), "trigger": .string(context.trigger), "cleaner": .string(context.cleaner),
+        ]
+    }
+}
+
+/// The audit log could not be opened or written.
+public struct AuditLogError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var path: [UInt8]
+    public var errno: Errno
+
+    public var description: String {
+        "cannot open the audit log '\(EscapedName.string(path))': \(errno); "
+            + "set STATE_DIRECTORY to a writable directory, or run without --clean"
+    }
+
+    /// What a cleaner reports when an intent could not be recorded.
+    var intentMessage: String {
+        "cannot write the audit record to '\(EscapedName.string(path))': \(errno); nothing was deleted. "
+            + "Free space on that file system, or set STATE_DIRECTORY to a directory on another one"
+    }
+}
+
+extension WallTime {
+    /// The system's wall clock.
+    @Sendable public static func now() -> WallTime {
+        WallTime(millisecondsSinceEpoch: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+}

@@ -1,0 +1,114 @@
+import QuotaWatchCore
+import QuotaWatchPolicy
+import QuotaWatchSystem
+
+/// Removes every candidate the leftover rules found (a directory with what is below it).
+public struct LeftoverCleaner: Cleaner {
+    public let name: String
+
+    public init(name: String = "leftovers") { self.name = name }
+
+    public func clean(_ context: CleanupContext) async throws -> CleanupResult {
+        var result = CleanupResult()
+        for candidate in context.candidates {
+            try Task.checkCancellation()
+            result.record(context.remover.remove(candidate), path: candidate.path, inDirectory: nil)
+        }
+        return result
+    }
+}
+
+/// Evicts files from the breached directory until it is under its target: oldest mtime first,
+/// or least recently used first (see ``EvictionSelection``). A hard-linked inode goes with all
+/// its names in the directory, and counts as freed only when all of them went.
+public struct EvictionCleaner: Cleaner {
+    public let name: String
+    public let order: EvictionOrder
+    /// The stopping line, when it is not the directory's target (a cache trimmed to its limit).
+    public let limit: UInt64?
+
+    public init(name: String = "evict", order: EvictionOrder = .oldestModified, limit: UInt64? = nil) {
+        self.name = name
+        self.order = order
+        self.limit = limit
+    }
+
+    public func clean(_ context: CleanupContext) async throws -> CleanupResult {
+        guard let directory = context.directory else { return CleanupResult() }
+        let target = limit ?? directory.target
+        guard directory.used > target else { return CleanupResult() }
+        // Every inode in eviction order: a pick that is refused (open for writing, say) frees
+        // nothing, and the next one is taken until the directory is under its target.
+        let picks = EvictionSelection.select(
+            context.candidates.filter { !$0.isDirectory }, used: directory.used, target: 0, order: order,
+            size: directory.size)
+        var remaining = directory.used
+        var result = CleanupResult()
+        for pick in picks where remaining > target {
+            try Task.checkCancellation()
+            var allGone = true
+            var removedNames: [[UInt8]] = []
+            let rule = context.candidates.first { $0.inode == pick.inode && $0.device == pick.device }?.rule ?? name
+            for path in pick.names {
+                let outcome = context.remover.remove(
+                    path: path, identity: FileIdentity(device: pick.device, inode: pick.inode), rule: rule)
+                if case .removed = outcome {
+                    removedNames.append(path)
+                } else {
+                    allGone = false
+                    result.skipped.append(SkippedItem(path: path, reason: Self.reason(outcome)))
+                }
+            }
+            // The directory's total drops only with the inode's last name in it.
+            for (index, path) in removedNames.enumerated() {
+                let freed = allGone && index == removedNames.count - 1 ? pick.freesInDirectory : 0
+                result.removed.append(RemovedItem(path: path, freedBytes: freed))
+                remaining -= min(freed, remaining)
+            }
+        }
+        return result
+    }
+
+    static func reason(_ outcome: DeletionOutcome) -> String {
+        switch outcome {
+        case .removed: "removed"
+        case .skipped(let reason): reason.description
+        case .failed(let error): "\(error)"
+        case .notRecorded(let error): error.message
+        }
+    }
+}
+
+/// Removes the candidates last modified more than `age` ago.
+public struct ExpiryCleaner: Cleaner {
+    public let name: String
+    public let age: Duration
+    let nowNanoseconds: @Sendable () -> Int64
+
+    public init(name: String = "expire", age: Duration, nowNanoseconds: @escaping @Sendable () -> Int64) {
+        self.name = name
+        self.age = age
+        self.nowNanoseconds = nowNanoseconds
+    }
+
+    public func clean(_ context: CleanupContext) async throws -> CleanupResult {
+        var result = CleanupResult()
+        for candidate in EvictionSelection.olderThan(context.candidates, age: age, nowNanoseconds: nowNanoseconds()) {
+            try Task.checkCancellation()
+            result.record(context.remover.remove(candidate), path: candidate.path, inDirectory: nil)
+        }
+        return result
+    }
+}
+
+extension CleanupResult {
+    /// Notes one removal outcome. Freed is what the file system got back, unless the caller
+    /// knows what the cleaned directory drops.
+    mutating func record(_ outcome: DeletionOutcome, path: [UInt8], inDirectory freed: UInt64?) {
+        if case .removed(let removal) = outcome {
+            removed.append(RemovedItem(path: path, freedBytes: freed ?? removal.freedBytes))
+        } else {
+            skipped.append(SkippedItem(path: path, reason: EvictionCleaner.reason(outcome)))
+        }
+    }
+}

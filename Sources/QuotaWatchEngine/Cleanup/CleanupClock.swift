@@ -1,0 +1,23 @@
+import Foundation
+import QuotaWatchPolicy
+
+/// The runner's time: wall time for the summary, a monotonic reading for durations, and the
+/// sleep that bounds each cleaner. Tests drive a fake.
+public protocol CleanupClock: Sendable {
+    var wallTime: WallTime { get }
+    var monotonic: Duration { get }
+    /// Returns after `duration`, or throws `CancellationError` when the task is cancelled.
+    func sleep(for duration: Duration) async throws
+}
+
+/// The real clocks.
+public struct SystemCleanupClock: CleanupClock {
+    private let origin = ContinuousClock.now
+
+    public init() {}
+
+    public var wallTime: WallTime { WallTime.now() }
+    public var monotonic: Duration { ContinuousClock.now - origin }
+
+    public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
+}

@@ -1,0 +1,207 @@
+import QuotaWatchCore
+import QuotaWatchPolicy
+import Synchronization
+
+/// Runs the registered cleaners, one after another in registration order, each awaited and
+/// bounded by a timeout; then calls the completion callback once with the run's summary.
+///
+/// One run at a time: triggers submitted while a run is going on wait, and all of them are
+/// served by one follow-up run (a trigger equal to one already waiting is dropped). A run
+/// serves its triggers in arrival order, calling every cleaner for each. A cleaner that throws
+/// or outlives its timeout is reported in the summary and the next one is called: a timed-out
+/// cleaner's task is cancelled and left behind, never awaited.
+///
+/// Runs happen on Swift's concurrency pool, never on the engine thread: ``submit(_:)`` only
+/// records the trigger and returns.
+public final class CleanupRunner: Sendable {
+    public struct Settings: Sendable {
+        /// How long one cleaner may take for one trigger.
+        public var timeout: Duration
+        /// Every remover checks and reports, and removes nothing.
+        public var dryRun: Bool
+
+        public init(timeout: Duration = .seconds(60), dryRun: Bool) {
+            self.timeout = timeout
+            self.dryRun = dryRun
+        }
+    }
+
+    /// What the engine knows for a trigger (its level, directory and candidates), asked at the
+    /// start of the trigger's turn so it is current.
+    public typealias Prepare = @Sendable (CleanupTrigger) async -> CleanupInputs
+    public typealias Completion = @Sendable (CleanupSummary) -> Void
+
+    private struct State {
+        var cleaners: [any Cleaner] = []
+        var waiting: [CleanupTrigger] = []
+        var running = false
+        var runs = 0
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let settings: Settings
+    let backend: any RemovalBackend
+    let clock: any CleanupClock
+    let prepare: Prepare
+    let completion: Completion
+    /// Distinguishes this runner's runs from those of earlier starts in the audit log.
+    let instance: String
+    private let state = Mutex(State())
+
+    public init(
+        settings: Settings, backend: any RemovalBackend, clock: any CleanupClock = SystemCleanupClock(),
+        instance: String, prepare: @escaping Prepare, completion: @escaping Completion
+    ) {
+        self.settings = settings
+        self.backend = backend
+        self.clock = clock
+        self.instance = instance
+        self.prepare = prepare
+        self.completion = completion
+    }
+
+    /// Adds a cleaner after those already registered; it takes part from the next run.
+    public func register(_ cleaner: any Cleaner) {
+        state.withLock { $0.cleaners.append(cleaner) }
+    }
+
+    /// Asks for a run. Returns at once; the run starts now, or after the one going on.
+    public func submit(_ trigger: CleanupTrigger) {
+        let start = state.withLock { state -> Bool in
+            if !state.waiting.contains(trigger) { state.waiting.append(trigger) }
+            if state.running { return false }
+            state.running = true
+            return true
+        }
+        if start { Task.detached { await self.drain() } }
+    }
+
+    /// Returns once no run is going on and none is waiting.
+    public func waitUntilIdle() async {
+        await withCheckedContinuation { continuation in
+            let idle = state.withLock { state -> Bool in
+                if !state.running { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    private func drain() async {
+        while true {
+            let next = state.withLock { state -> (triggers: [CleanupTrigger], cleaners: [any Cleaner], run: Int)? in
+                guard !state.waiting.isEmpty else {
+                    state.running = false
+                    for waiter in state.idleWaiters { waiter.resume() }
+                    state.idleWaiters = []
+                    return nil
+                }
+                defer { state.waiting = [] }
+                state.runs += 1
+                return (state.waiting, state.cleaners, state.runs)
+            }
+            guard let next else { return }
+            let summary = await perform(next.triggers, cleaners: next.cleaners, runID: "\(instance)-\(next.run)")
+            completion(summary)
+        }
+    }
+
+    private func perform(_ triggers: [CleanupTrigger], cleaners: [any Cleaner], runID: String) async -> CleanupSummary {
+        let started = clock.monotonic
+        var reports = cleaners.map { CleanerReport(name: $0.name) }
+        for trigger in triggers {
+            let inputs = await prepare(trigger)
+            for (index, cleaner) in cleaners.enumerated() {
+                let remover = Remover(backend: backend, trigger: trigger.name, cleaner: cleaner.name, run: runID)
+                let context = CleanupContext(
+                    trigger: trigger, inputs: inputs, dryRun: settings.dryRun, remover: remover, runID: runID)
+                switch await call(cleaner, context) {
+                case .finished(let result):
+                    reports[index].removed += result.removed
+                    reports[index].skipped += result.skipped
+                case .threw(let message):
+                    reports[index].error = [reports[index].error, message].compactMap { $0 }.joined(separator: "; ")
+                }
+            }
+        }
+        let seconds = Double((clock.monotonic - started) / .milliseconds(1)) / 1000
+        return CleanupSummary(
+            runID: runID, triggers: triggers, cleaners: reports, seconds: seconds, dryRun: settings.dryRun,
+            time: clock.wallTime)
+    }
+
+    enum CallResult: Sendable {
+        case finished(CleanupResult)
+        case threw(String)
+    }
+
+    /// Calls one cleaner, racing it against the timeout. Whichever ends first answers; the
+    /// loser is cancelled and not waited for.
+    private func call(_ cleaner: any Cleaner, _ context: CleanupContext) async -> CallResult {
+        let race = Race()
+        let timeout = settings.timeout
+        let clock = clock
+        return await withCheckedContinuation { continuation in
+            race.arm(continuation)
+            let work = Task {
+                do {
+                    race.finish(.finished(try await cleaner.clean(context)))
+                } catch {
+                    race.finish(.threw("\(error)"))
+                }
+            }
+            let timer = Task {
+                do {
+                    try await clock.sleep(for: timeout)
+                    race.finish(.threw("timed out after \(timeout)"))
+                    work.cancel()
+                } catch {
+                    // Cancelled: the cleaner answered first.
+                }
+            }
+            race.onFinish { timer.cancel() }
+        }
+    }
+}
+
+/// The first of two tasks to finish resumes the continuation; the other's answer is dropped.
+private final class Race: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<CleanupRunner.CallResult, Never>?
+        var decided = false
+        var cleanup: (@Sendable () -> Void)?
+    }
+
+    private typealias Resumption = (
+        continuation: CheckedContinuation<CleanupRunner.CallResult, Never>?, cleanup: (@Sendable () -> Void)?
+    )
+
+    private let state = Mutex(State())
+
+    func arm(_ continuation: CheckedContinuation<CleanupRunner.CallResult, Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func finish(_ result: CleanupRunner.CallResult) {
+        let resumption: Resumption = state.withLock { state -> Resumption in
+            guard !state.decided else { return (nil, nil) }
+            state.decided = true
+            let continuation = state.continuation
+            state.continuation = nil
+            return (continuation, state.cleanup)
+        }
+        resumption.continuation?.resume(returning: result)
+        resumption.cleanup?()
+    }
+
+    /// Runs `cleanup` when the race is decided (at once if it already is).
+    func onFinish(_ cleanup: @escaping @Sendable () -> Void) {
+        let decided = state.withLock { state -> Bool in
+            if state.decided { return true }
+            state.cleanup = cleanup
+            return false
+        }
+        if decided { cleanup() }
+    }
+}

@@ -1,0 +1,86 @@
+/// Which end of the age order eviction starts from.
+public enum EvictionOrder: String, Sendable, Hashable, CaseIterable {
+    /// Oldest modification first: the default.
+    case oldestModified = "mtime"
+    /// Least recently used first: the latest of modification and the last open the engine saw.
+    case leastRecentlyUsed = "lru"
+}
+
+/// One inode chosen for eviction: all its names inside the directory, and what removing them
+/// drops from the directory's tally.
+public struct EvictionPick: Sendable, Hashable {
+    public var names: [[UInt8]]
+    public var device: UInt64
+    public var inode: UInt64
+    /// What the directory's du total loses once every name here is gone.
+    public var freesInDirectory: UInt64
+    /// Whether the inode has names outside the directory, so the disk gets nothing back.
+    public var keepsOtherNames: Bool
+}
+
+/// Chooses what to evict from a directory over its quota until it is under its target.
+///
+/// "What a deletion frees is what du would drop": du counts an inode once per directory, so a
+/// hard-linked file frees the directory's total only when all its names inside it go. The
+/// unit of eviction is therefore an inode with all its names in the directory. Inodes whose
+/// every name lies inside come first (they also give the disk its blocks back); inodes that
+/// keep a name elsewhere come after all of them. Within each group the order is the age order.
+public enum EvictionSelection {
+    public static func select(
+        _ candidates: [CleanupCandidate], used: UInt64, target: UInt64, order: EvictionOrder = .oldestModified,
+        size: SizeKind = .allocated
+    ) -> [EvictionPick] {
+        guard used > target else { return [] }
+        var units: [Identity: CleanupCandidate] = [:]
+        var names: [Identity: Set<[UInt8]>] = [:]
+        for candidate in candidates where !candidate.isDirectory {
+            let identity = Identity(device: candidate.device, inode: candidate.inode)
+            units[identity] = units[identity].map { merged($0, candidate) } ?? candidate
+            names[identity, default: []].formUnion(candidate.namesInDirectory + [candidate.path])
+        }
+        let ordered = units.values.sorted { lhs, rhs in
+            if lhs.allNamesInDirectory != rhs.allNamesInDirectory { return lhs.allNamesInDirectory }
+            let left = order == .oldestModified ? lhs.modifiedNanoseconds : lhs.lastUseNanoseconds
+            let right = order == .oldestModified ? rhs.modifiedNanoseconds : rhs.lastUseNanoseconds
+            if left != right { return left < right }
+            return lhs.path.lexicographicallyPrecedes(rhs.path)
+        }
+        var remaining = used
+        var picks: [EvictionPick] = []
+        for unit in ordered where remaining > target {
+            let identity = Identity(device: unit.device, inode: unit.inode)
+            let bytes = unit.bytes(size)
+            picks.append(
+                EvictionPick(
+                    names: names[identity]!.sorted { $0.lexicographicallyPrecedes($1) }, device: unit.device,
+                    inode: unit.inode, freesInDirectory: bytes, keepsOtherNames: !unit.allNamesInDirectory))
+            remaining -= min(bytes, remaining)
+        }
+        return picks
+    }
+
+    /// The files among `candidates` last modified before `now − age`, oldest first.
+    public static func olderThan(
+        _ candidates: [CleanupCandidate], age: Duration, nowNanoseconds: Int64
+    ) -> [CleanupCandidate] {
+        let (seconds, attoseconds) = age.components
+        let cutoff = nowNanoseconds - (seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        return candidates.filter { $0.modifiedNanoseconds < cutoff }.sorted {
+            $0.modifiedNanoseconds < $1.modifiedNanoseconds
+        }
+    }
+
+    private struct Identity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// Two names of one inode: the latest open of either counts.
+    private static func merged(_ lhs: CleanupCandidate, _ rhs: CleanupCandidate) -> CleanupCandidate {
+        var merged = lhs.path.lexicographicallyPrecedes(rhs.path) ? lhs : rhs
+        let opens = [lhs.lastOpenNanoseconds, rhs.lastOpenNanoseconds].compactMap { $0 }
+        merged.lastOpenNanoseconds = opens.max()
+        merged.namesInDirectory = Array(Set(lhs.namesInDirectory + rhs.namesInDirectory))
+        return merged
+    }
+}

@@ -1,0 +1,153 @@
+import QuotaWatchCore
+
+/// Which inode a name leads to: what a cleaner chose, and what the deleter checks again
+/// just before removing the name.
+public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
+    public var device: UInt64
+    public var inode: UInt64
+
+    public init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+
+    public init(_ status: FileStatus) { self.init(device: status.device, inode: status.inode) }
+
+    public var description: String { "device \(device) inode \(inode)" }
+}
+
+/// One name the deleter removed (or, in a dry run, would remove).
+public struct DeletionEntry: Sendable, Equatable {
+    /// Relative to ROOT, as raw bytes.
+    public var path: [UInt8]
+    public var identity: FileIdentity
+    public var kind: FileStatus.Kind
+    /// The inode's allocated bytes (`st_blocks × 512`) when it was checked.
+    public var allocatedBytes: UInt64
+    public var linkCount: UInt64
+
+    public init(path: [UInt8], identity: FileIdentity, kind: FileStatus.Kind, allocatedBytes: UInt64, linkCount: UInt64)
+    {
+        self.path = path
+        self.identity = identity
+        self.kind = kind
+        self.allocatedBytes = allocatedBytes
+        self.linkCount = linkCount
+    }
+}
+
+/// Why a name was left alone. Every reason names what was found, so a report can say so.
+public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The protection predicate (protect globs, `protect: true` rules, `Documents/`) said no.
+    case protected
+    /// The path is ROOT itself, which is never deleted.
+    case root
+    /// The path is absolute, empty, or has an empty, `.` or `..` component.
+    case outsideRoot
+    /// This component of the path is a symlink now.
+    case symlinkInPath([UInt8])
+    /// This component is on another file system (a mount point under ROOT).
+    case otherDevice([UInt8])
+    /// This component of the path is no longer a directory.
+    case notADirectory([UInt8])
+    /// This component of the path no longer exists.
+    case gone([UInt8])
+    /// The name now leads to another inode than the one chosen.
+    case changedInode(expected: FileIdentity, found: FileIdentity)
+    /// A process holds the file open for writing.
+    case openForWriting(processID: Int32)
+    /// `/proc` could not be read, so open writers could not be ruled out.
+    case openWritersUnknown(Errno)
+    /// Inside a directory tree: the directory still holds entries that were kept.
+    case notEmpty
+    /// Inside a directory tree: the kernel refused this entry.
+    case cannotRemove(Errno)
+
+    public var description: String {
+        switch self {
+        case .protected: "protected"
+        case .root: "it is ROOT itself"
+        case .outsideRoot: "the path is not a plain path inside ROOT"
+        case .symlinkInPath(let path): "'\(EscapedName.string(path))' is a symlink"
+        case .otherDevice(let path): "'\(EscapedName.string(path))' is on another file system"
+        case .notADirectory(let path): "'\(EscapedName.string(path))' is not a directory"
+        case .gone(let path): "'\(EscapedName.string(path))' is gone"
+        case .changedInode(let expected, let found): "the name now leads to \(found), not \(expected)"
+        case .openForWriting(let processID): "open for writing by pid \(processID)"
+        case .openWritersUnknown(let error): "cannot tell whether it is open for writing (/proc: \(error))"
+        case .notEmpty: "entries below it were kept"
+        case .cannotRemove(let error): "\(error)"
+        }
+    }
+
+    /// A short stable name for logs and JSON.
+    public var code: String {
+        switch self {
+        case .protected: "protected"
+        case .root: "root"
+        case .outsideRoot: "outside_root"
+        case .symlinkInPath: "symlink_in_path"
+        case .otherDevice: "other_device"
+        case .notADirectory: "not_a_directory"
+        case .gone: "gone"
+        case .changedInode: "changed_inode"
+        case .openForWriting: "open_for_writing"
+        case .openWritersUnknown: "open_writers_unknown"
+        case .notEmpty: "not_empty"
+        case .cannotRemove: "cannot_remove"
+        }
+    }
+}
+
+/// A name inside a directory tree that was kept, and why.
+public struct KeptEntry: Sendable, Equatable {
+    public var path: [UInt8]
+    public var reason: SkipReason
+
+    public init(path: [UInt8], reason: SkipReason) {
+        self.path = path
+        self.reason = reason
+    }
+}
+
+/// What one call removed: every name, bottom-up, and the bytes the file system got back.
+public struct Removal: Sendable, Equatable {
+    public var entries: [DeletionEntry] = []
+    /// Allocated bytes of the inodes whose last name went (a hard-linked inode frees its
+    /// blocks only with its last name; directories always free theirs).
+    public var freedBytes: UInt64 = 0
+    /// Names inside a directory tree that were left, with the reason.
+    public var kept: [KeptEntry] = []
+    /// Nothing was removed: this is what a real run would have removed.
+    public var dryRun: Bool
+
+    public init(dryRun: Bool) { self.dryRun = dryRun }
+}
+
+/// Why the audit record of an intent could not be written; the name was not removed.
+public struct DeletionJournalError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(message: String) { self.message = message }
+
+    public var description: String { message }
+}
+
+/// The outcome of ``Deleter/remove(_:expecting:journal:)``.
+public enum DeletionOutcome: Sendable, Equatable {
+    case removed(Removal)
+    case skipped(SkipReason)
+    case failed(Errno)
+    /// The intent could not be recorded, so nothing (more) was removed.
+    case notRecorded(DeletionJournalError)
+}
+
+/// Where the deleter records each removal: an intent that must be durable before the name is
+/// removed, then the outcome. The audit log implements it.
+public protocol DeletionJournal {
+    /// Records that `entry` is about to be removed. It must be on disk when this returns;
+    /// throwing stops the deletion before the name is touched.
+    func recordIntent(_ entry: DeletionEntry) throws(DeletionJournalError)
+    /// Records what became of a recorded intent: nil for removed, else why not.
+    func recordOutcome(_ entry: DeletionEntry, failure: SkipReason?)
+}
