@@ -2,7 +2,10 @@
 directories, files, hard links and renames must leave the daemon's RSS where it was.
 
 The producer is scripts/bench.d/churn.py; each cycle leaves the tree as it found it, so
-any growth is the daemon's own.
+any growth is the daemon's own. VmRSS is the sum of RssAnon, what the daemon allocated, and
+RssFile, the pages of its binary and shared libraries (Foundation alone is most of it) that
+happen to be resident: those come and go with the page cache of a shared machine and with
+code paths touched for the first time, so the verdict is on RssAnon, and VmRSS is shown too.
 """
 
 import json
@@ -38,7 +41,7 @@ def memory(bench, cycles: int) -> tuple[str, list]:
     try:
         run_cycles(bench, root, warm_up, 0)
         bench.cli_status(root, sync=True)
-        start_rss = procfs.status_kib(watcher.pid)["VmRSS"]
+        start = procfs.status_kib(watcher.pid)
         cpu_before = procfs.cpu_seconds(watcher.pid)
         done, seconds = 0, 0.0
         for checkpoint in range(checkpoints):
@@ -46,27 +49,38 @@ def memory(bench, cycles: int) -> tuple[str, list]:
             seconds += run_cycles(bench, root, chunk, warm_up + done)
             done += chunk
             document, _ = bench.cli_status(root, sync=True)
-            samples.append((done, procfs.status_kib(watcher.pid)["VmRSS"]))
+            samples.append((done, procfs.status_kib(watcher.pid)))
         cpu = procfs.cpu_seconds(watcher.pid) - cpu_before
         hwm = procfs.status_kib(watcher.pid)["VmHWM"]
     finally:
         events = watchers.stop(bench.children, watcher)
     entry, engine = root_entry(document), document["engine"]
-    end_rss = samples[-1][1]
-    growth = (end_rss - start_rss) / start_rss
+    def change(memory: dict, field: str) -> float:
+        return (memory[field] - start[field]) / start[field]
+
+    end = samples[-1][1]
+    growth, total_growth = change(end, "RssAnon"), change(end, "VmRSS")
     exact = entry["files"] == 0 and entry["dirs"] == 0
-    rows = [["after warm-up", "0", stats.mebibytes(start_rss), "–"]]
+    rows = [["after warm-up", "0", stats.mebibytes(start["RssAnon"]), "–", stats.mebibytes(start["RssFile"]), stats.mebibytes(start["VmRSS"]), "–"]]
     rows += [
-        [f"checkpoint {n + 1}", f"{count:,}", stats.mebibytes(rss), f"{(rss - start_rss) / start_rss * 100:+.1f} %"]
-        for n, (count, rss) in enumerate(samples)
+        [
+            f"checkpoint {n + 1}",
+            f"{count:,}",
+            stats.mebibytes(memory["RssAnon"]),
+            f"{change(memory, 'RssAnon') * 100:+.1f} %",
+            stats.mebibytes(memory["RssFile"]),
+            stats.mebibytes(memory["VmRSS"]),
+            f"{change(memory, 'VmRSS') * 100:+.1f} %",
+        ]
+        for n, (count, memory) in enumerate(samples)
     ]
     kinds = sorted({event.get("event", "?") for event in events})
     text = (
         f"##### (e) Memory under churn: {cycles:,} create/delete cycles after {warm_up:,} of warm-up\n\n"
-        + table(["when", "cycles", "VmRSS", "vs warm-up"], rows, {1, 2, 3})
+        + table(["when", "cycles", "RssAnon", "vs warm-up", "RssFile", "VmRSS", "vs warm-up"], rows, {1, 2, 3, 4, 5, 6})
         + f"\n\nEach cycle (scripts/bench.d/churn.py): mkdir a directory and a subdirectory, a file of "
         "100 B, a hard link to it renamed once, the directory renamed, a file in the root made, "
-        "renamed and deleted, then everything deleted; names never repeat. RSS read after "
+        "renamed and deleted, then everything deleted; names never repeat. Memory read after "
         f"`status --sync` at each checkpoint. Producer {seconds:.0f} s for the cycles, daemon CPU "
         f"{cpu:.1f} s ({cpu / cycles * 1e6:.0f} µs per cycle), {engine['events']:,} events, "
         f"{engine['overflows']} overflows, VmHWM {stats.mebibytes(hwm)}; tree empty at the end: "
@@ -75,9 +89,9 @@ def memory(bench, cycles: int) -> tuple[str, list]:
     targets = [
         [
             f"churn, {cycles:,} cycles",
-            "RSS growth after warm-up",
+            "RSS growth after warm-up (anonymous; all)",
             f"≤ {TARGET_GROWTH * 100:.0f} %",
-            f"{growth * 100:+.1f} %",
+            f"{growth * 100:+.1f} %; {total_growth * 100:+.1f} %",
             stats.verdict(growth <= TARGET_GROWTH and exact),
         ]
     ]
