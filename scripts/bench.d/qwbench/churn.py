@@ -12,12 +12,16 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 from . import procfs, stats, watchers
 from .markdown import table
 from .watchers import root_entry
 
 TARGET_GROWTH = 0.10
+# The daemon returns free heap pages to the kernel once events have stopped for 1 s: memory
+# is read after that, as it stands between storms.
+QUIET_SECONDS = 1.5
 
 
 def run_cycles(bench, root: str, cycles: int, first: int) -> float:
@@ -41,6 +45,7 @@ def memory(bench, cycles: int) -> tuple[str, list]:
     try:
         run_cycles(bench, root, warm_up, 0)
         bench.cli_status(root, sync=True)
+        time.sleep(QUIET_SECONDS)
         start = procfs.status_kib(watcher.pid)
         cpu_before = procfs.cpu_seconds(watcher.pid)
         done, seconds = 0, 0.0
@@ -49,6 +54,7 @@ def memory(bench, cycles: int) -> tuple[str, list]:
             seconds += run_cycles(bench, root, chunk, warm_up + done)
             done += chunk
             document, _ = bench.cli_status(root, sync=True)
+            time.sleep(QUIET_SECONDS)
             samples.append((done, procfs.status_kib(watcher.pid)))
         cpu = procfs.cpu_seconds(watcher.pid) - cpu_before
         hwm = procfs.status_kib(watcher.pid)["VmHWM"]
@@ -80,8 +86,8 @@ def memory(bench, cycles: int) -> tuple[str, list]:
         + table(["when", "cycles", "RssAnon", "vs warm-up", "RssFile", "VmRSS", "vs warm-up"], rows, {1, 2, 3, 4, 5, 6})
         + f"\n\nEach cycle (scripts/bench.d/churn.py): mkdir a directory and a subdirectory, a file of "
         "100 B, a hard link to it renamed once, the directory renamed, a file in the root made, "
-        "renamed and deleted, then everything deleted; names never repeat. Memory read after "
-        f"`status --sync` at each checkpoint. Producer {seconds:.0f} s for the cycles, daemon CPU "
+        "renamed and deleted, then everything deleted; names never repeat. Memory read 1.5 s after "
+        f"`status --sync` at each checkpoint (the daemon trims its heap after 1 s without events). Producer {seconds:.0f} s for the cycles, daemon CPU "
         f"{cpu:.1f} s ({cpu / cycles * 1e6:.0f} µs per cycle), {engine['events']:,} events, "
         f"{engine['overflows']} overflows, VmHWM {stats.mebibytes(hwm)}; tree empty at the end: "
         f"{'yes' if exact else '**no**'}; engine events: {', '.join(kinds) or '–'}.\n"
