@@ -30,6 +30,10 @@ int qw_mallopt(int parameter, int value) {
     return mallopt(parameter, value);
 }
 
+int qw_malloc_trim(size_t pad) {
+    return malloc_trim(pad);
+}
+
 int qw_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC | O_NONBLOCK);
 }

@@ -46,6 +46,10 @@ func system_mallopt(_ parameter: CInt, _ value: CInt) -> CInt {
     qw_mallopt(parameter, value)
 }
 
+func system_malloc_trim(_ pad: Int) -> CInt {
+    qw_malloc_trim(pad)
+}
+
 func system_inotify_init1(_ flags: CInt) -> CInt {
     inotify_init1(flags)
 }

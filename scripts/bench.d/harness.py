@@ -43,6 +43,7 @@ def main() -> int:
     live_parser.add_argument("--latency-iterations", type=int, default=400)
     live_parser.add_argument("--idle-seconds", type=float, default=60)
     live_parser.add_argument("--idle-tree", default="sandbox-200k")
+    live_parser.add_argument("--churn-cycles", type=int, default=1_000_000)
     live_parser.add_argument("trees", nargs="+")
 
     arguments = parser.parse_args()
@@ -62,6 +63,7 @@ def main() -> int:
             arguments.burst_rounds,
             arguments.latency_iterations,
             arguments.idle_seconds,
+            arguments.churn_cycles,
         )
     sys.stdout.write(body)
     return 0

@@ -22,6 +22,7 @@ enum { QW_AT_EMPTY_PATH = 0x1000 };
 
 // mallopt(3) lives in <malloc.h>, which Swift's Glibc module does not include.
 int qw_mallopt(int parameter, int value);
+int qw_malloc_trim(size_t pad);
 enum { QW_M_TRIM_THRESHOLD = -1, QW_M_MMAP_THRESHOLD = -3 };
 
 // pipe2(2) with O_CLOEXEC: GNU-only in glibc.

@@ -9,9 +9,20 @@ import QuotaWatchSystem
 /// for the events instead of trusting the wrong directory.
 struct DirectoryHandles {
     private let root: FileDescriptor
-    private var open: [DirectoryID: (descriptor: FileDescriptor, lastUse: UInt64)] = [:]
-    private var clock: UInt64 = 0
+    /// Where each cached directory's descriptor sits in `slots`.
+    private var slotOf: [DirectoryID: Int] = [:]
+    /// The cache itself, evicted in clock order: the hand passes over slots used since its
+    /// last pass (clearing the mark) and takes the first one that was not. O(1) per miss on
+    /// average, where searching for the least recently used one scanned every entry.
+    private var slots: [Slot] = []
+    private var hand = 0
     private let capacity: Int
+
+    private struct Slot {
+        var directory: DirectoryID?
+        var descriptor: FileDescriptor
+        var used: Bool
+    }
 
     init(root: FileDescriptor, capacity: Int = 256) {
         self.root = root
@@ -20,18 +31,36 @@ struct DirectoryHandles {
 
     mutating func descriptor(for directory: DirectoryID, in tree: TallyTree) throws(OpenFailure) -> FileDescriptor {
         if directory == tree.root { return root }
-        clock += 1
-        if let cached = open[directory] {
-            open[directory] = (cached.descriptor, clock)
-            return cached.descriptor
+        if let index = slotOf[directory] {
+            slots[index].used = true
+            return slots[index].descriptor
         }
         let fresh = try openChecked(directory, in: tree)
-        if open.count >= capacity, let oldest = open.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            oldest.value.descriptor.close()
-            open.removeValue(forKey: oldest.key)
-        }
-        open[directory] = (fresh, clock)
+        let index = freeSlot()
+        slots[index] = Slot(directory: directory, descriptor: fresh, used: true)
+        slotOf[directory] = index
         return fresh
+    }
+
+    /// A slot to fill: a new one while below capacity, else an empty or evicted one.
+    private mutating func freeSlot() -> Int {
+        if slots.count < capacity {
+            slots.append(Slot(directory: nil, descriptor: root, used: false))
+            return slots.count - 1
+        }
+        while true {
+            let index = hand
+            hand = (hand + 1) % slots.count
+            guard let directory = slots[index].directory else { return index }
+            if slots[index].used {
+                slots[index].used = false
+                continue
+            }
+            slots[index].descriptor.close()
+            slotOf.removeValue(forKey: directory)
+            slots[index].directory = nil
+            return index
+        }
     }
 
     /// Why a directory of the tree could not be opened.
@@ -84,11 +113,16 @@ struct DirectoryHandles {
     }
 
     mutating func forget(_ directory: DirectoryID) {
-        if let cached = open.removeValue(forKey: directory) { cached.descriptor.close() }
+        guard let index = slotOf.removeValue(forKey: directory) else { return }
+        slots[index].descriptor.close()
+        slots[index].directory = nil
+        slots[index].used = false
     }
 
     mutating func forgetAll() {
-        for cached in open.values { cached.descriptor.close() }
-        open.removeAll()
+        for slot in slots where slot.directory != nil { slot.descriptor.close() }
+        slots.removeAll()
+        slotOf.removeAll()
+        hand = 0
     }
 }

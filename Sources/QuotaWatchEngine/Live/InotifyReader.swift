@@ -42,19 +42,31 @@ final class InotifyReader: Sendable {
     /// Batches smaller than this are followed by a pause of `gatherMilliseconds`.
     static let smallBatch = 4096
     static let gatherMilliseconds: Int32 = 2
+    /// How long without events before free memory is returned to the kernel.
+    static let quietMilliseconds: Int32 = 1000
 
     private func run() {
         // Large enough for thousands of events per read: fewer system calls under a storm.
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        // Set by every batch: once events have stopped for a while, the memory their storm
+        // left free goes back to the kernel, so the daemon's RSS returns to what it holds.
+        var trimDue = false
         while true {
             let ready: [Int]
             do {
-                ready = try Readiness.wait(for: [inotify.descriptor, wakeup.readEnd], timeoutMilliseconds: -1)
+                ready = try Readiness.wait(
+                    for: [inotify.descriptor, wakeup.readEnd],
+                    timeoutMilliseconds: trimDue ? Self.quietMilliseconds : -1)
             } catch {
                 mailbox.post(.readerFailed(error))
                 return
             }
             if ready.contains(1) { return }
+            if ready.isEmpty {
+                MemoryTuning.returnFreeMemory()
+                trimDue = false
+                continue
+            }
             var events: [InotifyEvent] = []
             do {
                 while try inotify.readEvents(buffer: &buffer, into: &events) {
@@ -66,6 +78,7 @@ final class InotifyReader: Sendable {
             }
             guard !events.isEmpty else { continue }
             mailbox.post(.events(events))
+            trimDue = true
             // Under a storm the queue holds a few events whenever we look: handing each few
             // over costs two thread wake-ups, more than applying them. Letting the kernel
             // gather for a moment turns thousands of hand-offs a second into a few hundred

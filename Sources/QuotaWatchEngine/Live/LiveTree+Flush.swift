@@ -4,8 +4,10 @@ import QuotaWatchCore
 extension LiveTree {
     /// Stats every name and directory that changed since the last flush.
     public mutating func flush() {
-        var names = pendingNames
-        pendingNames.removeAll(keepingCapacity: true)
+        // Taken, not copied: emptying a set that is still shared would allocate a new table
+        // as large as the old, on every flush, and keep a burst's peak size for good.
+        var names: Set<PendingName> = []
+        swap(&names, &pendingNames)
         let deferred = deferredNames
         deferredNames.removeAll()
         names.formUnion(deferred.keys)
@@ -26,8 +28,8 @@ extension LiveTree {
             if attempts > deferralLimit { needsResync = true }
             checkReadability(of: directory)
         }
-        let directories = pendingDirectories
-        pendingDirectories.removeAll(keepingCapacity: true)
+        var directories: Set<DirectoryID> = []
+        swap(&directories, &pendingDirectories)
         let deferredSelves = deferredDirectories
         deferredDirectories.removeAll()
         for directory in directories.union(deferredSelves.keys) where tree.contains(directory) {
@@ -52,7 +54,11 @@ extension LiveTree {
             transitHead += 1
             if inTransit[cookie]?.since == since, let transit = takeTransit(cookie) { dropParked(transit) }
         }
-        if transitHead > 1024 && transitHead * 2 > transitQueue.count {
+        if transitHead == transitQueue.count {
+            // Drained: let go of the storage too, so a storm's peak is not kept for good.
+            transitQueue = []
+            transitHead = 0
+        } else if transitHead > 1024 && transitHead * 2 > transitQueue.count {
             transitQueue.removeFirst(transitHead)
             transitHead = 0
         }
@@ -64,10 +70,16 @@ extension LiveTree {
                 pendingNames.insert(pending)
             }
         }
-        if lateRestatHead > 1024 && lateRestatHead * 2 > lateRestatQueue.count {
+        if lateRestatHead == lateRestatQueue.count {
+            lateRestatQueue = []
+            lateRestatHead = 0
+        } else if lateRestatHead > 1024 && lateRestatHead * 2 > lateRestatQueue.count {
             lateRestatQueue.removeFirst(lateRestatHead)
             lateRestatHead = 0
         }
+        // Dictionaries keep their largest size when emptied one key at a time.
+        if lateRestats.isEmpty && lateRestats.capacity > 1024 { lateRestats = [:] }
+        if inTransit.isEmpty && inTransit.capacity > 1024 { inTransit = [:] }
     }
 
     /// Brings everything up to date for a sync: moves still unpaired after the marker are

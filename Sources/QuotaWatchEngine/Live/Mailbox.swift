@@ -41,8 +41,9 @@ final class Mailbox: @unchecked Sendable {
             let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
             _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
         }
-        let taken = messages
-        messages.removeAll(keepingCapacity: true)
+        // Taken, not copied, so the queue does not keep a storm's peak capacity.
+        var taken: [EngineMessage] = []
+        swap(&taken, &messages)
         return taken
     }
 }

@@ -13,13 +13,15 @@ import subprocess
 import sys
 import time
 
-from . import procfs, stats, status_cost, watchers
+from . import churn, peers, procfs, stats, status_cost, watchers
 from .children import Children
 from .markdown import table
 from .watchers import StatusClient, root_entry
 
 TARGET_BYTES_PER_FILE = 100
 TARGET_P99_SECONDS = 0.050
+TARGET_BURST_MICROSECONDS_PER_FILE = 15
+TARGET_PRODUCER_SPEED = 0.75
 WATCHMAN_BYTES_PER_ENTRY = 380
 
 
@@ -154,6 +156,8 @@ class LiveBench:
     def throughput(self, files: int, rounds: int, dirs: int = 4, size: int = 512) -> tuple[str, list]:
         queue = int(open("/proc/sys/fs/inotify/max_queued_events").read())
         rows, alone_rates, watched_rates, target_rows = [], [], [], []
+        cpu_per_file = {tool: [] for tool in ["quotawatch run"] + peers.PEERS}
+        peer_rates = {tool: [] for tool in peers.PEERS}
         # Nothing is deleted until the harness ends: on this VM (ext4 mounted with `discard`)
         # creating files right after removing many runs up to 20 times slower for a while.
         for index in range(rounds):
@@ -179,6 +183,10 @@ class LiveBench:
             alone_rate, watched_rate = files / alone["seconds"], files / produced["seconds"]
             alone_rates.append(alone_rate)
             watched_rates.append(watched_rate)
+            cpu_per_file["quotawatch run"].append((user + system) / files)
+            for tool, result in peers.burst_round(self, files, dirs, size, index).items():
+                cpu_per_file[tool].append((result["user"] + result["system"]) / files)
+                peer_rates[tool].append(files / result["seconds"])
             kinds = sorted({event.get("event", "?") for event in events})
             rows.append(
                 [
@@ -220,6 +228,43 @@ class LiveBench:
             "engine events",
         ]
         slowdown = stats.paired_ratio(alone_rates, watched_rates)
+        qw_cost = stats.median(cpu_per_file["quotawatch run"])
+        peer_rows = []
+        for tool, costs in cpu_per_file.items():
+            rates = watched_rates if tool == "quotawatch run" else peer_rates[tool]
+            peer_rows.append(
+                [
+                    f"`{tool}`",
+                    f"{stats.median(costs) * 1e6:.1f} µs",
+                    f"{min(costs) * 1e6:.1f} – {max(costs) * 1e6:.1f} µs",
+                    stats.ratio(stats.median(costs) / qw_cost),
+                    stats.ratio(1 / stats.paired_ratio(alone_rates, rates)),
+                ]
+            )
+        watchman_cost = stats.median(cpu_per_file["watchman"])
+        target_rows += [
+            [
+                "burst",
+                "daemon CPU per file",
+                f"≤ {TARGET_BURST_MICROSECONDS_PER_FILE} µs",
+                f"{qw_cost * 1e6:.1f} µs",
+                stats.verdict(qw_cost * 1e6 <= TARGET_BURST_MICROSECONDS_PER_FILE),
+            ],
+            [
+                "burst",
+                "producer speed watched ÷ alone",
+                f"≥ {TARGET_PRODUCER_SPEED}",
+                f"{1 / slowdown:.2f}",
+                stats.verdict(1 / slowdown >= TARGET_PRODUCER_SPEED),
+            ],
+            [
+                "burst",
+                "CPU per file ÷ watchman's",
+                "< 1",
+                stats.ratio(qw_cost / watchman_cost),
+                stats.verdict(qw_cost < watchman_cost),
+            ],
+        ]
         text = (
             f"##### (b) Burst: {files} files of {size} B into {dirs} existing directories, one Python producer\n\n"
             + table(headers, rows, set(range(1, 10)))
@@ -229,7 +274,13 @@ class LiveBench:
             "is the wall time from the producer's exit to `quotawatch status --sync --json` returning; the "
             "idle figure is the same command on the idle daemon just before, its floor (process start, "
             "sync cookie, reply). Exact: the status's root files and allocated equal the file count and "
-            "`du -sB1`.\n"
+            "`du -sB1`.\n\n"
+            + f"The same burst with each peer watching a fresh copy instead ({rounds} rounds, each after "
+            "QuotaWatch's):\n\n"
+            + table(["watcher", "CPU per file (median)", "range", "÷ quotawatch", "producer speed ÷ alone"], peer_rows, {1, 2, 3, 4})
+            + "\n\nCPU is utime + stime from /proc/PID/stat until the watcher had caught up: QuotaWatch "
+            "until `status --sync` returned, watchman until a query (which waits for its sync cookie) "
+            "returned, inotifywait (printing to /dev/null) until its CPU time stopped growing for 0.25 s.\n"
         )
         return text, target_rows
 
@@ -400,6 +451,7 @@ def run(
     burst_rounds: int,
     latency_iterations: int,
     idle_seconds: float,
+    churn_cycles: int,
 ) -> str:
     bench = LiveBench(children, binary, run_dir)
 
@@ -412,12 +464,12 @@ def run(
     burst_text, burst_targets = phase(bench.throughput, burst_files, burst_rounds)
     latency_text, latency_targets = phase(bench.latency, latency_iterations)
     idle_text, idle_targets = phase(bench.idle, idle_tree, trees[idle_tree], idle_seconds)
+    churn_text, churn_targets = phase(churn.memory, bench, churn_cycles)
     status_text, status_targets = phase(status_cost.measure, children, binary, run_dir, trees["grid-20k"])
     targets = table(
         ["where", "quotawatch run", "target", "measured", ""],
-        startup_targets + burst_targets + latency_targets + idle_targets + status_targets,
+        startup_targets + burst_targets + latency_targets + idle_targets + churn_targets + status_targets,
         {3},
     )
-    return "\n".join(
-        ["#### Targets\n", targets + "\n", "#### Runs\n", startup_text, burst_text, latency_text, idle_text, status_text]
-    )
+    sections = [startup_text, burst_text, latency_text, idle_text, churn_text, status_text]
+    return "\n".join(["#### Targets\n", targets + "\n", "#### Runs\n", *sections])
