@@ -47,7 +47,7 @@ extension LiveTree {
     }
 
     /// Runs the timers that are due: unpaired moves become removals, quiet files get their
-    /// late re-stat.
+    /// late re-stat, and one more once writeback has run.
     public mutating func runTimers(now: UInt64) {
         while transitHead < transitQueue.count, transitQueue[transitHead].since + moveWindow <= now {
             let (since, cookie) = transitQueue[transitHead]
@@ -68,7 +68,23 @@ extension LiveTree {
             if lateRestats[pending] == deadline {
                 lateRestats.removeValue(forKey: pending)
                 pendingNames.insert(pending)
+                writebackRestatQueue.append((now + writebackRestatDelay, pending))
             }
+        }
+        while writebackRestatHead < writebackRestatQueue.count,
+            writebackRestatQueue[writebackRestatHead].deadline <= now
+        {
+            let pending = writebackRestatQueue[writebackRestatHead].name
+            writebackRestatHead += 1
+            // Written again meanwhile: its own late re-stat comes, and another one after it.
+            if lateRestats[pending] == nil { pendingNames.insert(pending) }
+        }
+        if writebackRestatHead == writebackRestatQueue.count {
+            writebackRestatQueue = []
+            writebackRestatHead = 0
+        } else if writebackRestatHead > 1024 && writebackRestatHead * 2 > writebackRestatQueue.count {
+            writebackRestatQueue.removeFirst(writebackRestatHead)
+            writebackRestatHead = 0
         }
         if lateRestatHead == lateRestatQueue.count {
             lateRestatQueue = []
@@ -153,6 +169,8 @@ extension LiveTree {
         lateRestats.removeAll()
         lateRestatQueue.removeAll()
         lateRestatHead = 0
+        writebackRestatQueue.removeAll()
+        writebackRestatHead = 0
         unreadable.removeAll()
         unwatched.removeAll()
         register(report)

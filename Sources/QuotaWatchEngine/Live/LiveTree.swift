@@ -46,6 +46,11 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// Files are re-stat'ed this long after their last write, since allocation can still
     /// change after close (delayed allocation, preallocation trimming).
     public var lateRestatDelay: UInt64 = 3_000_000_000
+    /// After its late re-stat, a file is re-stat'ed once more this much later: writeback can
+    /// still add a block with no event (ext4 gives a file with more extents than its inode holds
+    /// an extent-tree block when it writes the data back, up to `vm.dirty_expire_centisecs`,
+    /// 30 s, plus one writeback period after the write).
+    public var writebackRestatDelay: UInt64 = 32_000_000_000
     /// How long a `moved_from` waits for its `moved_to` before it counts as a move out.
     public var moveWindow: UInt64 = 50_000_000
     /// Names in the root starting with this are the engine's own sync markers.
@@ -75,6 +80,10 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     var lateRestats: [PendingName: UInt64] = [:]
     var lateRestatQueue: [(deadline: UInt64, name: PendingName)] = []
     var lateRestatHead = 0
+    /// Files whose late re-stat ran, for the one after writeback. The delay is constant and
+    /// entries are appended as the late re-stats run, so this is in deadline order too.
+    var writebackRestatQueue: [(deadline: UInt64, name: PendingName)] = []
+    var writebackRestatHead = 0
     var unreadable: Set<DirectoryID> = []
     var unwatched: Set<DirectoryID> = []
 
@@ -121,7 +130,10 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     public var nextDeadline: UInt64? {
         let moves = transitHead < transitQueue.count ? transitQueue[transitHead].since + moveWindow : nil
         let restats = lateRestatHead < lateRestatQueue.count ? lateRestatQueue[lateRestatHead].deadline : nil
-        return [moves, restats].compactMap { $0 }.min()
+        let writebacks =
+            writebackRestatHead < writebackRestatQueue.count
+            ? writebackRestatQueue[writebackRestatHead].deadline : nil
+        return [moves, restats, writebacks].compactMap { $0 }.min()
     }
 
     // MARK: Events
