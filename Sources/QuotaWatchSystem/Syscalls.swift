@@ -148,3 +148,44 @@ func system_mkdirat(_ directory: CInt, _ path: UnsafePointer<CChar>, _ mode: mod
 func system_flock(_ descriptor: CInt, _ operation: CInt) -> CInt {
     flock(descriptor, operation)
 }
+
+// MARK: Child processes (ChildProcess.swift)
+
+func system_pipe_cloexec_blocking(_ descriptors: UnsafeMutablePointer<CInt>) -> CInt {
+    unsafe qw_pipe_cloexec_blocking(descriptors)
+}
+
+func system_fcntl(_ descriptor: CInt, _ command: CInt, _ value: CInt) -> CInt {
+    fcntl(descriptor, command, value)
+}
+
+/// Returns 0 or an error number; never -1 and errno.
+func system_spawn(
+    _ processID: UnsafeMutablePointer<pid_t>, _ file: UnsafePointer<CChar>,
+    _ arguments: UnsafePointer<UnsafeMutablePointer<CChar>?>,
+    _ environment: UnsafePointer<UnsafeMutablePointer<CChar>?>,
+    _ setup: UnsafePointer<qw_spawn_setup>
+) -> CInt {
+    unsafe qw_spawn(processID, file, arguments, environment, setup)
+}
+
+func system_pidfd_open(_ processID: pid_t) -> CInt {
+    qw_pidfd_open(processID)
+}
+
+func system_kill(_ processID: pid_t, _ signal: CInt) -> CInt {
+    kill(processID, signal)
+}
+
+func system_waitpid(_ processID: pid_t, _ status: UnsafeMutablePointer<CInt>, _ options: CInt) -> pid_t {
+    unsafe waitpid(processID, status, options)
+}
+
+func system_waitid_nowait(_ processID: pid_t) -> CInt {
+    var information = unsafe siginfo_t()
+    return unsafe waitid(P_PID, id_t(processID), &information, WEXITED | WNOWAIT)
+}
+
+func system_fstatvfs(_ descriptor: CInt, _ result: UnsafeMutablePointer<statvfs>) -> CInt {
+    unsafe fstatvfs(descriptor, result)
+}

@@ -37,4 +37,34 @@ int qw_accept4(int fd, struct sockaddr *address, unsigned int *length, int flags
 #include <signal.h>
 int qw_signalfd(const sigset_t *mask);
 enum { QW_SIGNALFD_RECORD_SIZE = 128 };
+
+// pipe2(2) with only O_CLOEXEC: the end a child gets must stay blocking (O_NONBLOCK belongs
+// to the shared open file, so dup2 would hand it on).
+int qw_pipe_cloexec_blocking(int fds[2]);
+
+// F_SETPIPE_SZ for fcntl(2): GNU-only in glibc.
+enum { QW_F_SETPIPE_SZ = 1031 };
+
+// What the spawned child's descriptors 0, 1 and 2 become, and where it starts.
+struct qw_spawn_setup {
+    int standard_input;
+    int standard_output;
+    int standard_error;
+    // NULL keeps the daemon's working directory.
+    const char *working_directory;
+    // Non-zero: look argv[0] up in PATH (posix_spawnp).
+    int search_path;
+};
+
+// posix_spawn(p) with everything a hook needs, built and torn down around the one call:
+// descriptors 0-2 from `setup`, every other descriptor closed (addclosefrom_np, GNU-only), a
+// new process group, an empty signal mask and the classic signals back to their defaults.
+// Returns 0 or an error number, as posix_spawn does.
+int qw_spawn(pid_t *pid, const char *file, char *const argv[], char *const envp[],
+             const struct qw_spawn_setup *setup);
+
+// pidfd_open(2): declared in <sys/pidfd.h>, which Swift's Glibc module does not include.
+// Fails with ENOSYS before Linux 5.3.
+int qw_pidfd_open(pid_t pid);
+
 #endif
