@@ -39,7 +39,7 @@ let package = Package(
         // Wiring: crawler, inotify engine, control socket.
         .target(
             name: "QuotaWatchEngine",
-            dependencies: ["QuotaWatchCore", "QuotaWatchSystem"],
+            dependencies: ["QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchPolicy"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -66,7 +66,9 @@ let package = Package(
         ),
         .testTarget(
             name: "QuotaWatchEngineTests",
-            dependencies: ["QuotaWatchEngine", "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchTestSupport"],
+            dependencies: [
+                "QuotaWatchEngine", "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchPolicy", "QuotaWatchTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
