@@ -26,6 +26,9 @@ struct PolicyMonitor {
     }
 
     static let budgetPeriod: Duration = .seconds(10)
+    /// A reading taken at once after a large change is taken again this much later: the
+    /// kernel may free a deleted file's blocks only after its event was sent (tmpfs does).
+    static let confirmingRead: Duration = .milliseconds(200)
 
     var book: QuotaBook<DirectoryID>
     /// Where each directory stands in the rule index, kept only where it is not dead.
@@ -120,7 +123,8 @@ struct PolicyMonitor {
         let rootAllocated = tree.tally(of: tree.root).usage.allocated
         let delta = Int64(bitPattern: rootAllocated &- lastRootAllocated)
         lastRootAllocated = rootAllocated
-        var readNow = delta != 0 && freeSpace?.recordChange(delta) == true
+        let stepped = delta != 0 && freeSpace?.recordChange(delta) == true
+        var readNow = stepped
         var rebalance = false
         for task in deadlines.takeDue(now: now) {
             switch task {
@@ -133,6 +137,7 @@ struct PolicyMonitor {
             // A level change re-evaluated every quota already.
             if !levelEvents.isEmpty { rebalance = false }
             events += levelEvents
+            if stepped { deadlines.schedule(.readFreeSpace, at: now + Self.confirmingRead.nanoseconds) }
         }
         if rebalance {
             events += book.evaluateAll(
