@@ -174,4 +174,20 @@ struct PolicyMonitorTests {
         #expect(p.describe(events) == ["quota_breach a/y"])
         #expect(p.h.live.tree.ruleSlot(of: p.directory("b/c")!) == nil, "b/* is gone with the old config")
     }
+
+    @Test("a budget group's shares move with its members, and the periodic re-split reports it")
+    func budgetRebalance() throws {
+        var fs = FakeFileSystem()
+        for directory in ["b", "b/c", "b/d"] as [FakePath] { try fs.mkdir(directory) }
+        try fs.createFile("b/c/f", size: 30_000)
+        var config = PolicyConfig()
+        config.budgets = [BudgetRule(glob: try PathGlob("b/*"), budget: 100_000, activityWeight: 0)]
+        var p = PolicyHarness(fs, config: config)
+        #expect(p.start().isEmpty, "37 kB of a 50 kB share is under the warning line")
+        try p.h.fs.mkdir("b/e")
+        #expect(p.turn().isEmpty, "b/c did not change: its new 33 kB share waits for the re-split")
+        p.h.now += PolicyMonitor.budgetPeriod.nanoseconds
+        #expect(p.policyPass() == ["quota_breach b/c"])
+        #expect(p.rows == ["b/c breach", "b/d ok", "b/e ok"])
+    }
 }
