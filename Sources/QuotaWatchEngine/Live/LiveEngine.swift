@@ -333,11 +333,8 @@ public final class LiveEngine: @unchecked Sendable {
         schedule.resynced(at: clock.now)
         emit(.resynced(directories: listed, seconds: seconds(since: start)))
         // A new tree with new ids: placed afresh, and every directory past a line reported again.
-        if var monitor {
-            let events = monitor.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now)
-            self.monitor = monitor
-            for event in events { publish(event) }
-        }
+        let events = monitor?.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now) ?? []
+        for event in events { publish(event) }
         reportDegradation(of: live)
         // The fresh crawl began after every waiting sync was asked for, so it answers them all.
         for (marker, pending) in pendingSyncs {

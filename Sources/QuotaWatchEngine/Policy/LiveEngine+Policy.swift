@@ -8,20 +8,20 @@ import QuotaWatchSystem
 extension LiveEngine {
     /// Places the first crawl's tree and reports every directory already past a line.
     func startPolicy(_ live: inout LiveTree<KernelFileSystem>, root: FileDescriptor) {
-        var monitor = PolicyMonitor(config: options.policy) { try? root.fileSystemSpace() }
-        live.logStructureChanges(monitor.hasRules)
-        let events = monitor.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now)
-        self.monitor = monitor
+        monitor = PolicyMonitor(config: options.policy) { try? root.fileSystemSpace() }
+        live.logStructureChanges(monitor?.hasRules ?? false)
+        let events = monitor?.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now) ?? []
         for event in events { publish(event) }
     }
 
     /// After each turn (and before a quota status is answered): structure changes, changed
-    /// tallies, ROOT's total and due timers, as events.
+    /// tallies, ROOT's total and due timers, as events. The monitor is mutated where it is
+    /// stored (`monitor?.…`): a copy taken out and put back would share its tables, and the
+    /// first change would copy every one of them.
     func policyTurn(_ live: inout LiveTree<KernelFileSystem>) {
-        guard var monitor else { return }
+        guard monitor != nil else { return }
         let changes = live.drainStructureChanges()
-        let events = monitor.afterTurn(&live.tree, changes: changes, now: clock.now, time: .now)
-        self.monitor = monitor
+        let events = monitor?.afterTurn(&live.tree, changes: changes, now: clock.now, time: .now) ?? []
         for event in events { publish(event) }
     }
 
@@ -45,10 +45,10 @@ extension LiveEngine {
         }
         // Changes applied so far are evaluated under the old rules first.
         policyTurn(&live)
-        guard var monitor else { return }
+        guard monitor != nil else { return }
         live.logStructureChanges(!config.quotas.isEmpty || !config.budgets.isEmpty)
-        let events = monitor.rebuild(&live.tree, config: config, keepingQuotaStates: true, now: clock.now, time: .now)
-        self.monitor = monitor
+        let events =
+            monitor?.rebuild(&live.tree, config: config, keepingQuotaStates: true, now: clock.now, time: .now) ?? []
         emit(.configReloaded(quotas: config.quotas.count, budgets: config.budgets.count, time: WallTime.now.iso8601))
         for event in events { publish(event) }
     }
