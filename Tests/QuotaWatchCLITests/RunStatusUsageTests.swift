@@ -28,6 +28,11 @@ struct RunStatusUsageTests {
             ["status"],
             ["status", "a", "b"],
             ["status", "ROOT", "--iec", "--bytes"],
+            ["run", "ROOT", "--quota", "Caches/*"],
+            ["run", "ROOT", "--quota", "Caches/*=20XB"],
+            ["run", "ROOT", "--level-free", "10%"],
+            ["run", "ROOT", "--hook", "nothing=true"],
+            ["status", "ROOT", "--quotas", "--top", "3"],
         ])
     func badOptions(arguments: [String]) throws {
         let result = try CLIRunner.locate().run(arguments)

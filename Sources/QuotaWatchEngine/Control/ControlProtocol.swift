@@ -50,8 +50,8 @@ public enum ControlCommand: Hashable, Sendable {
 public enum StatusQuery: Hashable, Sendable {
     /// Directories of the tree: a subtree, to a depth, optionally only the largest.
     case tree(TreeSelection)
-    /// The directories that carry a quota rule, with their limits. No rules exist yet: the
-    /// daemon answers with an error that says so.
+    /// The directories that carry a quota rule, with their limits and states, and the disk
+    /// level (``QuotaStatus``).
     case quotas
 
     public static let selectors = ["tree", "quotas"]

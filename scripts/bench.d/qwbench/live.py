@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from . import churn, peers, procfs, stats, status_cost, watchers
+from . import churn, peers, procfs, quota_bench, stats, status_cost, watchers
 from .children import Children
 from .markdown import table
 from .watchers import StatusClient, root_entry
@@ -466,10 +466,19 @@ def run(
     idle_text, idle_targets = phase(bench.idle, idle_tree, trees[idle_tree], idle_seconds)
     churn_text, churn_targets = phase(churn.memory, bench, churn_cycles)
     status_text, status_targets = phase(status_cost.measure, children, binary, run_dir, trees["grid-20k"])
+    quota_text, quota_targets = phase(
+        quota_bench.measure, children, binary, run_dir, bench.produce, latency_iterations, burst_files, burst_rounds
+    )
     targets = table(
         ["where", "quotawatch run", "target", "measured", ""],
-        startup_targets + burst_targets + latency_targets + idle_targets + churn_targets + status_targets,
+        startup_targets
+        + burst_targets
+        + latency_targets
+        + idle_targets
+        + churn_targets
+        + status_targets
+        + quota_targets,
         {3},
     )
-    sections = [startup_text, burst_text, latency_text, idle_text, churn_text, status_text]
+    sections = [startup_text, burst_text, latency_text, idle_text, churn_text, status_text, quota_text]
     return "\n".join(["#### Targets\n", targets + "\n", "#### Runs\n", *sections])
