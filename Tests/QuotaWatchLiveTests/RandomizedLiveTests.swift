@@ -14,7 +14,6 @@ struct RandomizedLiveTests {
     static let seeds = TestSeeds.seeds([1, 0x5EED, 0xDEC0_DE])
     static let steps = TestSeeds.steps(standard: 1_000)
     static let checkpointEvery = 250
-    static let writeBackEvery = 20
 
     @Test("random operations, back to back and paced, checked every 250", arguments: seeds)
     func randomOperations(seed: UInt64) throws {
@@ -24,6 +23,8 @@ struct RandomizedLiveTests {
         for _ in 0..<40 { try operations.step() }
         let daemon = try fixture.start()
         var pacing = Pacing(seed: seed)
+        let clock = ContinuousClock()
+        var lastWriteBack = clock.now
 
         for done in 1...Self.steps {
             func context() -> String {
@@ -40,8 +41,11 @@ struct RandomizedLiveTests {
             let last = done == Self.steps
             let checkpoint = done % Self.checkpointEvery == 0 || last
             // Writeback well within the daemon's 3 s late re-stat of each write, and before
-            // each sync: see TempTree.writeBack and the README's limits.
-            if barrier || checkpoint || done % Self.writeBackEvery == 0 { fixture.tree.writeBack() }
+            // each checkpoint: see TempTree.writeBack and the README's limits.
+            if checkpoint || clock.now - lastWriteBack > .seconds(1) {
+                fixture.tree.writeBack()
+                lastWriteBack = clock.now
+            }
             if barrier { _ = try daemon.syncStatus() }
             if checkpoint {
                 let problems = try Self.checkpoint(fixture, du: last, directories: operations.directories)
