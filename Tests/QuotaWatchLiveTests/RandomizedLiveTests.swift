@@ -21,6 +21,8 @@ struct RandomizedLiveTests {
         var operations = try RandomOperations(
             tree: fixture.tree, root: LiveFixture.root, outside: LiveFixture.outside, seed: seed)
         for _ in 0..<40 { try operations.step() }
+        // Written back before the first crawl stats them (see TempTree.writeBack).
+        fixture.tree.writeBack()
         let daemon = try fixture.start()
         var pacing = Pacing(seed: seed)
         let clock = ContinuousClock()
