@@ -131,6 +131,8 @@ extension RandomOperations {
         }
         // Over the chain's empty leaf, or to a fresh name.
         let target = shape == 2 ? parent : freshName(in: parent)
+        try writeBack(files.filter { $0.isWithin(source) }, at: away, for: source)
+        if let extra { try tree.writeBack(away / extra) }
         try tree.rename(away, to: target)
         directories += shape == 2 ? chain.dropLast() : chain[...]
         relocate(source, to: target)

@@ -221,9 +221,22 @@ struct RandomOperations {
         }
         try tree.writeFile(staging / "file", byteCount: randomSize())
         files.append(target / "file")
+        try writeBack(files.filter { $0.isWithin(target) }, at: staging, for: target)
         try tree.rename(staging, to: target)
         directories += made
         note("move in", target)
+    }
+
+    /// Writes back `paths` (model paths below `modelPath`, found below `actualPath` for now)
+    /// before their directory enters the root. The daemon stats the files it finds in a
+    /// directory moved in once, when it lists it, and re-stats none of them later, so an
+    /// ext4 extent-tree block added by a later writeback would never be counted (see
+    /// TempTree.writeBack and the README's limits).
+    func writeBack(_ paths: [TreePath], at actualPath: TreePath, for modelPath: TreePath) throws {
+        for path in paths {
+            guard let rest = path.relative(to: modelPath) else { continue }
+            try tree.writeBack(actualPath.appending(rest))
+        }
     }
 
     // MARK: The model

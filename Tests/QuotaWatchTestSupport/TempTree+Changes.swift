@@ -104,6 +104,13 @@ extension TempTree {
         sync()
     }
 
+    /// Writes back the data of the file `path` (fsync), so that its allocation is final.
+    public func writeBack(_ path: TreePath) throws {
+        try withOpenFile(path, flags: O_RDONLY) { descriptor in
+            try retryingOnInterrupt("fsync", "\(path)") { fsync(descriptor) }
+        }
+    }
+
     // MARK: Names
 
     /// Renames `source` to `destination` with renameat, replacing a file there or an empty
