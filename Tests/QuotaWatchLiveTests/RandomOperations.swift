@@ -23,6 +23,9 @@ struct RandomOperations {
     let outsideFiles: [TreePath]
     var serial = 0
     let maximumDirectories = 120
+    /// Waits until the daemon has applied every change so far (a `status --sync`), once
+    /// there is a daemon; a wait only, so the operations stay those of the seed.
+    var catchUp: (() throws -> Void)?
 
     init(tree: TempTree, root: TreePath, outside: TreePath, seed: UInt64) throws {
         self.tree = tree

@@ -24,6 +24,7 @@ struct RandomizedLiveTests {
         // Written back before the first crawl stats them (see TempTree.writeBack).
         fixture.tree.writeBack()
         let daemon = try fixture.start()
+        operations.catchUp = { _ = try daemon.syncStatus() }
         var pacing = Pacing(seed: seed)
         let clock = ContinuousClock()
         var lastWriteBack = clock.now
