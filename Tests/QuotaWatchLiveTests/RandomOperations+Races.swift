@@ -88,6 +88,7 @@ extension RandomOperations {
             }
             for file in written { try tree.writeFile(file, byteCount: randomSize()) }
             if round == rounds && random(0..<2) == 0 {
+                for file in written { try tree.writeBack(file) }
                 directories += made
                 files += written
                 return note("mkdir, fill and rm -rf, kept", path, "\(rounds) rounds")
@@ -152,12 +153,15 @@ extension RandomOperations {
         switch random(0..<3) {
         case 0:
             try tree.truncateFile(file, to: random(0...200_000))
+            try tree.writeBack(file)
             note("truncate outside name", file)
         case 1:
             try tree.overwriteFile(file, at: random(0...200_000), byteCount: random(1...40_000))
+            try tree.writeBack(file)
             note("pwrite outside name", file)
         default:
             try tree.preallocate(file, offset: random(0...100_000), length: random(1...100_000))
+            try tree.writeBack(file)
             note("fallocate outside name", file)
         }
     }

@@ -3,6 +3,11 @@ import QuotaWatchTestSupport
 /// A reproducible stream of real file system operations in a watched root: everything a
 /// seed chooses is decided by the seed and by this model of what exists, never by the file
 /// system, so a seed always replays the same operations.
+///
+/// Every write is written back (fsync) at once. On ext4 the writeback of a fragmented file
+/// can add a 4 KiB extent-tree block with no event, seconds later; the daemon re-stats a file
+/// 3 s after a write event but never one it found by listing a directory, and it lists
+/// directories often under these operations. See TempTree.writeBack and the README's limits.
 struct RandomOperations {
     let seed: UInt64
     /// Operations done so far, by kind.
@@ -81,6 +86,7 @@ struct RandomOperations {
     mutating func createFile() throws {
         let path = freshName(in: pick(directories))
         try tree.writeFile(path, byteCount: randomSize())
+        try tree.writeBack(path)
         files.append(path)
         note("create", path)
     }
@@ -89,9 +95,11 @@ struct RandomOperations {
         let path = pick(files)
         if random(0..<3) == 0 {
             try tree.overwriteFile(path, at: random(0..<3_000_000), byteCount: random(1...20_000))
+            try tree.writeBack(path)
             note("pwrite", path)
         } else {
             try tree.appendToFile(path, byteCount: randomSize())
+            try tree.writeBack(path)
             note("append", path)
         }
     }
@@ -100,12 +108,14 @@ struct RandomOperations {
         let path = pick(files)
         let size = random(0..<4) == 0 ? random(0...80_000_000) : random(0...100_000)
         try tree.truncateFile(path, to: size)
+        try tree.writeBack(path)
         note("truncate", path, "to \(size)")
     }
 
     private mutating func preallocate() throws {
         let path = pick(files)
         try tree.preallocate(path, offset: random(0...500_000), length: random(1...400_000))
+        try tree.writeBack(path)
         note("fallocate", path)
     }
 
@@ -136,6 +146,7 @@ struct RandomOperations {
         }
         try tree.makeDirectories(path)
         try tree.writeFile(path / "bottom", byteCount: randomSize())
+        try tree.writeBack(path / "bottom")
         files.append(path / "bottom")
         note("mkdir -p", path)
     }

@@ -26,8 +26,6 @@ struct RandomizedLiveTests {
         let daemon = try fixture.start()
         operations.catchUp = { _ = try daemon.syncStatus() }
         var pacing = Pacing(seed: seed)
-        let clock = ContinuousClock()
-        var lastWriteBack = clock.now
 
         for done in 1...Self.steps {
             func context() -> String {
@@ -43,12 +41,8 @@ struct RandomizedLiveTests {
             let barrier = pacing.barrierAfterStep()
             let last = done == Self.steps
             let checkpoint = done % Self.checkpointEvery == 0 || last
-            // Writeback well within the daemon's 3 s late re-stat of each write, and before
-            // each checkpoint: see TempTree.writeBack and the README's limits.
-            if checkpoint || clock.now - lastWriteBack > .seconds(1) {
-                fixture.tree.writeBack()
-                lastWriteBack = clock.now
-            }
+            // Every write is written back at once (RandomOperations), this only for certainty.
+            if checkpoint { fixture.tree.writeBack() }
             if barrier { _ = try daemon.syncStatus() }
             if checkpoint {
                 let problems = try Self.checkpoint(fixture, du: last, directories: operations.directories)
