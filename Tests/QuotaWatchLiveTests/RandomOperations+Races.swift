@@ -5,12 +5,12 @@ import QuotaWatchTestSupport
 /// name, a name that comes and goes faster than its events are read.
 extension RandomOperations {
     /// `makedirs` of a fresh chain, then at once a rename of an existing directory over its
-    /// empty leaf, one to eight times in a row: the daemon may list the chain's last parent
+    /// empty leaf, one to ten times in a row: the daemon may list the chain's last parent
     /// between the mkdir and the rename, and so stat one inode and watch another.
     mutating func renameOverFreshLeaf() throws {
-        // The window is short: half the time the daemon starts it caught up, not far behind.
-        if random(0..<2) == 0 { try catchUp?() }
-        for _ in 0..<random(1...8) {
+        // The window is short, and a daemon far behind never sees it: start caught up.
+        try catchUp?()
+        for _ in 0..<random(1...10) {
             guard let source = someDirectoryBelowRoot() else { return try createFile() }
             var leaf = pick(directories.filter { !$0.isWithin(source) })
             var chain: [TreePath] = []
