@@ -12,14 +12,18 @@ import Testing
 /// Each seed runs in a child process (an exit test), so that a precondition failure in the
 /// engine fails that seed, with its last actions, instead of ending the whole test run.
 ///
-/// Replay or explore with `QUOTAWATCH_TEST_SEED=<seed>[,<seed>…]`, which adds seeds, and
+/// Replay or explore with `QUOTAWATCH_TEST_SEED=<seed>[,<seed>…]`, which adds seeds (only
+/// those with `QUOTAWATCH_TEST_SEED_ONLY=1`), and
 /// `QUOTAWATCH_TEST_STEPS=<n>`, which changes the number of operations per seed.
 @Suite("LiveTree against du, randomized")
 struct LiveTreeRandomizedTests {
     static let seeds: [UInt64] = {
         let fixed: [UInt64] = Array(1...12)
-        let extra = ProcessInfo.processInfo.environment["QUOTAWATCH_TEST_SEED"] ?? ""
-        return fixed + extra.split(separator: ",").compactMap { UInt64($0.trimmingCharacters(in: .whitespaces)) }
+        let environment = ProcessInfo.processInfo.environment
+        let extra = (environment["QUOTAWATCH_TEST_SEED"] ?? "").split(separator: ",").compactMap {
+            UInt64($0.trimmingCharacters(in: .whitespaces))
+        }
+        return environment["QUOTAWATCH_TEST_SEED_ONLY"] == "1" && !extra.isEmpty ? extra : fixed + extra
     }()
 
     static let steps = ProcessInfo.processInfo.environment["QUOTAWATCH_TEST_STEPS"].flatMap { Int($0) } ?? 1500
@@ -219,7 +223,11 @@ struct RandomRun {
     // MARK: One random step
 
     mutating func step(_ step: Int) {
-        if let operation = randomOperation(step) { perform(operation) }
+        if chance(12) {
+            for action in randomSequence(step) { perform(action) }
+        } else if let operation = randomOperation(step) {
+            perform(operation)
+        }
         if chance(40) {
             perform(.deliver(chance(30) ? Int.max : Int.random(in: 1...max(1, h.pendingEvents), using: &random)))
         }
@@ -297,11 +305,11 @@ struct RandomRun {
         return true
     }
 
-    private mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
 
     private mutating func name() -> [UInt8] { Self.names.randomElement(using: &random)! }
 
-    private mutating func size() -> UInt64 { chance(20) ? 0 : UInt64.random(in: 1...200_000, using: &random) }
+    mutating func size() -> UInt64 { chance(20) ? 0 : UInt64.random(in: 1...200_000, using: &random) }
 
     /// An operation the current state makes likely to succeed; nil when none was found.
     private mutating func randomOperation(_ step: Int) -> Action? {

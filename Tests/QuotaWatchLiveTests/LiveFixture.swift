@@ -121,16 +121,25 @@ final class LiveFixture {
     }
 }
 
-/// Seeds for the randomized tests: a fixed list, plus QUOTAWATCH_TEST_SEED (decimal or 0x-hex)
-/// when it is set, to reproduce or explore.
+/// Seeds for the randomized tests: a fixed list, plus the seeds of QUOTAWATCH_TEST_SEED
+/// (decimal or 0x-hex, comma-separated) when it is set, to reproduce or explore. With
+/// QUOTAWATCH_TEST_SEED_ONLY=1 only those run, as a sweep of many seeds wants.
 enum TestSeeds {
     static func seeds(_ fixed: [UInt64]) -> [UInt64] {
-        var seeds = fixed
-        if let text = ProcessInfo.processInfo.environment["QUOTAWATCH_TEST_SEED"] {
-            let parsed = text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
-            if let parsed { seeds.append(parsed) }
+        let environment = ProcessInfo.processInfo.environment
+        let given = (environment["QUOTAWATCH_TEST_SEED"] ?? "").split(separator: ",").compactMap { part in
+            let text = part.trimmingCharacters(in: .whitespaces)
+            return text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
         }
-        return seeds
+        if environment["QUOTAWATCH_TEST_SEED_ONLY"] == "1" && !given.isEmpty { return given }
+        return fixed + given
+    }
+
+    /// QUOTAWATCH_TEST_STEPS when it is a positive number, else `standard`.
+    static func steps(standard: Int) -> Int {
+        guard let text = ProcessInfo.processInfo.environment["QUOTAWATCH_TEST_STEPS"], let steps = Int(text), steps > 0
+        else { return standard }
+        return steps
     }
 
     static func describe(_ seed: UInt64) -> String {

@@ -3,6 +3,11 @@ import QuotaWatchTestSupport
 /// A reproducible stream of real file system operations in a watched root: everything a
 /// seed chooses is decided by the seed and by this model of what exists, never by the file
 /// system, so a seed always replays the same operations.
+///
+/// Every write is written back (fsync) at once. On ext4 the writeback of a fragmented file
+/// can add a 4 KiB extent-tree block with no event, seconds later; the daemon re-stats a file
+/// 3 s after a write event but never one it found by listing a directory, and it lists
+/// directories often under these operations. See TempTree.writeBack and the README's limits.
 struct RandomOperations {
     let seed: UInt64
     /// Operations done so far, by kind.
@@ -10,19 +15,22 @@ struct RandomOperations {
     /// The last operations, newest last, for failure messages.
     private(set) var recent: [String] = []
 
-    private let tree: TempTree
-    private let root: TreePath
-    private let outside: TreePath
-    private var generator: SeededGenerator
+    let tree: TempTree
+    let root: TreePath
+    let outside: TreePath
+    var generator: SeededGenerator
     /// Directories below the root (the root included), regular files and symlinks, as this
     /// model believes them to be.
-    private var directories: [TreePath]
-    private var files: [TreePath] = []
-    private var symlinks: [TreePath] = []
+    var directories: [TreePath]
+    var files: [TreePath] = []
+    var symlinks: [TreePath] = []
     /// Files outside the root that hard links may point at.
-    private let outsideFiles: [TreePath]
-    private var serial = 0
-    private let maximumDirectories = 120
+    let outsideFiles: [TreePath]
+    var serial = 0
+    let maximumDirectories = 120
+    /// Waits until the daemon has applied every change so far (a `status --sync`), once
+    /// there is a daemon; a wait only, so the operations stay those of the seed.
+    var catchUp: (() throws -> Void)?
 
     init(tree: TempTree, root: TreePath, outside: TreePath, seed: UInt64) throws {
         self.tree = tree
@@ -45,28 +53,40 @@ struct RandomOperations {
     mutating func step() throws {
         // Most operations need a few files to choose from.
         let roll = files.count < 5 ? 0 : random(0..<100)
+        let room = directories.count < maximumDirectories
         switch roll {
-        case 0..<14: try createFile()
-        case 14..<22: try appendOrOverwrite()
-        case 22..<28: try truncate()
-        case 28..<34: try unlinkFile()
-        case 34..<42 where directories.count < maximumDirectories: try makeDirectory()
-        case 42..<44 where directories.count < maximumDirectories: try makeChain()
-        case 44..<47: try removeSubtree()
-        case 47..<57: try renameFile()
-        case 57..<64: try renameDirectory()
-        case 64..<72: try hardLink()
-        case 72..<76: try symlink()
-        case 76..<78: try moveOut()
-        case 78..<80 where directories.count < maximumDirectories: try moveIn()
-        case 80..<82: try preallocate()
+        case 0..<10: try createFile()
+        case 10..<16: try appendOrOverwrite()
+        case 16..<20: try truncate()
+        case 20..<25: try unlinkFile()
+        case 25..<31 where room: try makeDirectory()
+        case 31..<33 where room: try makeChain()
+        case 33..<36: try removeSubtree()
+        case 36..<43: try renameFile()
+        case 43..<48: try renameDirectory()
+        case 48..<54: try hardLink()
+        case 54..<57: try symlink()
+        case 57..<59: try moveOut()
+        case 59..<61 where room: try moveIn()
+        case 61..<63: try preallocate()
+        // Sequences that race the daemon's crawls and watches (RandomOperations+Races.swift).
+        case 63..<68 where room: try renameOverFreshLeaf()
+        case 68..<72: try renameOverEmptyDirectory()
+        case 72..<75: try swapFiles()
+        case 75..<78: try swapDirectories()
+        case 78..<81: try churnOneName()
+        case 81..<85: try linkOutsideThenRenameHolder()
+        case 85..<89: try moveOutAndBack()
+        case 89..<92: try writeThroughOutsideName()
+        case 92..<94: try lockAndUnlockDirectory()
         default: try createFile()
         }
     }
 
-    private mutating func createFile() throws {
+    mutating func createFile() throws {
         let path = freshName(in: pick(directories))
         try tree.writeFile(path, byteCount: randomSize())
+        try tree.writeBack(path)
         files.append(path)
         note("create", path)
     }
@@ -75,9 +95,11 @@ struct RandomOperations {
         let path = pick(files)
         if random(0..<3) == 0 {
             try tree.overwriteFile(path, at: random(0..<3_000_000), byteCount: random(1...20_000))
+            try tree.writeBack(path)
             note("pwrite", path)
         } else {
             try tree.appendToFile(path, byteCount: randomSize())
+            try tree.writeBack(path)
             note("append", path)
         }
     }
@@ -86,12 +108,14 @@ struct RandomOperations {
         let path = pick(files)
         let size = random(0..<4) == 0 ? random(0...80_000_000) : random(0...100_000)
         try tree.truncateFile(path, to: size)
+        try tree.writeBack(path)
         note("truncate", path, "to \(size)")
     }
 
     private mutating func preallocate() throws {
         let path = pick(files)
         try tree.preallocate(path, offset: random(0...500_000), length: random(1...400_000))
+        try tree.writeBack(path)
         note("fallocate", path)
     }
 
@@ -107,7 +131,7 @@ struct RandomOperations {
         }
     }
 
-    private mutating func makeDirectory() throws {
+    mutating func makeDirectory() throws {
         let path = freshName(in: pick(directories))
         try tree.makeDirectory(path)
         directories.append(path)
@@ -122,6 +146,7 @@ struct RandomOperations {
         }
         try tree.makeDirectories(path)
         try tree.writeFile(path / "bottom", byteCount: randomSize())
+        try tree.writeBack(path / "bottom")
         files.append(path / "bottom")
         note("mkdir -p", path)
     }
@@ -155,8 +180,9 @@ struct RandomOperations {
         guard directories.count > 1 else { return }
         let source = directories[random(1..<directories.count)]
         let candidates = directories.filter { !$0.isWithin(source) }
+        let emptyOnes = emptyDirectories()
         let empty = candidates.filter { candidate in
-            candidate != root && !isAncestor(candidate, of: source) && isEmpty(candidate)
+            candidate != root && !isAncestor(candidate, of: source) && emptyOnes.contains(candidate)
         }
         let target: TreePath
         if !empty.isEmpty && random(0..<3) == 0 {
@@ -209,29 +235,42 @@ struct RandomOperations {
         }
         try tree.writeFile(staging / "file", byteCount: randomSize())
         files.append(target / "file")
+        try writeBack(files.filter { $0.isWithin(target) }, at: staging, for: target)
         try tree.rename(staging, to: target)
         directories += made
         note("move in", target)
+    }
+
+    /// Writes back `paths` (model paths below `modelPath`, found below `actualPath` for now)
+    /// before their directory enters the root. The daemon stats the files it finds in a
+    /// directory moved in once, when it lists it, and re-stats none of them later, so an
+    /// ext4 extent-tree block added by a later writeback would never be counted (see
+    /// TempTree.writeBack and the README's limits).
+    func writeBack(_ paths: [TreePath], at actualPath: TreePath, for modelPath: TreePath) throws {
+        for path in paths {
+            guard let rest = path.relative(to: modelPath) else { continue }
+            try tree.writeBack(actualPath.appending(rest))
+        }
     }
 
     // MARK: The model
 
     /// A directory below the root holding at most a fifth of all directories, so that
     /// removals and moves out do not empty the tree that the other operations work on.
-    private mutating func smallSubtree() -> TreePath? {
+    mutating func smallSubtree() -> TreePath? {
         guard directories.count > 1 else { return nil }
         let path = directories[random(1..<directories.count)]
         let size = directories.filter { $0.isWithin(path) }.count
         return size <= max(3, directories.count / 5) ? path : nil
     }
 
-    private mutating func forget(below path: TreePath) {
+    mutating func forget(below path: TreePath) {
         directories.removeAll { $0.isWithin(path) }
         files.removeAll { $0.isWithin(path) }
         symlinks.removeAll { $0.isWithin(path) }
     }
 
-    private mutating func relocate(_ source: TreePath, to target: TreePath) {
+    mutating func relocate(_ source: TreePath, to target: TreePath) {
         func moved(_ path: TreePath) -> TreePath {
             guard let rest = path.relative(to: source) else { return path }
             return target.appending(rest)
@@ -241,19 +280,22 @@ struct RandomOperations {
         symlinks = symlinks.map(moved)
     }
 
-    private func isAncestor(_ candidate: TreePath, of path: TreePath) -> Bool {
+    func isAncestor(_ candidate: TreePath, of path: TreePath) -> Bool {
         path != candidate && path.isWithin(candidate)
     }
 
-    private func isEmpty(_ directory: TreePath) -> Bool {
-        let inside: (TreePath) -> Bool = { $0 != directory && $0.isWithin(directory) }
-        return !directories.contains(where: inside) && !files.contains(where: inside)
-            && !symlinks.contains(where: inside)
+    /// The directories that hold nothing, in one pass over the model.
+    func emptyDirectories() -> Set<TreePath> {
+        var empty = Set(directories)
+        for entry in directories + files + symlinks {
+            if let parent = entry.parent { empty.remove(parent) }
+        }
+        return empty
     }
 
     // MARK: Randomness
 
-    private mutating func freshName(in directory: TreePath) -> TreePath {
+    mutating func freshName(in directory: TreePath) -> TreePath {
         serial += 1
         let plain = Array("abcdefghijklmnopqrstuvwxyz".utf8)
         let odd: [[UInt8]] = [[0x0A], [0x80], [0xFF], [0x5C], [0xC3, 0xA9], [0x20], [0xE2, 0x82]]
@@ -264,7 +306,7 @@ struct RandomOperations {
         return directory.appending(name + Array("-\(serial)".utf8))
     }
 
-    private mutating func randomSize() -> Int {
+    mutating func randomSize() -> Int {
         switch random(0..<10) {
         case 0: return 0
         case 1..<5: return random(1...4_000)
@@ -273,13 +315,13 @@ struct RandomOperations {
         }
     }
 
-    private mutating func random(_ range: Range<Int>) -> Int { Int.random(in: range, using: &generator) }
-    private mutating func random(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
-    private mutating func pick<Element>(_ elements: [Element]) -> Element { elements[random(0..<elements.count)] }
+    mutating func random(_ range: Range<Int>) -> Int { Int.random(in: range, using: &generator) }
+    mutating func random(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
+    mutating func pick<Element>(_ elements: [Element]) -> Element { elements[random(0..<elements.count)] }
 
-    private mutating func note(_ kind: String, _ path: TreePath, _ detail: String = "") {
+    mutating func note(_ kind: String, _ path: TreePath, _ detail: String = "") {
         counts[kind, default: 0] += 1
         recent.append("\(kind) \(ReportComparison.show(path.reportPath)) \(ReportComparison.show(detail))")
-        if recent.count > 12 { recent.removeFirst() }
+        if recent.count > 20 { recent.removeFirst() }
     }
 }

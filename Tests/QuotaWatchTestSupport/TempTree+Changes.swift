@@ -20,7 +20,7 @@ extension TempTree {
     /// growing it when the write ends past its end.
     public func overwriteFile(_ path: TreePath, at offset: Int, byteCount: Int) throws {
         try withOpenFile(path, flags: O_WRONLY) { descriptor in
-            let pattern = (0..<byteCount).map { UInt8(truncatingIfNeeded: $0 % 239 + 1) }
+            let pattern = Self.pattern(byteCount, period: 239)
             var written = 0
             while written < pattern.count {
                 let count = try retryingOnInterrupt("pwrite", "\(path)") {
@@ -93,6 +93,21 @@ extension TempTree {
                 }
                 close(descriptor)
             }
+        }
+    }
+
+    /// Writes back every dirty page, with sync(2) (Glibc's module does not export syncfs).
+    /// On ext4 writeback is when delayed allocation picks blocks, and a file with more extents
+    /// than its inode holds then gains an extent-tree block: st_blocks grows by 4 KiB with no
+    /// inotify event, up to dirty_expire_centisecs (30 s) after the write.
+    public func writeBack() {
+        sync()
+    }
+
+    /// Writes back the data of the file `path` (fsync), so that its allocation is final.
+    public func writeBack(_ path: TreePath) throws {
+        try withOpenFile(path, flags: O_RDONLY) { descriptor in
+            try retryingOnInterrupt("fsync", "\(path)") { fsync(descriptor) }
         }
     }
 
@@ -171,7 +186,7 @@ extension TempTree {
     }
 
     private func writePattern(_ descriptor: CInt, byteCount: Int, subject: TreePath) throws {
-        let pattern = (0..<byteCount).map { UInt8(truncatingIfNeeded: $0 % 241 + 1) }
+        let pattern = Self.pattern(byteCount, period: 241)
         var written = 0
         while written < pattern.count {
             let count = try retryingOnInterrupt("write", "\(subject)") {

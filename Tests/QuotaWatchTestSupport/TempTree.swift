@@ -102,8 +102,7 @@ public final class TempTree {
 
     /// Writes `byteCount` bytes of a nonzero pattern to a new file `path`.
     public func writeFile(_ path: TreePath, byteCount: Int, mode: mode_t = 0o644) throws(SystemCallError) {
-        let pattern = (0..<byteCount).map { UInt8(truncatingIfNeeded: $0 % 251 + 1) }
-        try writeFile(path, contents: pattern, mode: mode)
+        try writeFile(path, contents: Self.pattern(byteCount, period: 251), mode: mode)
     }
 
     /// Makes a new empty file `path`.
@@ -333,4 +332,26 @@ func withCString<Result, Failure: Error>(
 ) throws(Failure) -> Result {
     let terminated = bytes.map { CChar(bitPattern: $0) } + [0]
     return try terminated.withUnsafeBufferPointer { (buffer) throws(Failure) in try body(buffer.baseAddress!) }
+}
+
+extension TempTree {
+    /// The bytes 1, 2, … `period`, repeated to `count` bytes. Built once per period and cut
+    /// to length: built byte by byte, an unoptimised test build spends most of a randomized
+    /// test's time making them.
+    static func pattern(_ count: Int, period: Int) -> [UInt8] {
+        let cached: [UInt8]
+        switch period {
+        case 239: cached = patternOf239
+        case 241: cached = patternOf241
+        case 251: cached = patternOf251
+        default: return (0..<count).map { UInt8(truncatingIfNeeded: $0 % period + 1) }
+        }
+        guard count > cached.count else { return Array(cached[0..<count]) }
+        return (0..<count).map { UInt8(truncatingIfNeeded: $0 % period + 1) }
+    }
+
+    private static let patternLength = 1 << 19
+    private static let patternOf239 = (0..<patternLength).map { UInt8(truncatingIfNeeded: $0 % 239 + 1) }
+    private static let patternOf241 = (0..<patternLength).map { UInt8(truncatingIfNeeded: $0 % 241 + 1) }
+    private static let patternOf251 = (0..<patternLength).map { UInt8(truncatingIfNeeded: $0 % 251 + 1) }
 }
