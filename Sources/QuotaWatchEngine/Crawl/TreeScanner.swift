@@ -36,7 +36,8 @@ public struct TreeScanner {
     public func crawl(
         _ descriptor: FileDescriptor, into tree: inout TallyTree, at directory: DirectoryID,
         beforeListing: (@Sendable (FileDescriptor) -> Int32)? = nil,
-        progress: ((CrawlProgress) -> Void)? = nil
+        progress: ((CrawlProgress) -> Void)? = nil,
+        notingFilesModifiedSince recentSince: Int64? = nil
     ) -> (warnings: [ScanWarning], report: CrawlReport) {
         var directoryByCrawlIndex: [DirectoryID?] = [directory]
         var warnings: [ScanWarning] = []
@@ -78,6 +79,12 @@ public struct TreeScanner {
                 if !path.isEmpty { path.append(UInt8(ascii: "/")) }
                 path.append(contentsOf: name)
                 warnings.append(ScanWarning(kind: .unstatableEntry, path: path, error: error))
+            }
+            if let recentSince {
+                for entry in result.listing.entries
+                where entry.status.kind != .directory && entry.status.modifiedNanoseconds >= recentSince {
+                    report.recentlyWritten.append((target, Array(result.listing.name(of: entry))))
+                }
             }
             for (crawlIndex, child) in tree.addListing(result.listing, to: target) {
                 let slot = Int(crawlIndex)

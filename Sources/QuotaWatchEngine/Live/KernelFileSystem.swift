@@ -1,3 +1,4 @@
+import Foundation
 import QuotaWatchCore
 import QuotaWatchSystem
 
@@ -83,7 +84,9 @@ public struct KernelFileSystem: LiveFileSystem {
         }
         defer { fresh.close() }
         let inotify = self.inotify
-        let (_, report) = scanner.crawl(fresh, into: &tree, at: directory, beforeListing: Self.watcher(inotify))
+        let (_, report) = scanner.crawl(
+            fresh, into: &tree, at: directory, beforeListing: Self.watcher(inotify),
+            notingFilesModifiedSince: Self.writebackHorizon())
         return report
     }
 
@@ -113,8 +116,16 @@ public struct KernelFileSystem: LiveFileSystem {
         var tree = TallyTree(root: try fresh.status())
         let full = TreeScanner(options: options)
         let (_, report) = full.crawl(
-            fresh, into: &tree, at: tree.root, beforeListing: Self.watcher(inotify), progress: progress)
+            fresh, into: &tree, at: tree.root, beforeListing: Self.watcher(inotify), progress: progress,
+            notingFilesModifiedSince: Self.writebackHorizon())
         return (tree, report)
+    }
+
+    /// Files modified after this wall-clock moment (ns since the epoch) may still gain a block
+    /// from writeback: the kernel writes dirty data back within `vm.dirty_expire_centisecs`
+    /// (30 s) plus one writeback period (5 s).
+    static func writebackHorizon() -> Int64 {
+        Int64((Date().timeIntervalSince1970 - 35) * 1_000_000_000)
     }
 
     /// Watches the root's parent for the deletion or renaming of `rootName`, if that name in

@@ -59,6 +59,9 @@ public struct CrawlReport: Sendable {
     public var unwatched: [DirectoryID] = []
     /// Watches added, with the directory each one watches.
     public var watches: [(watch: Int32, directory: DirectoryID)] = []
+    /// Files listed whose last write is recent enough that writeback may still change their
+    /// allocation with no event: they get the late re-stats an event-written file gets.
+    public var recentlyWritten: [(directory: DirectoryID, name: [UInt8])] = []
 
     public init() {}
 }

@@ -49,6 +49,7 @@ extension LiveTree {
     /// Runs the timers that are due: unpaired moves become removals, quiet files get their
     /// late re-stat, and one more once writeback has run.
     public mutating func runTimers(now: UInt64) {
+        latestNow = max(latestNow, now)
         while transitHead < transitQueue.count, transitQueue[transitHead].since + moveWindow <= now {
             let (since, cookie) = transitQueue[transitHead]
             transitHead += 1
@@ -104,6 +105,11 @@ extension LiveTree {
         for transit in inTransit.values { dropParked(transit) }
         forgetTransits()
         for pending in lateRestats.keys { pendingNames.insert(pending) }
+        // Whatever writeback has added since (a sync(2) just before the request, say) counts
+        // now, not 35 s later: every file written within the window is looked at again.
+        for index in writebackRestatHead..<writebackRestatQueue.count {
+            pendingNames.insert(writebackRestatQueue[index].name)
+        }
         pendingDirectories.insert(tree.root)
         // An unreadable directory may have no watch of its own to say that it grew.
         pendingDirectories.formUnion(unreadable)

@@ -84,6 +84,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// entries are appended as the late re-stats run, so this is in deadline order too.
     var writebackRestatQueue: [(deadline: UInt64, name: PendingName)] = []
     var writebackRestatHead = 0
+    /// The latest `now` the engine passed in: files found by a crawl are timed from it.
+    var latestNow: UInt64 = 0
     var unreadable: Set<DirectoryID> = []
     var unwatched: Set<DirectoryID> = []
     /// Directories added, renamed and removed, for the policy layer; nil when it has no rules.
@@ -146,6 +148,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
 
     public mutating func apply(_ event: InotifyEvent, now: UInt64) {
         counters.events += 1
+        latestNow = now
         if event.mask.contains(.queueOverflow) {
             needsResync = true
             counters.overflows += 1
@@ -205,12 +208,18 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             pendingNames.insert(pending)
             if event.mask.contains(.create) { pendingDirectories.insert(directory) }
             if event.mask.contains(.modify) || event.mask.contains(.closeWrite) {
-                // A batch shares one `now`: a file's second write in it needs no second entry.
-                let deadline = now + lateRestatDelay
-                if lateRestats.updateValue(deadline, forKey: pending) != deadline {
-                    lateRestatQueue.append((deadline, pending))
-                }
+                scheduleLateRestat(pending, now: now)
             }
+        }
+    }
+
+    /// Re-stats `pending` `lateRestatDelay` after `now`, and once more after writeback. The
+    /// delay is constant and `now` never goes back, so appending keeps the queue sorted.
+    mutating func scheduleLateRestat(_ pending: PendingName, now: UInt64) {
+        // A batch shares one `now`: a file's second write in it needs no second entry.
+        let deadline = now + lateRestatDelay
+        if lateRestats.updateValue(deadline, forKey: pending) != deadline {
+            lateRestatQueue.append((deadline, pending))
         }
     }
 
