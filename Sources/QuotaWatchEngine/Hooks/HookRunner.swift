@@ -71,9 +71,12 @@ public final class HookRunner: Sendable {
 
     deinit { stop() }
 
-    /// Queues `event` for every hook that wants it. Never waits for a hook.
-    public func submit(_ event: HookEvent) {
-        for worker in workers where worker.hook.wants(event.kind) { worker.submit(event) }
+    /// Queues `event` for every hook that wants it, but the one named `excluded`. Never
+    /// waits for a hook.
+    public func submit(_ event: HookEvent, except excluded: String? = nil) {
+        for worker in workers where worker.hook.wants(event.kind) && worker.hook.name != excluded {
+            worker.submit(event)
+        }
     }
 
     public func statistics() -> [Statistics] { workers.map { $0.statistics() } }

@@ -48,7 +48,7 @@ public enum EngineExit: Sendable, Equatable {
 /// mailbox; everything else belongs to the thread inside ``run(progress:)``.
 public final class LiveEngine: @unchecked Sendable {
     let options: EngineOptions
-    private let mailbox = Mailbox()
+    let mailbox = Mailbox()
     let clock = MonotonicEngineClock()
     private var events: LineWriter?
     /// Replies waiting for their sync marker, by marker.
@@ -60,6 +60,8 @@ public final class LiveEngine: @unchecked Sendable {
     private var requestsAnswered: UInt64 = 0
     /// Quotas and disk levels; set once the first crawl is done.
     var monitor: PolicyMonitor?
+    /// Runs the alert hooks off this thread; nil when none is configured.
+    var hooks: HookRunner?
 
     public init(options: EngineOptions) {
         self.options = options
@@ -160,6 +162,8 @@ public final class LiveEngine: @unchecked Sendable {
                 directories: live.tree.directoryCount, files: live.tree.fileCount, allocated: total.allocated,
                 seconds: seconds(since: 0)))
         reportDegradation(of: live)
+        if let failure = startHooks(options.policy.hooks) { return .failure(failure) }
+        defer { stopHooks() }
         startPolicy(&live, root: root)
         return loop(&live)
     }
@@ -187,6 +191,8 @@ public final class LiveEngine: @unchecked Sendable {
                     return .signal(signal)
                 case .reload:
                     reloadPolicy(&live)
+                case .hookFailed(let failure):
+                    reportHookFailure(failure)
                 case .stop:
                     return .stopped
                 case .readerFailed(let error):
@@ -380,7 +386,13 @@ public final class LiveEngine: @unchecked Sendable {
     func emit(_ event: EngineEvent) { events?.write(event.jsonLine) }
 
     /// Where every policy event leaves the engine: the event stream now, hooks later.
-    func publish(_ event: PolicyEvent) { events?.write(event.jsonLine) }
+    func publish(_ event: PolicyEvent) {
+        events?.write(event.jsonLine)
+        // A hook that fails is not sent its own failure: that would run it again, and fail again.
+        var failedHook: String?
+        if case .hookFailed(let hook, _, _, _, _) = event.detail { failedHook = hook }
+        hooks?.submit(event.hookEvent, except: failedHook)
+    }
 
     private func trace(_ batch: [InotifyEvent], _ tree: TallyTree, _ live: LiveTree<KernelFileSystem>) {
         var text = ""

@@ -13,6 +13,8 @@ enum EngineMessage: @unchecked Sendable {
     /// ``LiveEngine/stop()`` was called.
     case stop
     case readerFailed(Errno)
+    /// A hook run failed (reported from the hook's own thread).
+    case hookFailed(HookFailure)
 }
 
 /// A queue of messages for the engine thread, with a timed wait so the engine can also

@@ -46,6 +46,7 @@ extension LiveEngine {
         // Changes applied so far are evaluated under the old rules first.
         policyTurn(&live)
         guard monitor != nil else { return }
+        replaceHooks(with: config.hooks)
         live.logStructureChanges(!config.quotas.isEmpty || !config.budgets.isEmpty)
         let events =
             monitor?.rebuild(&live.tree, config: config, keepingQuotaStates: true, now: clock.now, time: .now()) ?? []

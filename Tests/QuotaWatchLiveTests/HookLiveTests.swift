@@ -1,0 +1,95 @@
+import Foundation
+import Glibc
+import QuotaWatchTestSupport
+import Testing
+
+/// Alert hooks run by the live daemon, off its engine thread.
+@Suite("alert hooks in the live daemon")
+struct HookLiveTests {
+    private let caches = LiveFixture.root / "Caches"
+
+    /// Waits for a file a hook writes: nothing the daemon sends says when a hook's own output
+    /// is complete, so this polls with a deadline.
+    private func waitForFile(_ path: String, timeout: TimeInterval = 60) throws -> String {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasSuffix("\n") { return text }
+            usleep(20_000)
+        }
+        throw DaemonError("the hook never wrote \(path)")
+    }
+
+    @Test("a hook gets the event on stdin and in QUOTAWATCH_* variables, and no descriptor of the daemon")
+    func eventAndDescriptors() throws {
+        let fixture = try LiveFixture()
+        let tree = fixture.tree
+        try tree.makeDirectories(caches / "a")
+        let out = tree.absolutePath(LiveFixture.outside)
+        let script: TreePath = LiveFixture.outside / "hook.sh"
+        try tree.writeFile(
+            script,
+            contents: Array(
+                """
+                #!/bin/sh
+                ls /proc/self/fd > \(out)/fds.tmp && mv \(out)/fds.tmp \(out)/fds
+                cat > \(out)/stdin.tmp && mv \(out)/stdin.tmp \(out)/stdin
+                env | grep '^QUOTAWATCH_' | sort > \(out)/env.tmp && mv \(out)/env.tmp \(out)/env
+
+                """.utf8), mode: 0o755)
+        let daemon = try fixture.start(options: [
+            "--quota", "Caches/*=100kB", "--hook", "quota_breach=\(tree.absolutePath(script))",
+        ])
+        try tree.writeFile(caches / "a" / "big", byteCount: 150_000)
+        try daemon.waitForEvent("quota_breach", path: "Caches/a")
+        // ls itself opens /proc/self/fd as descriptor 3; anything else came from the daemon.
+        let fds = try waitForFile("\(out)/fds").split(separator: "\n").compactMap { Int($0) }
+        #expect(Set(fds).isSubset(of: [0, 1, 2, 3]), "inherited descriptors: \(fds)")
+        let stdin = try waitForFile("\(out)/stdin")
+        #expect(stdin.contains(#""event":"quota_breach""#) && stdin.contains(#""path":"Caches/a""#), "\(stdin)")
+        let environment = try waitForFile("\(out)/env")
+        #expect(environment.contains("QUOTAWATCH_EVENT=quota_breach\n"), "\(environment)")
+        #expect(environment.contains("QUOTAWATCH_PATH=Caches/a\n"), "\(environment)")
+        #expect(environment.contains("QUOTAWATCH_LIMIT=100000\n"), "\(environment)")
+        try fixture.stopCleanly()
+    }
+
+    @Test("a hook that hangs is killed with its group and reported; the daemon answers status meanwhile")
+    func hangingHook() throws {
+        let fixture = try LiveFixture()
+        let tree = fixture.tree
+        try tree.makeDirectories(caches / "a")
+        let out = tree.absolutePath(LiveFixture.outside)
+        let config: TreePath = LiveFixture.outside / "quotawatch.yaml"
+        try tree.writeFile(
+            config,
+            contents: Array(
+                """
+                quotas:
+                  - path: "Caches/*"
+                    limit: 100kB
+                hooks:
+                  - name: hang
+                    command: ["sh", "-c", "echo $$ > \(out)/pid.tmp && mv \(out)/pid.tmp \(out)/pid; echo stuck >&2; sleep 600 & wait"]
+                    events: [quota_breach]
+                    timeout: 3s
+
+                """.utf8))
+        let daemon = try fixture.start(options: ["--config", tree.absolutePath(config)])
+        try tree.writeFile(caches / "a" / "big", byteCount: 150_000)
+        try daemon.waitForEvent("quota_breach", path: "Caches/a")
+        let hookProcess = try #require(
+            Int32(try waitForFile("\(out)/pid").trimmingCharacters(in: .whitespacesAndNewlines)))
+        // The hook is running (it sleeps for minutes): the engine answers all the same.
+        try tree.writeFile(caches / "a" / "more", byteCount: 1_000)
+        let status = try daemon.syncStatus()
+        let hookAliveAfterStatus = kill(hookProcess, 0) == 0
+        #expect(status.report.directories.first { $0.path == "Caches/a" }?.files == 2, "the write during the hook")
+        #expect(hookAliveAfterStatus, "status was answered while the hook still ran")
+        let failure = try daemon.waitForEvent("hook_failed")
+        #expect(failure.text.contains(#""hook":"hang""#), "\(failure)")
+        #expect(failure.text.contains(#""failed_event":"quota_breach""#), "\(failure)")
+        #expect(failure.text.contains("stuck"), "the end of its stderr: \(failure)")
+        #expect(kill(hookProcess, 0) != 0, "the hook's shell is gone")
+        try fixture.stopCleanly()
+    }
+}
