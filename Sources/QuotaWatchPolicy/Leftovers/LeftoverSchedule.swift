@@ -1,0 +1,95 @@
+/// Every `idle-file` candidate the engine has seen, with its timer: the bookkeeping behind
+/// `leftover` events. `Key` names a file in the engine (its directory and name).
+///
+/// Staleness makes no event, so each candidate waits in a heap ordered by deadline (its
+/// last write + its rule's age); the engine wakes at ``nextDeadline``, asks the kernel once
+/// per due file whether a process holds it open for writing, and feeds the answer back.
+/// A file written again, renamed or removed leaves the schedule or starts a new wait.
+public struct LeftoverSchedule<Key: Hashable & Sendable>: Sendable {
+    public struct Candidate: Sendable, Hashable {
+        /// Relative to ROOT, for events and listings.
+        public var path: [UInt8]
+        public var rule: String
+        public var timer: LeftoverTimer
+    }
+
+    public private(set) var candidates: [Key: Candidate] = [:]
+    private var deadlines = DeadlineHeap<Key>()
+
+    public init() {}
+
+    /// The file at `key` matched `rule` and was written (or first seen) at `moment`, which
+    /// should be its modification time. Returns true when it had been reported as a leftover
+    /// and so stops being one.
+    @discardableResult
+    public mutating func written(
+        _ key: Key, path: [UInt8], rule: String, age: Duration, at moment: Moment
+    ) -> Bool {
+        if var candidate = candidates[key], candidate.rule == rule {
+            let wasLeftover = candidate.timer.written(at: moment)
+            candidate.path = path
+            candidates[key] = candidate
+            if let deadline = candidate.timer.deadline { deadlines.push(deadline, key) }
+            return wasLeftover
+        }
+        let timer = LeftoverTimer(age: age, lastWrite: moment)
+        candidates[key] = Candidate(path: path, rule: rule, timer: timer)
+        if let deadline = timer.deadline { deadlines.push(deadline, key) }
+        return false
+    }
+
+    /// The file is gone, renamed, or no longer matches any rule.
+    public mutating func removed(_ key: Key) {
+        candidates.removeValue(forKey: key)
+    }
+
+    /// Forgets everything, as after a resync or a reload (the engine then sees every file
+    /// again through its placement).
+    public mutating func removeAll() {
+        candidates.removeAll()
+        deadlines.removeAll()
+    }
+
+    /// When the engine should next look, if anything waits.
+    public mutating func nextDeadline() -> Moment? {
+        dropSuperseded()
+        return deadlines.first?.deadline
+    }
+
+    /// The candidates whose deadline has passed: the engine checks each for open writers and
+    /// calls ``checked(_:at:openForWriting:)``.
+    public mutating func due(at now: Moment) -> [Key] {
+        var keys: [Key] = []
+        var seen: Set<Key> = []
+        while let head = deadlines.first, head.deadline <= now {
+            _ = deadlines.popFirst()
+            guard let candidate = candidates[head.key], candidate.timer.deadline == head.deadline,
+                seen.insert(head.key).inserted
+            else { continue }
+            if case .checkOpenWriters = candidate.timer.decide(at: now) { keys.append(head.key) }
+        }
+        return keys
+    }
+
+    /// Feeds the open-writer check made at `now`. Returns the leftover to report when the
+    /// file has just become one; a file held open waits one more age.
+    public mutating func checked(_ key: Key, at now: Moment, openForWriting: Bool) -> Candidate? {
+        guard var candidate = candidates[key] else { return nil }
+        let idle = candidate.timer.checked(at: now, openForWriting: openForWriting)
+        candidates[key] = candidate
+        if let deadline = candidate.timer.deadline { deadlines.push(deadline, key) }
+        return idle == nil ? nil : candidate
+    }
+
+    /// The candidates reported as leftovers and not written since, by path.
+    public var leftovers: [Candidate] {
+        candidates.values.filter { $0.timer.phase == .reported }.sorted { $0.path.lexicographicallyPrecedes($1.path) }
+    }
+
+    private mutating func dropSuperseded() {
+        while let head = deadlines.first {
+            if let candidate = candidates[head.key], candidate.timer.deadline == head.deadline { return }
+            _ = deadlines.popFirst()
+        }
+    }
+}
