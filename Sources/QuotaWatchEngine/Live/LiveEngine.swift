@@ -339,7 +339,8 @@ public final class LiveEngine: @unchecked Sendable {
         schedule.resynced(at: clock.now)
         emit(.resynced(directories: listed, seconds: seconds(since: start)))
         // A new tree with new ids: placed afresh, and every directory past a line reported again.
-        let events = monitor?.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now()) ?? []
+        var events = monitor?.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now()) ?? []
+        events += leftoverTurn(&live, changed: [])
         for event in events { publish(event) }
         reportDegradation(of: live)
         // The fresh crawl began after every waiting sync was asked for, so it answers them all.

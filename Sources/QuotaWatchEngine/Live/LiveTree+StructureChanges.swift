@@ -11,10 +11,19 @@ public struct StructureChanges: Sendable, Equatable {
     /// Every directory that left the tree, subtree members included. Their ids may already
     /// have been reused by the time the log is drained, so these are applied first.
     public var removed: [DirectoryID] = []
+    /// Files re-stat'ed in the directories listed in ``LiveTree/fileLogDirectories`` (those
+    /// that may hold leftover candidates): written, renamed in, or gone.
+    public var files: [FileName] = []
+
+    /// A name in a directory of the tree.
+    public struct FileName: Hashable, Sendable {
+        public var directory: DirectoryID
+        public var name: [UInt8]
+    }
 
     public init() {}
 
-    public var isEmpty: Bool { placed.isEmpty && removed.isEmpty }
+    public var isEmpty: Bool { placed.isEmpty && removed.isEmpty && files.isEmpty }
 }
 
 extension LiveTree {

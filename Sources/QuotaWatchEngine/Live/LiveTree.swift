@@ -90,6 +90,9 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     var unwatched: Set<DirectoryID> = []
     /// Directories added, renamed and removed, for the policy layer; nil when it has no rules.
     public internal(set) var structureChanges: StructureChanges?
+    /// Directories whose re-stat'ed files go into the log (`files`): where the policy layer
+    /// looks for leftovers.
+    public var fileLogDirectories: Set<DirectoryID> = []
 
     /// An entry whose `moved_from` was seen, parked under a name no real file can have.
     struct Transit {

@@ -9,8 +9,10 @@ extension LiveEngine {
     /// Places the first crawl's tree and reports every directory already past a line.
     func startPolicy(_ live: inout LiveTree<KernelFileSystem>, root: FileDescriptor) {
         monitor = PolicyMonitor(config: options.policy) { try? root.fileSystemSpace() }
+        var events = monitor?.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now()) ?? []
+        // After the rebuild, which finds the leftover rules the tree's shape turns on.
         live.logStructureChanges(monitor?.hasRules ?? false)
-        let events = monitor?.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now()) ?? []
+        events += leftoverTurn(&live, changed: [])
         for event in events { publish(event) }
     }
 
@@ -21,7 +23,8 @@ extension LiveEngine {
     func policyTurn(_ live: inout LiveTree<KernelFileSystem>) {
         guard monitor != nil else { return }
         let changes = live.drainStructureChanges()
-        let events = monitor?.afterTurn(&live.tree, changes: changes, now: clock.now, time: .now()) ?? []
+        var events = monitor?.afterTurn(&live.tree, changes: changes, now: clock.now, time: .now()) ?? []
+        events += leftoverTurn(&live, changed: changes.files)
         for event in events { publish(event) }
     }
 
@@ -47,9 +50,10 @@ extension LiveEngine {
         policyTurn(&live)
         guard monitor != nil else { return }
         replaceHooks(with: config.hooks)
-        live.logStructureChanges(!config.quotas.isEmpty || !config.budgets.isEmpty)
-        let events =
+        var events =
             monitor?.rebuild(&live.tree, config: config, keepingQuotaStates: true, now: clock.now, time: .now()) ?? []
+        live.logStructureChanges(monitor?.hasRules ?? false)
+        events += leftoverTurn(&live, changed: [])
         emit(.configReloaded(quotas: config.quotas.count, budgets: config.budgets.count, time: WallTime.now().iso8601))
         for event in events { publish(event) }
     }

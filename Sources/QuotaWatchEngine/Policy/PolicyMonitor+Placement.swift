@@ -14,6 +14,7 @@ extension PolicyMonitor {
 
     /// The directory left the tree (its id may come back as another directory).
     mutating func forget(_ directory: DirectoryID) {
+        leftovers.forget(directory)
         states.removeValue(forKey: directory)
         book.detach(directory)
     }
@@ -62,6 +63,9 @@ extension PolicyMonitor {
             book.attach(directory, path: tree.relativePath(of: directory), rules: rules, at: moment)
             attachedSinceEvaluation.append(directory)
         }
-        return hadState || states[directory] != nil
+        let holdsLeftovers = leftovers.place(
+            directory, isRoot: directory == tree.root, parent: tree.parent(of: directory),
+            name: directory == tree.root ? [] : tree.name(of: directory), tree: tree)
+        return hadState || states[directory] != nil || holdsLeftovers
     }
 }

@@ -37,6 +37,10 @@ struct PolicyMonitor {
     private(set) var lastReading: LevelPolicy.Reading?
     private var freeSpace: FreeSpaceSchedule?
     var deadlines = DeadlineQueue<Task>()
+    /// The idle-file leftover rules and their candidates.
+    var leftovers = LeftoverWatch(rules: [])
+    /// The earliest leftover deadline, kept current by the engine's leftover pass.
+    var leftoverDeadline: UInt64?
     private var lastRootAllocated: UInt64 = 0
     /// Directories attached since the last evaluation, evaluated even if their tally did not
     /// change (a new directory, one renamed under a glob).
@@ -52,9 +56,9 @@ struct PolicyMonitor {
     var config: PolicyConfig { book.config }
 
     /// Whether any quota or budget rule exists; without one the tree need not log changes.
-    var hasRules: Bool { !book.index.globs.isEmpty }
+    var hasRules: Bool { !book.index.globs.isEmpty || !leftovers.isEmpty }
 
-    var nextDeadline: UInt64? { deadlines.nextDeadline }
+    var nextDeadline: UInt64? { [deadlines.nextDeadline, leftoverDeadline].compactMap { $0 }.min() }
 
     static func moment(_ now: UInt64) -> Moment { Moment(sinceOrigin: .nanoseconds(Int64(clamping: now))) }
 
@@ -77,6 +81,14 @@ struct PolicyMonitor {
             for key in old.trackedKeys where tree.contains(key) { tree.setRuleSlot(nil, of: key) }
         }
         book = QuotaBook(config: config ?? old.config)
+        let keptLeftovers = leftovers.schedule
+        let rootNames = Set(
+            tree.subdirectories(of: tree.root).map { String(decoding: tree.name(of: $0), as: UTF8.self) })
+        let profile = IOSSandboxProfile.applies(choice: book.config.profile, rootDirectories: rootNames)
+        leftovers = LeftoverWatch(rules: book.config.effectiveLeftoverRules(profileApplies: profile))
+        // A reload keeps what was seen of each candidate, so a leftover is not reported twice.
+        if keepingQuotaStates { leftovers.schedule = keptLeftovers }
+        leftovers.directoriesChanged = true
         states.removeAll()
         attachedSinceEvaluation.removeAll()
         placeSubtree(tree.root, in: &tree, at: moment)

@@ -1,0 +1,99 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchPolicy
+import QuotaWatchSystem
+
+/// The engine's leftover pass, after the monitor's turn: the files re-stat'ed in candidate
+/// directories (and those found by placing a directory) are matched against the idle-file
+/// rules and timed from their last write; at a deadline the file is stat'ed again, and only
+/// when it was not written since and no process holds it open for writing does it become a
+/// `leftover`. Staleness raises no event, so the deadline is the only trigger.
+extension LiveEngine {
+    func leftoverTurn(_ live: inout LiveTree<KernelFileSystem>, changed: [LeftoverKey]) -> [PolicyEvent] {
+        guard monitor != nil, !(monitor?.leftovers.isEmpty ?? true) else { return [] }
+        let now = clock.now
+        var seen = changed
+        seen += monitor?.leftovers.toExamine ?? []
+        monitor?.leftovers.toExamine.removeAll()
+        for key in seen { examine(key, &live, now: now) }
+        var events: [PolicyEvent] = []
+        let due = monitor?.leftovers.schedule.due(at: PolicyMonitor.moment(now)) ?? []
+        for key in due {
+            if let event = check(key, &live, now: now) { events.append(event) }
+        }
+        if monitor?.leftovers.directoriesChanged == true {
+            live.fileLogDirectories = Set(monitor?.leftovers.states.keys ?? [:].keys)
+            monitor?.leftovers.directoriesChanged = false
+        }
+        let next = monitor?.leftovers.schedule.nextDeadline()
+        monitor?.leftoverDeadline = next.map { UInt64(clamping: $0.sinceOrigin.nanoseconds) }
+        return events
+    }
+
+    /// A file was written, renamed in, found or removed: start, move or end its wait.
+    private func examine(_ key: LeftoverKey, _ live: inout LiveTree<KernelFileSystem>, now: UInt64) {
+        guard live.tree.contains(key.directory), let match = monitor?.leftovers.rule(for: key),
+            case .found(let status) = live.fileSystem.status(of: key.name, in: key.directory, tree: live.tree),
+            status.kind == .regular
+        else {
+            monitor?.leftovers.schedule.removed(key)
+            return
+        }
+        let written = Self.moment(ofWallClock: status.modifiedNanoseconds, now: now)
+        if let candidate = monitor?.leftovers.schedule.candidates[key], candidate.rule == match.rule.name,
+            written <= candidate.timer.lastWrite + .milliseconds(1)
+        {
+            return  // an attribute change or a second look: not a write, nothing moves
+        }
+        monitor?.leftovers.schedule.written(
+            key, path: Self.path(of: key, in: live.tree), rule: match.rule.name, age: match.age, at: written)
+    }
+
+    /// A candidate's deadline passed: report it if it still is one.
+    private func check(_ key: LeftoverKey, _ live: inout LiveTree<KernelFileSystem>, now: UInt64) -> PolicyEvent? {
+        guard live.tree.contains(key.directory), let match = monitor?.leftovers.rule(for: key),
+            case .found(let status) = live.fileSystem.status(of: key.name, in: key.directory, tree: live.tree),
+            status.kind == .regular, let candidate = monitor?.leftovers.schedule.candidates[key]
+        else {
+            monitor?.leftovers.schedule.removed(key)
+            return nil
+        }
+        let written = Self.moment(ofWallClock: status.modifiedNanoseconds, now: now)
+        if written > candidate.timer.lastWrite + .milliseconds(1) {
+            // Written since, with its event still on the way: wait from the new write.
+            monitor?.leftovers.schedule.written(
+                key, path: candidate.path, rule: match.rule.name, age: match.age, at: written)
+            return nil
+        }
+        // Unknown counts as open: a download is never reported on a guess.
+        let openForWriting: Bool
+        do {
+            openForWriting = try OpenWriters.first(device: status.device, inode: status.inode) != nil
+        } catch {
+            openForWriting = true
+        }
+        guard
+            let reported = monitor?.leftovers.schedule.checked(
+                key, at: PolicyMonitor.moment(now), openForWriting: openForWriting)
+        else { return nil }
+        return PolicyEvent(
+            .leftover(
+                path: reported.path, allocated: status.allocatedBytes,
+                idle: PolicyMonitor.moment(now) - reported.timer.lastWrite, rule: reported.rule),
+            time: .now())
+    }
+
+    /// The engine's moment of a wall-clock time (a file's mtime), never after `now`.
+    static func moment(ofWallClock nanoseconds: Int64, now: UInt64) -> Moment {
+        let wallNow = Int64((Date().timeIntervalSince1970 * 1e9).rounded(.down))
+        let age = max(0, wallNow - nanoseconds)
+        let engineNanoseconds = Int64(clamping: now) - age
+        return Moment(sinceOrigin: .nanoseconds(engineNanoseconds))
+    }
+
+    private static func path(of key: LeftoverKey, in tree: TallyTree) -> [UInt8] {
+        var path = tree.relativePath(of: key.directory)
+        if !path.isEmpty { path.append(UInt8(ascii: "/")) }
+        return path + key.name
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Glibc
+import QuotaWatchTestSupport
+import Testing
+
+/// Download leftovers found by the live daemon from its own timers.
+@Suite("leftovers in the live daemon")
+struct LeftoverLiveTests {
+    private let root = LiveFixture.root
+
+    /// An app sandbox's three top directories turn the `ios-sandbox` profile on.
+    private func sandbox() throws -> LiveFixture {
+        let fixture = try LiveFixture()
+        for name in ["Documents", "Library", "tmp"] { try fixture.tree.makeDirectory(root / name) }
+        return fixture
+    }
+
+    @Test("a CFNetworkDownload held open for writing is never reported; abandoned, it is, exactly once")
+    func downloads() throws {
+        let fixture = try sandbox()
+        let tree = fixture.tree
+        let tmp = root / "tmp"
+        let daemon = try fixture.start(options: ["--leftover-after", "2s"])
+        // In progress: this process holds it open for writing and has written to it.
+        try tree.writeFile(tmp / "CFNetworkDownload_live.tmp", byteCount: 30_000)
+        let writer = try #require(FileHandle(forWritingAtPath: tree.absolutePath(tmp / "CFNetworkDownload_live.tmp")))
+        try writer.seekToEnd()
+        try writer.write(contentsOf: Data(repeating: 7, count: 20_000))
+        // Abandoned: written once and closed.
+        try tree.writeFile(tmp / "CFNetworkDownload_gone.tmp", byteCount: 50_000)
+        // Finished: renamed into place, so no longer a download.
+        try tree.writeFile(tmp / "CFNetworkDownload_done.tmp", byteCount: 10_000)
+        try tree.rename(tmp / "CFNetworkDownload_done.tmp", to: root / "Documents" / "video.mp4")
+
+        let gone = try daemon.waitForEvent("leftover", path: "tmp/CFNetworkDownload_gone.tmp")
+        #expect(gone.text.contains(#""rule":"cfnetwork-download""#), "\(gone)")
+        #expect(gone.text.contains(#""idle_seconds":"#), "\(gone)")
+        // A marker written after that report is reported at least one age later, by which time
+        // the open download has been looked at past its own deadline, perhaps twice.
+        try tree.writeFile(tmp / "CFNetworkDownload_marker1.tmp", byteCount: 1_000)
+        try daemon.waitForEvent("leftover", path: "tmp/CFNetworkDownload_marker1.tmp")
+        #expect(
+            daemon.events("leftover", where: { $0.path == "tmp/CFNetworkDownload_live.tmp" }).isEmpty,
+            "a download still open for writing was reported\n\(daemon.transcript)")
+
+        try writer.close()
+        try daemon.waitForEvent("leftover", path: "tmp/CFNetworkDownload_live.tmp")
+        try tree.writeFile(tmp / "CFNetworkDownload_marker2.tmp", byteCount: 1_000)
+        try daemon.waitForEvent("leftover", path: "tmp/CFNetworkDownload_marker2.tmp")
+        for name in ["gone", "live"] {
+            let reports = daemon.events("leftover", where: { $0.path == "tmp/CFNetworkDownload_\(name).tmp" })
+            #expect(reports.count == 1, "\(name): reported \(reports.count) times")
+        }
+        let finished = daemon.events("leftover", where: { ($0.path ?? "").contains("done") })
+        #expect(finished.isEmpty, "a download renamed into place is no leftover")
+        #expect(daemon.events("leftover", where: { $0.path == "Documents/video.mp4" }).isEmpty)
+        try fixture.stopCleanly()
+    }
+
+    @Test("a download left over before the daemon started is reported at once; one written again is not")
+    func presentAtStart() throws {
+        let fixture = try sandbox()
+        let tree = fixture.tree
+        let old = root / "tmp" / "CFNetworkDownload_old.tmp"
+        try tree.writeFile(old, byteCount: 40_000)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: tree.absolutePath(old))
+        let daemon = try fixture.start()  // the default age: 1 h
+        try daemon.waitForEvent("leftover", path: "tmp/CFNetworkDownload_old.tmp")
+        try tree.appendToFile(old, byteCount: 1_000)
+        try tree.writeFile(root / "tmp" / "CFNetworkDownload_new.tmp", byteCount: 1_000)
+        _ = try daemon.syncStatus()
+        #expect(daemon.events("leftover").count == 1, "only the old download, and only once")
+        try fixture.stopCleanly()
+    }
+}
