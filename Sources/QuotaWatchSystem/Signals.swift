@@ -14,6 +14,9 @@ public enum TerminationSignals {
         _ = signal(SIGPIPE, SIG_IGN)
     }
 
+    /// SIGHUP, which asks the daemon to read its config again rather than to stop.
+    public static let hangup = SIGHUP
+
     public static func name(_ signal: Int32) -> String {
         switch signal {
         case SIGINT: return "SIGINT"

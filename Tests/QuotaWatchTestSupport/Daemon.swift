@@ -150,6 +150,32 @@ public final class Daemon {
         return found
     }
 
+    /// Waits for the `count`th event line named `name` that also satisfies `matching`
+    /// (`description` says what it is, for the error).
+    @discardableResult
+    public func waitForEvent(
+        _ name: String, count: Int = 1, description: String, timeout: Duration = .seconds(60),
+        matching: @escaping (EngineEventLine) -> Bool
+    ) throws -> EngineEventLine {
+        var found: EngineEventLine?
+        let arrived = output.wait(timeout: timeout) { bytes, _ in
+            let lines = Self.eventLines(in: bytes).filter { $0.event == name && matching($0) }
+            found = lines.count >= count ? lines[count - 1] : nil
+            return found != nil
+        }
+        guard arrived, let found else {
+            let state = output.snapshot.closed ? "the daemon closed its output first" : "timed out after \(timeout)"
+            throw DaemonError(
+                "no \(count == 1 ? "" : "\(count)th ")'\(name)' event \(description): \(state)", daemon: self)
+        }
+        return found
+    }
+
+    /// The event lines named `name` written so far that satisfy `matching`.
+    public func events(_ name: String, where matching: (EngineEventLine) -> Bool = { _ in true }) -> [EngineEventLine] {
+        events.filter { $0.event == name && matching($0) }
+    }
+
     // MARK: Asking it
 
     /// `quotawatch status ROOT --socket S --json`, with `--sync` unless told otherwise; throws

@@ -14,8 +14,20 @@ public struct EngineEventLine: Sendable, CustomStringConvertible {
     public let paths: [String]?
     /// `degraded`: the watches the root needs.
     public let watchesNeeded: Int?
-    /// `degraded`, `root_gone`: the text shown to people.
+    /// `degraded`, `root_gone`, `config_error`: the text shown to people.
     public let message: String?
+    /// Policy events of one directory (`quota_*`, `leftover`): its path relative to the root.
+    public let path: String?
+    /// `quota_*`: the directory's allocated bytes (a rule counting allocated size).
+    public let allocated: UInt64?
+    /// `quota_*`: the limit in force, scaled by the disk level.
+    public let effectiveLimit: UInt64?
+    /// `quota_*`: the disk level the limit was scaled for.
+    public let level: String?
+    /// `level`: the levels before and after, and the free space read.
+    public let from: String?
+    public let to: String?
+    public let free: UInt64?
 
     private struct Fields: Decodable {
         let event: String
@@ -24,6 +36,13 @@ public struct EngineEventLine: Sendable, CustomStringConvertible {
         let paths: [String]?
         let watches_needed: Int?
         let message: String?
+        let path: String?
+        let allocated: UInt64?
+        let effective_limit: UInt64?
+        let level: String?
+        let from: String?
+        let to: String?
+        let free: UInt64?
     }
 
     /// Decodes one line; nil when it is not a JSON object with an `"event"` string.
@@ -36,6 +55,13 @@ public struct EngineEventLine: Sendable, CustomStringConvertible {
         paths = fields.paths
         watchesNeeded = fields.watches_needed
         message = fields.message
+        path = fields.path
+        allocated = fields.allocated
+        effectiveLimit = fields.effective_limit
+        level = fields.level
+        from = fields.from
+        to = fields.to
+        free = fields.free
     }
 
     public var description: String { text }

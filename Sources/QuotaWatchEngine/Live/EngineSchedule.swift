@@ -47,11 +47,14 @@ public struct LoopConditions: Sendable, Equatable {
     public var hasUnwatchedDirectories = false
     /// An overflow left the tree untrustworthy.
     public var needsResync = false
+    /// The policy layer's earliest timer (a free-space reading, a budget re-split), if any.
+    public var policyDeadline: UInt64?
 
     public init(
         hasPendingWork: Bool = false, timerDeadline: UInt64? = nil, hasUnwatchedDirectories: Bool = false,
-        needsResync: Bool = false
+        needsResync: Bool = false, policyDeadline: UInt64? = nil
     ) {
+        self.policyDeadline = policyDeadline
         self.hasPendingWork = hasPendingWork
         self.timerDeadline = timerDeadline
         self.hasUnwatchedDirectories = hasUnwatchedDirectories
@@ -124,6 +127,7 @@ public struct EngineSchedule: Sendable {
         if let timer = conditions.timerDeadline { deadlines.append(timer) }
         if conditions.hasUnwatchedDirectories { deadlines.append(nextPoll) }
         if conditions.needsResync { deadlines.append(resyncNotBefore) }
+        if let policy = conditions.policyDeadline { deadlines.append(policy) }
         if let sync = syncDeadlines.values.min() { deadlines.append(sync) }
         return deadlines.min()
     }

@@ -9,6 +9,10 @@ public enum EngineEvent: Sendable {
     case resynced(directories: Int, seconds: Double)
     case degraded(paths: [String], watchesNeeded: Int, maxUserWatches: Int, message: String)
     case rootGone(message: String)
+    /// SIGHUP found a bad config; the rules in force stay.
+    case configError(message: String, time: String)
+    /// SIGHUP put a new config in force.
+    case configReloaded(quotas: Int, budgets: Int, time: String)
 
     /// The JSON line, without its newline. Keys are sorted, so each line is stable.
     public var jsonLine: String {
@@ -31,6 +35,13 @@ public enum EngineEvent: Sendable {
             ]
         case .rootGone(let message):
             fields = ["event": .string("root_gone"), "message": .string(message)]
+        case .configError(let message, let time):
+            fields = ["event": .string("config_error"), "message": .string(message), "time": .string(time)]
+        case .configReloaded(let quotas, let budgets, let time):
+            fields = [
+                "event": .string("config_reloaded"), "quotas": .integer(Int64(quotas)),
+                "budgets": .integer(Int64(budgets)), "time": .string(time),
+            ]
         }
         return JSONValue.object(fields).encoded
     }

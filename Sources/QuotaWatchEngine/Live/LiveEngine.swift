@@ -1,5 +1,6 @@
 import Foundation
 import QuotaWatchCore
+import QuotaWatchPolicy
 import QuotaWatchSystem
 
 public struct EngineOptions: Sendable {
@@ -14,6 +15,11 @@ public struct EngineOptions: Sendable {
     public var pollInterval: Duration = .seconds(2)
     public var emitsEvents = false
     public var traces = false
+    /// Quotas, budgets, disk levels and forecasts (see ``PolicyMonitor``).
+    public var policy = PolicyConfig()
+    /// Reads the config again on SIGHUP; nil when there is no file to read (the rules came
+    /// from the command line only). A thrown error's description is reported as it is.
+    public var reloadPolicy: (@Sendable () throws -> PolicyConfig)?
 
     public init(root: [UInt8], rootDisplay: String, socketPath: [UInt8]) {
         self.root = root
@@ -41,9 +47,9 @@ public enum EngineExit: Sendable, Equatable {
 /// Sendable only so that another thread can call ``stop()``, which touches nothing but the
 /// mailbox; everything else belongs to the thread inside ``run(progress:)``.
 public final class LiveEngine: @unchecked Sendable {
-    private let options: EngineOptions
+    let options: EngineOptions
     private let mailbox = Mailbox()
-    private let clock = MonotonicEngineClock()
+    let clock = MonotonicEngineClock()
     private var events: LineWriter?
     /// Replies waiting for their sync marker, by marker.
     private var pendingSyncs: [[UInt8]: (reply: ControlReply, query: StatusQuery)] = [:]
@@ -52,6 +58,8 @@ public final class LiveEngine: @unchecked Sendable {
     private let markerPrefix: [UInt8]
     private var reportedDegraded: [String] = []
     private var requestsAnswered: UInt64 = 0
+    /// Quotas and disk levels; set once the first crawl is done.
+    var monitor: PolicyMonitor?
 
     public init(options: EngineOptions) {
         self.options = options
@@ -114,7 +122,13 @@ public final class LiveEngine: @unchecked Sendable {
         }
         let mailbox = self.mailbox
         let signalThread = JoinableThread(name: "signals") {
-            if let signal = signals.wait() { mailbox.post(.shutdown(signal: signal)) }
+            while let signal = signals.wait() {
+                guard signal == TerminationSignals.hangup else {
+                    mailbox.post(.shutdown(signal: signal))
+                    return
+                }
+                mailbox.post(.reload)
+            }
         }
         defer {
             signals.stop()
@@ -146,6 +160,7 @@ public final class LiveEngine: @unchecked Sendable {
                 directories: live.tree.directoryCount, files: live.tree.fileCount, allocated: total.allocated,
                 seconds: seconds(since: 0)))
         reportDegradation(of: live)
+        startPolicy(&live, root: root)
         return loop(&live)
     }
 
@@ -170,6 +185,8 @@ public final class LiveEngine: @unchecked Sendable {
                     answer(request, reply, &live)
                 case .shutdown(let signal):
                     return .signal(signal)
+                case .reload:
+                    reloadPolicy(&live)
                 case .stop:
                     return .stopped
                 case .readerFailed(let error):
@@ -193,6 +210,7 @@ public final class LiveEngine: @unchecked Sendable {
                 schedule.polled(at: now)
                 reportDegradation(of: live)
             }
+            policyTurn(&live)
             if live.rootIsGone {
                 let message =
                     "the root \(options.rootDisplay) was deleted or moved away; nothing is left to watch. "
@@ -208,7 +226,8 @@ public final class LiveEngine: @unchecked Sendable {
     private func conditions(_ live: LiveTree<KernelFileSystem>) -> LoopConditions {
         LoopConditions(
             hasPendingWork: live.hasPendingWork, timerDeadline: live.nextDeadline,
-            hasUnwatchedDirectories: live.hasUnwatchedDirectories, needsResync: live.needsResync)
+            hasUnwatchedDirectories: live.hasUnwatchedDirectories, needsResync: live.needsResync,
+            policyDeadline: monitor?.nextDeadline)
     }
 
     // MARK: Requests and syncs
@@ -219,20 +238,15 @@ public final class LiveEngine: @unchecked Sendable {
         switch request.command {
         case .status(let status): query = status
         }
-        if case .quotas = query {
-            // Not a stub: there is no way to configure a rule yet, so there is nothing to list.
-            reply.fail("no quota rules configured")
-            return
-        }
         guard request.sync else {
             live.flush()
-            respond(reply, query, live)
+            respond(reply, query, &live)
             return
         }
         if live.tree.watch(of: live.tree.root) < 0 {
             // No watch on the root means no marker event: polling keeps the tallies instead.
             live.settleForSync()
-            respond(reply, query, live)
+            respond(reply, query, &live)
             return
         }
         markerCounter += 1
@@ -265,7 +279,7 @@ public final class LiveEngine: @unchecked Sendable {
             try? live.fileSystem.root.unlink(marker)
             if live.needsResync { resync(&live) }
             live.settleForSync()
-            respond(pending.reply, pending.query, live)
+            respond(pending.reply, pending.query, &live)
         }
     }
 
@@ -282,9 +296,15 @@ public final class LiveEngine: @unchecked Sendable {
 
     /// Hands the selected rows and the counters to the connection's thread, which encodes
     /// them: the engine's cost is the rows selected, never the whole tree.
-    private func respond(_ reply: ControlReply, _ query: StatusQuery, _ live: LiveTree<KernelFileSystem>) {
+    private func respond(_ reply: ControlReply, _ query: StatusQuery, _ live: inout LiveTree<KernelFileSystem>) {
         guard case .tree(let selection) = query else {
-            reply.fail("no quota rules configured")
+            // Every change applied so far is evaluated first, so the rows agree with the tree.
+            policyTurn(&live)
+            guard let monitor else {
+                reply.fail("the policy layer has not started yet; try again")
+                return
+            }
+            reply.send(monitor.snapshot(root: options.rootDisplay, tree: live.tree, now: clock.now))
             return
         }
         let tree = live.tree
@@ -312,12 +332,18 @@ public final class LiveEngine: @unchecked Sendable {
         guard let listed = live.resync() else { return }
         schedule.resynced(at: clock.now)
         emit(.resynced(directories: listed, seconds: seconds(since: start)))
+        // A new tree with new ids: placed afresh, and every directory past a line reported again.
+        if var monitor {
+            let events = monitor.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now)
+            self.monitor = monitor
+            for event in events { publish(event) }
+        }
         reportDegradation(of: live)
         // The fresh crawl began after every waiting sync was asked for, so it answers them all.
         for (marker, pending) in pendingSyncs {
             try? live.fileSystem.root.unlink(marker)
             live.settleForSync()
-            respond(pending.reply, pending.query, live)
+            respond(pending.reply, pending.query, &live)
         }
         pendingSyncs.removeAll()
         schedule.allSyncsEnded()
@@ -354,7 +380,10 @@ public final class LiveEngine: @unchecked Sendable {
 
     // MARK: Plumbing
 
-    private func emit(_ event: EngineEvent) { events?.write(event.jsonLine) }
+    func emit(_ event: EngineEvent) { events?.write(event.jsonLine) }
+
+    /// Where every policy event leaves the engine: the event stream now, hooks later.
+    func publish(_ event: PolicyEvent) { events?.write(event.jsonLine) }
 
     private func trace(_ batch: [InotifyEvent], _ tree: TallyTree, _ live: LiveTree<KernelFileSystem>) {
         var text = ""

@@ -120,6 +120,7 @@ extension LiveTree {
             pendingDirectories.insert(directory)
             unwatched.remove(directory)
             register(report)
+            structureChanges?.placed.append(directory)
             if report.failed { unwatched.insert(directory) }
             counters.rescannedDirectories += UInt64(report.listed)
         }
@@ -143,6 +144,8 @@ extension LiveTree {
         lateRestatHead = 0
         unreadable.removeAll()
         unwatched.removeAll()
+        // A new tree: the policy layer places it whole, so nothing logged before applies.
+        if structureChanges != nil { structureChanges = StructureChanges() }
         register(report)
         for watch in oldWatches.keys where directoryByWatch[watch] == nil { fileSystem.removeWatch(watch) }
         // A sync marker of ours may have been there for the crawl to see; it is never counted.

@@ -59,6 +59,7 @@ extension LiveTree {
                     return
                 }
                 tree.moveDirectory(child, to: directory, named: name)
+                structureChanges?.placed.append(child)
                 pendingDirectories.insert(child)
             }
         } else if isDirectory {

@@ -28,6 +28,7 @@ extension LiveTree {
         let oldPlace = tree.parent(of: known).map { PendingName(directory: $0, name: Array(tree.name(of: known))) }
         removeDirectory(copy)
         tree.moveDirectory(known, to: parent, named: name)
+        structureChanges?.placed.append(known)
         pendingDirectories.insert(known)
         // Whatever now has the known record's old name (another directory that took the name
         // before its events were applied, say) is looked at afresh. Parked names are not real.
@@ -65,6 +66,7 @@ extension LiveTree {
             return
         }
         register(report)
+        structureChanges?.placed.append(directory)
         counters.rescannedDirectories += UInt64(report.listed)
     }
 
@@ -93,6 +95,7 @@ extension LiveTree {
             unreadable.remove(member)
             unwatched.remove(member)
             pendingDirectories.remove(member)
+            structureChanges?.removed.append(member)
         }
     }
 
@@ -114,6 +117,7 @@ extension LiveTree {
             clearContents(of: directory)
             let report = fileSystem.crawl(directory, tree: &tree)
             register(report)
+            structureChanges?.placed.append(directory)
             counters.rescannedDirectories += UInt64(report.listed)
         case .unreadable:
             deferredReadabilityChecks.removeValue(forKey: directory)

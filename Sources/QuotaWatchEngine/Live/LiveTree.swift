@@ -77,6 +77,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     var lateRestatHead = 0
     var unreadable: Set<DirectoryID> = []
     var unwatched: Set<DirectoryID> = []
+    /// Directories added, renamed and removed, for the policy layer; nil when it has no rules.
+    public internal(set) var structureChanges: StructureChanges?
 
     /// An entry whose `moved_from` was seen, parked under a name no real file can have.
     struct Transit {

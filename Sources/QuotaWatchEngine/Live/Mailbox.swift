@@ -8,6 +8,8 @@ enum EngineMessage: @unchecked Sendable {
     case events([InotifyEvent])
     case request(ControlRequest, ControlReply)
     case shutdown(signal: Int32)
+    /// SIGHUP: read the config file again.
+    case reload
     /// ``LiveEngine/stop()`` was called.
     case stop
     case readerFailed(Errno)

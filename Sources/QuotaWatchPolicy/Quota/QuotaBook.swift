@@ -80,6 +80,30 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
         }
     }
 
+    /// Every tracked key, in no particular order.
+    public var trackedKeys: [Key] { Array(entries.keys) }
+
+    /// Whether `key` is tracked under at least one rule.
+    public func isTracked(_ key: Key) -> Bool { entries[key] != nil }
+
+    /// The state of each rule `key` is tracked under, by the rule's glob: what a rebuilt book
+    /// (a reloaded config) takes over with ``restore(_:states:)`` so nothing reports twice.
+    public func states(of key: Key) -> [String: QuotaState] {
+        guard let entry = entries[key] else { return [:] }
+        var states: [String: QuotaState] = [:]
+        for (slot, rule) in entry.rules.enumerated() { states[describe(rule).0.text] = entry.trackers[slot].state }
+        return states
+    }
+
+    /// Sets the states of `key`'s rules whose glob is in `states`; the others stay as they are.
+    public mutating func restore(_ key: Key, states: [String: QuotaState]) {
+        guard var entry = entries[key] else { return }
+        for (slot, rule) in entry.rules.enumerated() {
+            if let state = states[describe(rule).0.text] { entry.trackers[slot] = QuotaTracker(state: state) }
+        }
+        entries[key] = entry
+    }
+
     /// Counts one change below `key`, for budget weights and `status --quotas`.
     public mutating func recordChange(_ key: Key, at moment: Moment) {
         guard entries[key] != nil else { return }

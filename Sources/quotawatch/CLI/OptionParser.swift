@@ -22,7 +22,10 @@ struct UsageError: Error, Equatable {
 /// The words of one subcommand's invocation, sorted into options and positionals.
 struct ParsedArguments {
     var flags: Set<String> = []
+    /// The last value of each option given a value.
     var values: [String: CommandLineArgument] = [:]
+    /// Every value of each option, in order, for options that may be repeated.
+    var allValues: [String: [CommandLineArgument]] = [:]
     var positionals: [CommandLineArgument] = []
 
     /// Parses `arguments` against `options`. `--name=value` and `--name value` both work;
@@ -58,8 +61,10 @@ struct ParsedArguments {
                 flags.insert(name)
             } else if let inlineValue {
                 values[name] = inlineValue
+                allValues[name, default: []].append(inlineValue)
             } else if index < arguments.count {
                 values[name] = arguments[index]
+                allValues[name, default: []].append(arguments[index])
                 index += 1
             } else {
                 throw UsageError(message: "Missing value for option '\(name) \(spec.valueName!)'", command: command)

@@ -1,6 +1,7 @@
 import Foundation
 import QuotaWatchCore
 import QuotaWatchEngine
+import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// `quotawatch run ROOT`: the daemon.
@@ -12,10 +13,12 @@ enum RunCommand {
             Answers 'quotawatch status' on a Unix socket (mode 0600). Without --socket the socket is
             $XDG_RUNTIME_DIR/quotawatch/<name>.sock, /run/quotawatch/<name>.sock for root, or
             /tmp/quotawatch-<uid>/<name>.sock, where <name> is the root's last component and a hash
-            of its absolute path. SIGINT and SIGTERM stop it cleanly and remove the socket.
+            of its absolute path. SIGINT and SIGTERM stop it cleanly and remove the socket;
+            SIGHUP reads the --config file again (a bad one is reported and the rules in force
+            stay). Quota, level and forecast events go to the --events stream.
             Exit status: 0 after a termination signal, 1 on a failure (the root deleted or moved
             away, another daemon on the socket, inotify unavailable), 64 on bad usage or a ROOT
-            that is missing or not a directory.
+            that is missing or not a directory, 65 on a bad config, 66 on an unreadable one.
             """,
         arguments: [ArgumentSpec(name: "root", help: "The directory to watch.")],
         options: [
@@ -33,7 +36,7 @@ enum RunCommand {
                 help: "Re-stat a file under writes at most this often (default 20)."),
             OptionSpec(
                 name: "--poll-interval", valueName: "<s>", help: "Re-list unwatchable subtrees this often (default 2)."),
-        ],
+        ] + RunPolicy.options,
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
@@ -45,6 +48,16 @@ enum RunCommand {
         let workers = try arguments.integer("--workers", default: CrawlOptions().workers, in: 1...256, command: "run")
         let settle = try arguments.integer("--settle", default: 20, in: 1...10_000, command: "run")
         let poll = try arguments.integer("--poll-interval", default: 2, in: 1...3600, command: "run")
+
+        let policySource = RunPolicy.Source(arguments)
+        let policy: PolicyConfig
+        do {
+            policy = try policySource.build()
+        } catch {
+            if error.status == .usage { throw UsageError(message: error.description, command: "run") }
+            Console.error("Error: \(error.description)\n")
+            return error.status
+        }
 
         // A bad ROOT is a usage error, as for scan, before anything is started.
         do {
@@ -66,6 +79,10 @@ enum RunCommand {
         options.pollInterval = .seconds(poll)
         options.emitsEvents = arguments.values["--events"] != nil
         options.traces = arguments.has("--trace")
+        options.policy = policy
+        if policySource.file != nil {
+            options.reloadPolicy = { () throws(RunPolicy.Failure) -> PolicyConfig in try policySource.build() }
+        }
 
         let progress = ProgressLine(enabled: Console.errorIsTerminal)
         let engine = LiveEngine(options: options)

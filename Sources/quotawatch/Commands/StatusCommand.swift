@@ -13,6 +13,9 @@ enum StatusCommand {
             daemon's counters. The daemon sends only what is asked for: --path picks a subtree,
             --depth how far below it to go (the table: 1, --json and --top: all), --top the
             largest directories only. With --sync, every change made before the call is reflected.
+            --quotas lists the quota directories instead: usage, limit, effective limit (scaled by
+            the disk level, or the budget share), state, time since the last change, growth rate
+            and forecast, with the disk level and free space.
             Exit status: 0 on success, 1 when no daemon answers or it refuses the request, 64 on
             bad usage.
             """,
@@ -22,6 +25,7 @@ enum StatusCommand {
         options: [
             OptionSpec(name: "--socket", valueName: "<path>", help: "The daemon's control socket."),
             OptionSpec(name: "--json", help: "Print the report as one JSON object."),
+            OptionSpec(name: "--quotas", help: "List the quota directories and the disk level."),
             OptionSpec(name: "--sync", help: "Wait until every change made before this call is counted."),
             OptionSpec(
                 name: "--depth", valueName: "<n|all>",
@@ -53,6 +57,13 @@ enum StatusCommand {
             throw UsageError(message: "Name the watched root or its socket: quotawatch status ROOT", command: "status")
         }
 
+        if arguments.has("--quotas") {
+            if let option = ["--path", "--depth", "--top"].first(where: { arguments.values[$0] != nil }) {
+                throw UsageError(
+                    message: "'\(option)' selects tree rows; it does not go with --quotas", command: "status")
+            }
+            return quotas(socket: socket, sync: arguments.has("--sync"), timeout: timeout, arguments, format)
+        }
         let request = ControlRequest(.status(.tree(selection)), sync: arguments.has("--sync"))
         let report: StatusReport
         do {
@@ -106,6 +117,29 @@ enum StatusCommand {
             selection.depth = depth
         }
         return selection
+    }
+
+    private static func quotas(
+        socket: [UInt8], sync: Bool, timeout: Int, _ arguments: ParsedArguments, _ format: ByteFormat
+    ) -> ExitStatus {
+        let status: QuotaStatus
+        do {
+            let reply = try ControlClient.request(
+                socketPath: socket, ControlRequest(.status(.quotas), sync: sync), timeout: .seconds(timeout))
+            status = try QuotaStatus.decode(reply)
+        } catch let error as ControlClientError {
+            Console.error("Error: \(error)\n")
+            return .failure
+        } catch {
+            Console.error("Error: the daemon's answer is not a quota status: \(error)\n")
+            return .failure
+        }
+        if arguments.has("--json") {
+            Console.out(String(decoding: status.encodedJSON(), as: UTF8.self) + "\n")
+        } else {
+            Console.out(QuotaTable.render(status, format: format))
+        }
+        return .success
     }
 
     private static func engineLine(_ engine: EngineReport) -> String {

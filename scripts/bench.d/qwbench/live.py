@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from . import procfs, stats, status_cost, watchers
+from . import procfs, quota_bench, stats, status_cost, watchers
 from .children import Children
 from .markdown import table
 from .watchers import StatusClient, root_entry
@@ -413,11 +413,24 @@ def run(
     latency_text, latency_targets = phase(bench.latency, latency_iterations)
     idle_text, idle_targets = phase(bench.idle, idle_tree, trees[idle_tree], idle_seconds)
     status_text, status_targets = phase(status_cost.measure, children, binary, run_dir, trees["grid-20k"])
+    quota_text, quota_targets = phase(
+        quota_bench.measure, children, binary, run_dir, bench.produce, latency_iterations, burst_files, burst_rounds
+    )
     targets = table(
         ["where", "quotawatch run", "target", "measured", ""],
-        startup_targets + burst_targets + latency_targets + idle_targets + status_targets,
+        startup_targets + burst_targets + latency_targets + idle_targets + status_targets + quota_targets,
         {3},
     )
     return "\n".join(
-        ["#### Targets\n", targets + "\n", "#### Runs\n", startup_text, burst_text, latency_text, idle_text, status_text]
+        [
+            "#### Targets\n",
+            targets + "\n",
+            "#### Runs\n",
+            startup_text,
+            burst_text,
+            latency_text,
+            idle_text,
+            status_text,
+            quota_text,
+        ]
     )

@@ -1,0 +1,32 @@
+import QuotaWatchCore
+
+/// Directories that came, moved or went since the engine last looked: an append-only log the
+/// engine drains after each turn, for the policy layer to place them under its rules. The
+/// tree keeps none (``LiveTree/structureChanges`` is nil) when no rule is configured, so
+/// logging then costs one nil check.
+public struct StructureChanges: Sendable, Equatable {
+    /// Tops of subtrees that were added (created, moved in from outside, crawled again) or
+    /// renamed: each one and everything below it needs placing again.
+    public var placed: [DirectoryID] = []
+    /// Every directory that left the tree, subtree members included. Their ids may already
+    /// have been reused by the time the log is drained, so these are applied first.
+    public var removed: [DirectoryID] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { placed.isEmpty && removed.isEmpty }
+}
+
+extension LiveTree {
+    /// Starts (or stops, with false) logging structure changes.
+    public mutating func logStructureChanges(_ enabled: Bool) {
+        structureChanges = enabled ? StructureChanges() : nil
+    }
+
+    /// The changes logged since the last call, leaving the log empty (and still on).
+    public mutating func drainStructureChanges() -> StructureChanges {
+        guard let changes = structureChanges else { return StructureChanges() }
+        structureChanges = StructureChanges()
+        return changes
+    }
+}
