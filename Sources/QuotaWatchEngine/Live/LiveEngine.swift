@@ -334,7 +334,7 @@ public final class LiveEngine: @unchecked Sendable {
         emit(.resynced(directories: listed, seconds: seconds(since: start)))
         // A new tree with new ids: placed afresh, and every directory past a line reported again.
         if var monitor {
-            let events = monitor.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now)
+            let events = monitor.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now())
             self.monitor = monitor
             for event in events { publish(event) }
         }

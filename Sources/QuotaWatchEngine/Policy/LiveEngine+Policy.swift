@@ -10,7 +10,7 @@ extension LiveEngine {
     func startPolicy(_ live: inout LiveTree<KernelFileSystem>, root: FileDescriptor) {
         var monitor = PolicyMonitor(config: options.policy) { try? root.fileSystemSpace() }
         live.logStructureChanges(monitor.hasRules)
-        let events = monitor.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now)
+        let events = monitor.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now())
         self.monitor = monitor
         for event in events { publish(event) }
     }
@@ -20,7 +20,7 @@ extension LiveEngine {
     func policyTurn(_ live: inout LiveTree<KernelFileSystem>) {
         guard var monitor else { return }
         let changes = live.drainStructureChanges()
-        let events = monitor.afterTurn(&live.tree, changes: changes, now: clock.now, time: .now)
+        let events = monitor.afterTurn(&live.tree, changes: changes, now: clock.now, time: .now())
         self.monitor = monitor
         for event in events { publish(event) }
     }
@@ -40,23 +40,16 @@ extension LiveEngine {
             let message = "\(error)"
             try? FileDescriptor.standardError.writeAll(
                 "quotawatch: SIGHUP: the config was not reloaded, the rules in force stay: \(message)\n".utf8)
-            emit(.configError(message: message, time: WallTime.now.iso8601))
+            emit(.configError(message: message, time: WallTime.now().iso8601))
             return
         }
         // Changes applied so far are evaluated under the old rules first.
         policyTurn(&live)
         guard var monitor else { return }
         live.logStructureChanges(!config.quotas.isEmpty || !config.budgets.isEmpty)
-        let events = monitor.rebuild(&live.tree, config: config, keepingQuotaStates: true, now: clock.now, time: .now)
+        let events = monitor.rebuild(&live.tree, config: config, keepingQuotaStates: true, now: clock.now, time: .now())
         self.monitor = monitor
-        emit(.configReloaded(quotas: config.quotas.count, budgets: config.budgets.count, time: WallTime.now.iso8601))
+        emit(.configReloaded(quotas: config.quotas.count, budgets: config.budgets.count, time: WallTime.now().iso8601))
         for event in events { publish(event) }
-    }
-}
-
-extension WallTime {
-    /// The wall clock now, for event lines.
-    static var now: WallTime {
-        WallTime(millisecondsSinceEpoch: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 }
