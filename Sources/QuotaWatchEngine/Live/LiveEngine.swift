@@ -20,6 +20,8 @@ public struct EngineOptions: Sendable {
     /// Reads the config again on SIGHUP; nil when there is no file to read (the rules came
     /// from the command line only). A thrown error's description is reported as it is.
     public var reloadPolicy: (@Sendable () throws -> PolicyConfig)?
+    /// Whether cleaners may delete, and where the audit log goes (see ``CleanupOptions``).
+    public var cleanup = CleanupOptions()
 
     public init(root: [UInt8], rootDisplay: String, socketPath: [UInt8]) {
         self.root = root
@@ -60,6 +62,8 @@ public final class LiveEngine: @unchecked Sendable {
     private var requestsAnswered: UInt64 = 0
     /// Quotas and disk levels; set once the first crawl is done.
     var monitor: PolicyMonitor?
+    /// Cleanup triggers and runs; set once the policy layer has started.
+    var cleanup: CleanupCoordinator?
 
     public init(options: EngineOptions) {
         self.options = options
@@ -161,6 +165,7 @@ public final class LiveEngine: @unchecked Sendable {
                 seconds: seconds(since: 0)))
         reportDegradation(of: live)
         startPolicy(&live, root: root)
+        if let failure = startCleanup(root: root, mailbox: mailbox) { return .failure(failure) }
         return loop(&live)
     }
 
@@ -191,6 +196,8 @@ public final class LiveEngine: @unchecked Sendable {
                     return .stopped
                 case .readerFailed(let error):
                     return .failure("reading inotify events failed: \(error)")
+                case .cleanupFinished(let summary):
+                    cleanupFinished(summary)
                 }
             }
             let now = clock.now
@@ -211,6 +218,7 @@ public final class LiveEngine: @unchecked Sendable {
                 reportDegradation(of: live)
             }
             policyTurn(&live)
+            cleanupTurn(&live)
             if live.rootIsGone {
                 let message =
                     "the root \(options.rootDisplay) was deleted or moved away; nothing is left to watch. "
@@ -227,7 +235,7 @@ public final class LiveEngine: @unchecked Sendable {
         LoopConditions(
             hasPendingWork: live.hasPendingWork, timerDeadline: live.nextDeadline,
             hasUnwatchedDirectories: live.hasUnwatchedDirectories, needsResync: live.needsResync,
-            policyDeadline: monitor?.nextDeadline)
+            policyDeadline: [monitor?.nextDeadline, cleanup?.nextDeadline].compactMap { $0 }.min())
     }
 
     // MARK: Requests and syncs
@@ -237,6 +245,7 @@ public final class LiveEngine: @unchecked Sendable {
         let query: StatusQuery
         switch request.command {
         case .status(let status): query = status
+        case .clean(let clean): return answerClean(clean, reply)
         }
         guard request.sync else {
             live.flush()
@@ -383,7 +392,10 @@ public final class LiveEngine: @unchecked Sendable {
     func emit(_ event: EngineEvent) { events?.write(event.jsonLine) }
 
     /// Where every policy event leaves the engine: the event stream now, hooks later.
-    func publish(_ event: PolicyEvent) { events?.write(event.jsonLine) }
+    func publish(_ event: PolicyEvent) {
+        events?.write(event.jsonLine)
+        cleanup?.note(event)
+    }
 
     private func trace(_ batch: [InotifyEvent], _ tree: TallyTree, _ live: LiveTree<KernelFileSystem>) {
         var text = ""

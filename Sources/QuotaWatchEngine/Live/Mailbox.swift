@@ -13,6 +13,8 @@ enum EngineMessage: @unchecked Sendable {
     /// ``LiveEngine/stop()`` was called.
     case stop
     case readerFailed(Errno)
+    /// A cleanup run ended (its summary, from the runner's task).
+    case cleanupFinished(CleanupSummary)
 }
 
 /// A queue of messages for the engine thread, with a timed wait so the engine can also
