@@ -18,7 +18,7 @@ struct CleanupCoordinator {
     enum Request {
         case trigger(CleanupTrigger)
         /// A breach, with the limit in force and the size its rule counts.
-        case breach(path: [UInt8], size: SizeKind, effectiveLimit: UInt64)
+        case breach(path: [UInt8], size: SizeKind, effectiveLimit: UInt64, rule: String)
         /// `clean` on the control socket.
         case manual(name: String, dryRun: Bool, reply: ControlReply)
     }
@@ -68,8 +68,8 @@ struct CleanupCoordinator {
     /// A policy event that starts a run: a breach, a level change, a leftover.
     mutating func note(_ event: PolicyEvent) {
         switch event.detail {
-        case .quota(.breach, let path, _, let size, _, let effectiveLimit, _, _):
-            waiting.append(.breach(path: path, size: size, effectiveLimit: effectiveLimit))
+        case .quota(.breach, let path, _, let size, _, let effectiveLimit, let rule, _):
+            waiting.append(.breach(path: path, size: size, effectiveLimit: effectiveLimit, rule: rule))
         case .level(let from, let to, _, _, _):
             waiting.append(.trigger(.level(from: from, to: to)))
         case .leftover(let path, _, _, let rule):
@@ -108,9 +108,9 @@ struct CleanupCoordinator {
             case .trigger(let given):
                 trigger = given
                 plan = planner.plan(for: given, live: &live)
-            case .breach(let path, let size, let effectiveLimit):
+            case .breach(let path, let size, let effectiveLimit, let rule):
                 trigger = .breach(path: path)
-                plan = planner.plan(for: trigger, live: &live, breach: (size, effectiveLimit))
+                plan = planner.plan(for: trigger, live: &live, breach: (size, effectiveLimit, rule))
             case .manual(let name, let dryRun, let reply):
                 trigger = .manual(name)
                 plan = planner.plan(for: trigger, live: &live)

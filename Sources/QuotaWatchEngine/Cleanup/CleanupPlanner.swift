@@ -15,6 +15,8 @@ struct CleanupPlanner {
     let now: UInt64
     /// Files below a directory, built once per trigger and directory, shared by the cleaners.
     private var filesCache: [DirectoryID: [CleanupCandidate]] = [:]
+    /// The rule a breached directory broke (its glob), for its warning line.
+    private var breachedRule: String?
 
     init(settings: CleanupSettings, monitor: PolicyMonitor?, level: DiskLevel, now: UInt64) {
         self.settings = settings
@@ -25,9 +27,10 @@ struct CleanupPlanner {
 
     mutating func plan(
         for trigger: CleanupTrigger, live: inout LiveTree<KernelFileSystem>,
-        breach: (size: SizeKind, effectiveLimit: UInt64)? = nil
+        breach: (size: SizeKind, effectiveLimit: UInt64, rule: String)? = nil
     ) -> CleanupPlan {
         filesCache = [:]
+        breachedRule = breach?.rule
         var scope = live.tree.root
         var breached: CleanupDirectory?
         if case .breach(let path) = trigger {
@@ -87,24 +90,24 @@ struct CleanupPlanner {
     ) -> [CleanupInputs] {
         if var breached {
             guard glob?.matches(breached.path) ?? true else { return [] }
-            breached.target = Self.target(breached.effectiveLimit, ratio)
+            breached.target = target(breached.effectiveLimit, ratio, rule: breachedRule)
             return [CleanupInputs(level: level, directory: breached, candidates: files(below: scope, live: &live))]
         }
         guard let monitor else { return [] }
         // A directory under several rules is cleaned to the lowest of their limits.
-        var limits: [[UInt8]: (limit: UInt64, size: SizeKind)] = [:]
+        var limits: [[UInt8]: (limit: UInt64, size: SizeKind, rule: String)] = [:]
         for row in monitor.book.rows(level: level, at: PolicyMonitor.moment(now))
         where glob?.matches(row.path) ?? true {
             if let known = limits[row.path], known.limit <= row.effectiveLimit { continue }
-            limits[row.path] = (row.effectiveLimit, row.size)
+            limits[row.path] = (row.effectiveLimit, row.size, row.rule)
         }
         var inputs: [CleanupInputs] = []
         for path in limits.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            let (limit, size) = limits[path]!
+            let (limit, size, rule) = limits[path]!
             guard let directory = live.tree.directory(atComponents: PathComponents.split(path)) else { continue }
             let tally = live.tree.tally(of: directory)
             let used = size == .allocated ? tally.allocated : tally.apparent
-            let target = Self.target(limit, ratio)
+            let target = target(limit, ratio, rule: rule)
             guard used > target else { continue }
             inputs.append(
                 CleanupInputs(
@@ -116,9 +119,29 @@ struct CleanupPlanner {
         return inputs
     }
 
-    static func target(_ limit: UInt64, _ ratio: Double) -> UInt64 {
-        ratio == CleanupSettings.defaultTargetRatio
+    /// `ratio` × the limit, and below the rule's way back to `quota_ok` (under its warning line
+    /// less the hysteresis band), so that a cleaned directory is reported `quota_ok`.
+    func target(_ limit: UInt64, _ ratio: Double, rule: String?) -> UInt64 {
+        let byRatio =
+            ratio == CleanupSettings.defaultTargetRatio
             ? CleanupDirectory.defaultTarget(effectiveLimit: limit) : UInt64((Double(limit) * ratio).rounded(.down))
+        guard let rule, let thresholds = thresholds(of: rule) else { return byRatio }
+        return min(byRatio, Self.okTarget(limit, thresholds))
+    }
+
+    /// The largest size a `warning` (or `breach`) directory may have to go back to `ok`:
+    /// strictly under (warning ratio − hysteresis) × limit.
+    static func okTarget(_ limit: UInt64, _ thresholds: QuotaThresholds) -> UInt64 {
+        let line = Double(limit) * (thresholds.warningRatio - max(thresholds.hysteresis, 0))
+        guard line > 0 else { return 0 }
+        let ceiling = line.rounded(.up)
+        return ceiling >= Double(UInt64.max) ? .max : UInt64(ceiling) - 1
+    }
+
+    private func thresholds(of rule: String) -> QuotaThresholds? {
+        guard let config = monitor?.config else { return nil }
+        return config.quotas.first { $0.glob.text == rule }?.thresholds
+            ?? config.budgets.first { $0.glob.text == rule }?.thresholds
     }
 
     private mutating func files(

@@ -97,7 +97,8 @@ extension LiveEngine {
         // Breaches reported by the first placement, before the coordinator existed.
         for row in monitor.book.rows(level: monitor.level.level, at: PolicyMonitor.moment(clock.now))
         where row.state == .breach {
-            coordinator.note(.breach(path: row.path, size: row.size, effectiveLimit: row.effectiveLimit))
+            coordinator.note(
+                .breach(path: row.path, size: row.size, effectiveLimit: row.effectiveLimit, rule: row.rule))
         }
         if let setting = settings.appVersion {
             noteAppVersion(setting, into: &coordinator)
