@@ -56,7 +56,7 @@ extension PolicyConfigLoader {
         // `- leftovers` is short for `- kind: leftovers`.
         if case .scalar = field.node.content {
             let kind = try field.choice(CleanerSpec.kinds)
-            return try cleaner(kind: kind, map: try field.mapping(allowed: []), field: field)
+            return try cleaner(kind: kind, map: Mapping(field: field, values: [:]), field: field)
         }
         let kindField = try field.mapping(allowed: ["kind"] + allCleanerKeys).required(
             "kind", what: "one of " + CleanerSpec.kinds.joined(separator: ", "))
