@@ -29,11 +29,15 @@ struct CleanupCoordinator {
     /// Every run reports only (no `run --clean`, or `--dry-run`).
     let dryRun: Bool
     private var waiting: [Request] = []
+    /// The first turn comes at once: it watches opens for lru before any request is answered.
+    private var hadFirstTurn = false
     /// When the last run of any kind was asked for or ended (engine clock): the periodic
     /// fallback counts from it.
     private var lastRun: UInt64
     /// The level the periodic deadline is computed for.
     private var level: DiskLevel = .normal
+    /// Last opens, for `order: lru`.
+    var opens: OpenLog
     /// The version to persist once the `app_version` run is done.
     var appVersion: (store: AppVersionStore, version: String)?
 
@@ -42,6 +46,7 @@ struct CleanupCoordinator {
         self.runner = runner
         self.plans = plans
         self.dryRun = dryRun
+        opens = OpenLog(settings: settings)
         lastRun = now
     }
 
@@ -83,7 +88,7 @@ struct CleanupCoordinator {
 
     /// When the next turn must come: at once while a trigger waits to be planned, else when
     /// the periodic run is due (engine clock).
-    var nextDeadline: UInt64 { waiting.isEmpty ? periodicDeadline : 0 }
+    var nextDeadline: UInt64 { waiting.isEmpty && hadFirstTurn ? periodicDeadline : 0 }
 
     var periodicDeadline: UInt64 { lastRun + settings.periodic.period(at: level).nanoseconds }
 
@@ -94,13 +99,16 @@ struct CleanupCoordinator {
 
     /// Plans and submits every trigger noted since the last turn, and the periodic one when due.
     mutating func turn(_ live: inout LiveTree<KernelFileSystem>, monitor: PolicyMonitor?, now: UInt64) {
+        hadFirstTurn = true
+        opens.watch(&live, monitor: monitor)
         let currentLevel = monitor?.level.level ?? .normal
         if currentLevel != level { level = currentLevel }
         if now >= periodicDeadline { waiting.append(.trigger(.periodic(currentLevel))) }
         guard !waiting.isEmpty else { return }
         let requests = waiting
         waiting = []
-        var planner = CleanupPlanner(settings: settings, monitor: monitor, level: currentLevel, now: now)
+        var planner = CleanupPlanner(
+            settings: settings, monitor: monitor, level: currentLevel, now: now, opens: opens)
         for request in requests {
             let trigger: CleanupTrigger
             var plan: CleanupPlan

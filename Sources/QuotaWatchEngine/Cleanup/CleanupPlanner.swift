@@ -13,12 +13,14 @@ struct CleanupPlanner {
     let monitor: PolicyMonitor?
     let level: DiskLevel
     let now: UInt64
+    let opens: OpenLog
     /// Files below a directory, built once per trigger and directory, shared by the cleaners.
     private var filesCache: [DirectoryID: [CleanupCandidate]] = [:]
     /// The rule a breached directory broke (its glob), for its warning line.
     private var breachedRule: String?
 
-    init(settings: CleanupSettings, monitor: PolicyMonitor?, level: DiskLevel, now: UInt64) {
+    init(settings: CleanupSettings, monitor: PolicyMonitor?, level: DiskLevel, now: UInt64, opens: OpenLog) {
+        self.opens = opens
         self.settings = settings
         self.monitor = monitor
         self.level = level
@@ -151,7 +153,11 @@ struct CleanupPlanner {
     {
         if let cached = filesCache[directory] { return cached }
         // The audit log names the directory being cleaned as the rule.
-        let files = live.cleanupFiles(below: directory, rule: EscapedName.string(live.tree.relativePath(of: directory)))
+        let tree = live.tree
+        let opens = opens
+        let files = live.cleanupFiles(
+            below: directory, rule: EscapedName.string(live.tree.relativePath(of: directory)),
+            lastOpen: { opens.lastOpen(of: $0, in: tree) })
         filesCache[directory] = files
         return files
     }

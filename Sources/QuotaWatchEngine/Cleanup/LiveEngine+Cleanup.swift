@@ -141,6 +141,12 @@ extension LiveEngine {
         self.cleanup = cleanup
     }
 
+    /// Opens noted for `order: lru` (they change no size); the rest go to the tree.
+    func takeOpens(_ batch: [InotifyEvent], _ live: LiveTree<KernelFileSystem>) -> [InotifyEvent] {
+        guard cleanup?.opens.isActive == true else { return batch }
+        return cleanup!.opens.take(batch, live, now: CleanupCoordinator.wallNanoseconds())
+    }
+
     /// A run ended: its `cleanup` event, the periodic clock restarted, the app version kept.
     func cleanupFinished(_ summary: CleanupSummary) {
         emit(.cleanup(summary))

@@ -178,7 +178,8 @@ public final class LiveEngine: @unchecked Sendable {
             let deadline = schedule.wakeDeadline(conditions(live)).map(clock.instant(of:))
             for message in mailbox.take(until: deadline) {
                 switch message {
-                case .events(let batch):
+                case .events(let events):
+                    let batch = takeOpens(events, live)
                     if options.traces { trace(batch, live.tree, live) }
                     let wasOverflowed = live.needsResync
                     live.apply(batch, now: clock.now)
