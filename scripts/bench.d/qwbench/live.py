@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from . import procfs, quota_bench, stats, status_cost, watchers
+from . import cleanup_bench, procfs, quota_bench, stats, status_cost, watchers
 from .children import Children
 from .markdown import table
 from .watchers import StatusClient, root_entry
@@ -416,9 +416,11 @@ def run(
     quota_text, quota_targets = phase(
         quota_bench.measure, children, binary, run_dir, bench.produce, latency_iterations, burst_files, burst_rounds
     )
+    cleanup_text, cleanup_targets = phase(cleanup_bench.measure, children, binary, run_dir, burst_rounds)
     targets = table(
         ["where", "quotawatch run", "target", "measured", ""],
-        startup_targets + burst_targets + latency_targets + idle_targets + status_targets + quota_targets,
+        startup_targets + burst_targets + latency_targets + idle_targets + status_targets + quota_targets
+        + cleanup_targets,
         {3},
     )
     return "\n".join(
@@ -432,5 +434,6 @@ def run(
             idle_text,
             status_text,
             quota_text,
+            cleanup_text,
         ]
     )
