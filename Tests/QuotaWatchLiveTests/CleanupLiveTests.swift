@@ -141,27 +141,34 @@ struct CleanupLiveTests {
         let setup = try Setup()
         let tree = setup.fixture.tree
         try makeOldFiles(tree, count: 3, bytes: 20_000)
-        try tree.writeFile(root / "config.yaml", contents: Array(Self.commandsConfig.utf8))
+        let marker = setup.state.rootPath + "/touched"
+        try tree.writeFile(root / "config.yaml", contents: Array(Self.commandsConfig(marker: marker).utf8))
         let daemon = try setup.start(["--config", tree.absolutePath(root / "config.yaml"), "--clean"])
         _ = try daemon.syncStatus()
+        let dry = try setup.fixture.cli.run(["clean-now", "--socket", setup.fixture.socketPath, "--dry-run", "--json"])
+        let listed = try CleanupLine(text: String(decoding: dry.standardOutput, as: UTF8.self))
+        #expect(listed.dryRun && listed.paths("old").count == 3 && listed.error("hangs") == nil, "\(listed.text)")
+        #expect(!FileManager.default.fileExists(atPath: marker), "a dry run starts no command")
         let result = try setup.fixture.cli.run([
             "clean-now", "--socket", setup.fixture.socketPath, "--trigger", "by-test", "--json",
         ])
         #expect(result.exitStatus == 0, "\(result)\n\(daemon.transcript)")
         let reply = try CleanupLine(text: String(decoding: result.standardOutput, as: UTF8.self))
-        #expect(reply.cleanerNames == ["fails", "hangs", "old"])
+        #expect(reply.cleanerNames == ["fails", "hangs", "touches", "old"])
+        #expect(FileManager.default.fileExists(atPath: marker), "the command after the hanging one ran")
         #expect(reply.error("fails")?.contains("exited with status 3") == true, "\(reply.text)")
         #expect(reply.error("hangs")?.contains("timed out") == true, "\(reply.text)")
         #expect(reply.error("old") == nil && reply.paths("old").count == 3, "\(reply.text)")
         #expect(reply.trigger == "manual" && reply.text.contains(#""name":"by-test""#))
-        let event = try daemon.waitForEvent("cleanup")
-        #expect(daemon.events("cleanup").count == 1, "the completion ran once\n\(daemon.transcript)")
+        let event = try daemon.waitForEvent("cleanup", count: 2)
+        #expect(daemon.events("cleanup").count == 2, "the completion ran once per run\n\(daemon.transcript)")
         #expect(try CleanupLine(event).run == reply.run)
         for index in 1...3 { #expect(try !tree.exists(cache / "f\(index)")) }
         try setup.fixture.stopCleanly()
     }
 
-    static let commandsConfig = """
+    static func commandsConfig(marker: String) -> String {
+        """
         cleaners:
           - kind: command
             name: fails
@@ -170,11 +177,15 @@ struct CleanupLiveTests {
             name: hangs
             command: ["/bin/sleep", "60"]
             timeout: 1s
+          - kind: command
+            name: touches
+            command: ["/usr/bin/touch", "\(marker)"]
           - kind: expire
             name: old
             path: "Caches/**"
             age: 1d
         """
+    }
 
     @Test("an abandoned CFNetworkDownload is removed, one held open for writing is not (clean-now, ios-sandbox)")
     func leftoverDownloads() throws {

@@ -71,6 +71,8 @@ struct PlannedCleaner: Cleaner {
     func clean(_ context: CleanupContext) async throws -> CleanupResult {
         guard let plan = plans.active(context.trigger), slot < plan.jobs.count else { return CleanupResult() }
         let dryRun = context.dryRun || plan.dryRun
+        // A program cannot be made to report only: in a dry run it is not started at all.
+        if dryRun && inner is CommandCleaner { return CleanupResult() }
         let remover =
             plan.dryRun && !context.dryRun
             ? Remover(
