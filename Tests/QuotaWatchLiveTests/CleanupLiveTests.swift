@@ -167,6 +167,38 @@ struct CleanupLiveTests {
         try setup.fixture.stopCleanly()
     }
 
+    @Test("an inode with a name outside the directory goes last: its removal would free nothing there")
+    func hardLinkedOutsideGoesLast() throws {
+        let setup = try Setup()
+        let tree = setup.fixture.tree
+        try makeOldFiles(tree, count: 5, bytes: 20_000)
+        try tree.makeDirectories(root / "kept")
+        try tree.makeHardLink(root / "kept" / "f1-link", to: cache / "f1")
+        let daemon = try setup.start(["--quota", "Caches/*=150kB", "--clean"])
+        _ = try daemon.syncStatus()
+        try arrive(tree, "new", bytes: 60_000)
+        let cleanup = try CleanupLine(try daemon.waitForEvent("cleanup"))
+        let removed = cleanup.paths("evict")
+        #expect(removed.first == "Caches/a/f2" && !removed.contains("Caches/a/f1"), "\(cleanup.text)")
+        #expect(try tree.exists(cache / "f1") && tree.exists(root / "kept" / "f1-link"))
+        try daemon.waitForEvent("quota_ok", path: "Caches/a")
+        try setup.fixture.stopCleanly()
+    }
+
+    @Test("--clean with a state directory that cannot be made refuses to start, saying how to fix it")
+    func cleanNeedsAStateDirectory() throws {
+        let fixture = try LiveFixture()
+        // A regular file where the state directory should be: no audit log can be opened.
+        try fixture.tree.writeFile(LiveFixture.outside / "not-a-directory", byteCount: 10)
+        let state = fixture.tree.absolutePath(LiveFixture.outside / "not-a-directory")
+        let daemon = try Daemon.launch(
+            fixture.cli, root: fixture.rootPath, socket: fixture.socketPath, options: ["--clean"],
+            wrapper: ["/usr/bin/env", "STATE_DIRECTORY=\(state)"])
+        let exit = try daemon.waitForExit()
+        #expect(exit.exitStatus == 1, "\(exit)")
+        #expect(exit.errorText.contains("audit log") && exit.errorText.contains("run without --clean"), "\(exit)")
+    }
+
     static func commandsConfig(marker: String) -> String {
         """
         cleaners:
