@@ -62,12 +62,15 @@ struct CleanupLiveTests {
     /// directory under 80 % of `limit` and under the way back to quota_ok (the default
     /// warning line, 80 %, less the hysteresis band, 2 %), from the allocated sizes on disk.
     private func expectedEvictions(_ tree: TempTree, _ names: [String], limit: UInt64) throws -> [String] {
-        // du counts the directory's own blocks too.
-        var used = try names.reduce(try allocated(tree, cache)) { $0 + (try allocated(tree, cache / $1)) }
+        // du counts the directory's own blocks too. A name not there yet waits in staging.
+        func path(_ name: String) throws -> TreePath {
+            try tree.exists(cache / name) ? cache / name : root / "staging" / name
+        }
+        var used = try names.reduce(try allocated(tree, cache)) { $0 + (try allocated(tree, try path($1))) }
         let target = min(limit / 5 * 4, limit * 78 / 100 - 1)
         var removed: [String] = []
         for name in names where used > target {
-            used -= try allocated(tree, cache / name)
+            used -= try allocated(tree, try path(name))
             removed.append(name)
         }
         return removed
@@ -80,8 +83,10 @@ struct CleanupLiveTests {
         try makeOldFiles(tree, count: 5, bytes: 20_000)
         let daemon = try setup.start(["--quota", "Caches/*=150kB", "--clean"])
         let before = try daemon.syncStatus()
-        try arrive(tree, "new", bytes: 60_000)
+        // Computed before the rename: the daemon starts evicting as soon as it sees it.
+        try tree.writeFile(root / "staging" / "new", byteCount: 60_000)
         let expected = try expectedEvictions(tree, ["f1", "f2", "f3", "f4", "f5", "new"], limit: 150_000)
+        try tree.rename(root / "staging" / "new", to: cache / "new")
         #expect(!expected.isEmpty && !expected.contains("new"), "the test's sizes must breach: \(expected)")
 
         try daemon.waitForEvent("quota_breach", path: "Caches/a")
@@ -109,7 +114,7 @@ struct CleanupLiveTests {
         try setup.fixture.stopCleanly()
     }
 
-    @Test("without --clean the cleanup event lists exactly what a --clean start then removes, and nothing goes")
+    @Test("without --clean (or with --dry-run) the cleanup event lists exactly what a --clean start then removes")
     func dryRunListsWhatARealRunRemoves() throws {
         let setup = try Setup()
         let tree = setup.fixture.tree
@@ -126,6 +131,14 @@ struct CleanupLiveTests {
         #expect(listed == (try expectedEvictions(tree, names, limit: 150_000)).map { "Caches/a/\($0)" })
         for name in names { #expect(try tree.exists(cache / name), "the dry run removed \(name)") }
         #expect(try setup.auditRecords().isEmpty, "a dry run writes no audit record")
+        try setup.fixture.stopCleanly()
+
+        // --dry-run wins over --clean.
+        let both = try setup.start(["--quota", "Caches/*=150kB", "--clean", "--dry-run"])
+        let again = try CleanupLine(try both.waitForEvent("cleanup"))
+        #expect(again.dryRun && again.paths("evict") == listed, "\(again.text)")
+        for name in names { #expect(try tree.exists(cache / name), "--clean --dry-run removed \(name)") }
+        #expect(try setup.auditRecords().isEmpty)
         try setup.fixture.stopCleanly()
 
         let real = try setup.start(["--quota", "Caches/*=150kB", "--clean"])

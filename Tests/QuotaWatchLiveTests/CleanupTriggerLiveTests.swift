@@ -52,4 +52,33 @@ struct CleanupTriggerLiveTests {
         try daemon.waitForEvent("cleanup", count: 2, timeout: .seconds(30))
         try fixture.stopCleanly()
     }
+
+    @Test(
+        "a level change runs every cleaner at the new level",
+        .enabled(if: DiskLevelLiveTests.unavailableReason == nil, "needs 'unshare -m' and permission to mount a tmpfs"))
+    func levelChange() throws {
+        let fixture = try LiveFixture()
+        let wrapper = [
+            "unshare", "-m", "sh", "-c",
+            "mount -t tmpfs -o size=64m none '\(fixture.rootPath)' && exec \"$0\" \"$@\"",
+        ]
+        let daemon = try fixture.start(options: ["--level-free", "50%,25%"], wrapper: wrapper)
+        _ = try daemon.syncStatus()
+        // Another process in the daemon's namespace fills the tmpfs to under 25 % free.
+        let fill = try ProcessRunner.run(
+            "nsenter",
+            [
+                "-t", "\(daemon.processID)", "-m", "sh", "-c", #"head -c 50000000 /dev/zero > "$1/fill""#, "sh",
+                daemon.root,
+            ])
+        #expect(fill.exitStatus == 0, "\(fill)")
+        // The level may step through warning on its way to critical: the first change is served first.
+        let level = try daemon.waitForEvent("level")
+        let line = try daemon.waitForEvent("cleanup", description: "for the level change") {
+            $0.text.contains(#""kind":"level""#)
+        }
+        #expect(line.text.contains(#""to":"\#(level.to ?? "?")""#), "\(level)\n\(line)")
+        #expect(try CleanupLine(line).dryRun, "no --clean: the run only reports")
+        try fixture.stopCleanly()
+    }
 }
