@@ -4,7 +4,9 @@ import QuotaWatchPolicy
 /// Reads a YAML config into a ``PolicyConfig``. The schema is documented in the README
 /// ("Configuration") and in docs/quotawatch.example.yaml.
 public enum PolicyConfigLoader {
-    static let topKeys = ["profile", "quotas", "levels", "leftovers", "forecast", "activity_half_life", "hooks"]
+    static let topKeys =
+        ["profile", "quotas", "levels", "leftovers", "forecast", "activity_half_life", "hooks"]
+        + cleanupTopKeys
 
     /// Decodes `bytes`, the contents of the file named `file` (used in messages only).
     public static func load(_ bytes: [UInt8], file: String) throws(ConfigError) -> PolicyConfig {
@@ -34,6 +36,7 @@ public enum PolicyConfigLoader {
             }
             config.hooks.append(hook)
         }
+        config.cleanup = try cleanup(top)
         return config
     }
 

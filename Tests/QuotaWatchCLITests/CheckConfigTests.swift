@@ -15,6 +15,8 @@ struct CheckConfigTests {
         for expected in [
             "QUOTAS", "Library/Caches/*  200MB", "BUDGETS", "LEVELS", "10% or 5GB", "LEFTOVERS (profile: auto",
             "cfnetwork-download", "older than 14d", "disabled: dyld-cache", "HOOKS", "notify-send QuotaWatch",
+            "CLEANERS", "order lru, down to 80%", "app-cleanup", "periodic run: normal every 1d",
+            "CFBundleShortVersionString of /opt/app/MyApp.app/Info.plist",
         ] {
             #expect(result.outputText.contains(expected), "\(expected) in \(result.outputText)")
         }

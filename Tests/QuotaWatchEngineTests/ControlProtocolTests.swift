@@ -29,6 +29,8 @@ struct ControlProtocolTests {
             ControlRequest(.status(.tree(TreeSelection(subtree: Array("Library/Caches".utf8), depth: 2))), sync: true),
             ControlRequest(.status(.tree(TreeSelection(subtree: [0x61, 0xFF, 0x5C], top: 10)))),
             ControlRequest(.status(.quotas)),
+            ControlRequest(.clean(CleanRequest())),
+            ControlRequest(.clean(CleanRequest(trigger: "nightly.1", dryRun: true))),
         ])
     func roundTrip(request: ControlRequest) throws {
         let line = request.encodedLine()
@@ -44,9 +46,22 @@ struct ControlProtocolTests {
                 + "\n")
     }
 
+    @Test("a clean request: its trigger name and dry run, checked")
+    func clean() throws {
+        #expect(try decode(#"{"command":"clean"}"#).get() == ControlRequest(.clean(CleanRequest())))
+        #expect(
+            try decode(#"{"command":"clean","trigger":"by-hand","dry_run":true}"#).get()
+                == ControlRequest(.clean(CleanRequest(trigger: "by-hand", dryRun: true))))
+        #expect(
+            error(#"{"command":"clean","depth":1}"#)
+                == "unknown field 'depth' in a clean request; its fields are command, trigger, dry_run")
+        #expect(error(#"{"command":"clean","trigger":"a b"}"#)?.contains("not 'a b'") == true)
+        #expect(error(#"{"command":"clean","dry_run":"yes"}"#) == "'dry_run' must be true or false")
+    }
+
     @Test("each mistake gets an error naming the field and what it must be")
     func errors() {
-        #expect(error(#"{"command":"frobnicate"}"#) == "unknown command 'frobnicate'; the commands are status")
+        #expect(error(#"{"command":"frobnicate"}"#) == "unknown command 'frobnicate'; the commands are status, clean")
         #expect(error(#"{"sync":true}"#)?.contains(#"has no "command""#) == true)
         #expect(error(#"{"command":7}"#) == #"'command' must be a string such as "status""#)
         #expect(

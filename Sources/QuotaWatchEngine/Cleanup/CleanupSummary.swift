@@ -30,7 +30,7 @@ public struct CleanupSummary: Sendable, Hashable {
 
     /// `{"event":"cleanup","trigger":…,"removed":N,"freed":N,"cleaners":[…],"seconds":S,…}`:
     /// `trigger` is the first trigger's kind and `triggers` all of them as objects; in a dry
-    /// run each cleaner lists the `paths` it would remove.
+    /// run each cleaner lists the `paths` it would remove, in a real run those it removed.
     public var fields: [String: PolicyJSON] {
         [
             "event": .string("cleanup"), "time": .string(time.iso8601), "run": .string(runID),
@@ -44,9 +44,7 @@ public struct CleanupSummary: Sendable, Hashable {
                         "name": .string(report.name), "removed": .integer(Int64(report.removed.count)),
                         "freed": .unsigned(report.freedBytes), "error": report.error.map { .string($0) } ?? .null,
                     ]
-                    if dryRun {
-                        fields["paths"] = .array(report.removed.map { .string(EscapedName.string($0.path)) })
-                    }
+                    fields["paths"] = .array(report.removed.map { .string(EscapedName.string($0.path)) })
                     return .object(fields)
                 }),
         ]

@@ -36,13 +36,29 @@ public struct ControlRequest: Hashable, Sendable {
 /// with its own fields, decoded in ``ControlRequest/init(from:)``.
 public enum ControlCommand: Hashable, Sendable {
     case status(StatusQuery)
+    /// Run every cleaner now; the reply is the run's summary, sent when the run ends.
+    case clean(CleanRequest)
 
-    public static let names = ["status"]
+    public static let names = ["status", "clean"]
 
     public var name: String {
         switch self {
         case .status: "status"
+        case .clean: "clean"
         }
+    }
+}
+
+/// What a clean request asks for.
+public struct CleanRequest: Hashable, Sendable {
+    /// The name the run's `manual` trigger carries (`clean-now --trigger NAME`).
+    public var trigger: String
+    /// Report what would be removed and remove nothing, even under `run --clean`.
+    public var dryRun: Bool
+
+    public init(trigger: String = "manual", dryRun: Bool = false) {
+        self.trigger = trigger
+        self.dryRun = dryRun
     }
 }
 
@@ -69,6 +85,7 @@ extension ControlRequest: Codable {
     }
 
     private static let statusFields = ["command", "depth", "path", "select", "sync", "top"]
+    private static let cleanFields = ["command", "trigger", "dry_run"]
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
@@ -83,6 +100,9 @@ extension ControlRequest: Codable {
             }
             if let depth = selection.depth { try container.encode(depth, forKey: Key("depth")) }
             if let top = selection.top { try container.encode(top, forKey: Key("top")) }
+        case .clean(let clean):
+            try container.encode(clean.trigger, forKey: Key("trigger"))
+            if clean.dryRun { try container.encode(true, forKey: Key("dry_run")) }
         }
     }
 
@@ -102,6 +122,20 @@ extension ControlRequest: Codable {
             }
             sync = try Self.field("sync", Bool.self, "true or false", in: container) ?? false
             command = .status(try Self.statusQuery(container, present: present))
+        case "clean":
+            if let unknown = present.subtracting(Self.cleanFields).sorted().first {
+                throw ControlProtocol.Failure(
+                    "unknown field '\(unknown)' in a clean request; its fields are "
+                        + Self.cleanFields.joined(separator: ", "))
+            }
+            sync = false
+            let trigger = try Self.field("trigger", String.self, "a name such as \"manual\"", in: container) ?? "manual"
+            guard CleanRequest.isValidName(trigger) else {
+                throw ControlProtocol.Failure(
+                    "'trigger' must be 1 to 64 letters, digits, '-', '_' or '.', not '\(trigger)'")
+            }
+            let dryRun = try Self.field("dry_run", Bool.self, "true or false", in: container) ?? false
+            command = .clean(CleanRequest(trigger: trigger, dryRun: dryRun))
         default:
             throw ControlProtocol.Failure(
                 "unknown command '\(name)'; the commands are " + ControlCommand.names.joined(separator: ", "))
@@ -222,6 +256,21 @@ public enum ControlProtocol {
 public protocol ControlReplyDocument: Sendable {
     /// The document's JSON, one line.
     func replyJSON() -> [UInt8]
+}
+
+extension CleanRequest {
+    /// A trigger name: 1 to 64 of letters, digits, `-`, `_` and `.`.
+    public static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64
+            && name.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7a) || byte == 0x2d
+                    || byte == 0x5f || byte == 0x2e
+            }
+    }
+}
+
+extension CleanupSummary: ControlReplyDocument {
+    public func replyJSON() -> [UInt8] { Array(jsonLine.utf8) }
 }
 
 extension StatusSnapshot: ControlReplyDocument {

@@ -13,6 +13,8 @@ public enum EngineEvent: Sendable {
     case configError(message: String, time: String)
     /// SIGHUP put a new config in force.
     case configReloaded(quotas: Int, budgets: Int, time: String)
+    /// A cleanup run ended: its summary (``CleanupSummary/jsonLine``).
+    case cleanup(CleanupSummary)
 
     /// The JSON line, without its newline. Keys are sorted, so each line is stable.
     public var jsonLine: String {
@@ -42,6 +44,8 @@ public enum EngineEvent: Sendable {
                 "event": .string("config_reloaded"), "quotas": .integer(Int64(quotas)),
                 "budgets": .integer(Int64(budgets)), "time": .string(time),
             ]
+        case .cleanup(let summary):
+            return summary.jsonLine
         }
         return JSONValue.object(fields).encoded
     }

@@ -7,7 +7,7 @@ import QuotaWatchSystem
 public struct KernelFileSystem: LiveFileSystem {
     public let root: FileDescriptor
     public let inotify: InotifyDescriptor
-    private var handles: DirectoryHandles
+    var handles: DirectoryHandles
     private let scanner: TreeScanner
     private let options: CrawlOptions
 

@@ -20,6 +20,8 @@ public struct EngineOptions: Sendable {
     /// Reads the config again on SIGHUP; nil when there is no file to read (the rules came
     /// from the command line only). A thrown error's description is reported as it is.
     public var reloadPolicy: (@Sendable () throws -> PolicyConfig)?
+    /// Whether cleaners may delete, and where the audit log goes (see ``CleanupOptions``).
+    public var cleanup = CleanupOptions()
 
     public init(root: [UInt8], rootDisplay: String, socketPath: [UInt8]) {
         self.root = root
@@ -62,6 +64,8 @@ public final class LiveEngine: @unchecked Sendable {
     var monitor: PolicyMonitor?
     /// Runs the alert hooks off this thread; nil when none is configured.
     var hooks: HookRunner?
+    /// Cleanup triggers and runs; set once the policy layer has started.
+    var cleanup: CleanupCoordinator?
 
     public init(options: EngineOptions) {
         self.options = options
@@ -165,6 +169,7 @@ public final class LiveEngine: @unchecked Sendable {
         if let failure = startHooks(options.policy.hooks) { return .failure(failure) }
         defer { stopHooks() }
         startPolicy(&live, root: root)
+        if let failure = startCleanup(root: root, mailbox: mailbox) { return .failure(failure) }
         return loop(&live)
     }
 
@@ -177,7 +182,8 @@ public final class LiveEngine: @unchecked Sendable {
             let deadline = schedule.wakeDeadline(conditions(live)).map(clock.instant(of:))
             for message in mailbox.take(until: deadline) {
                 switch message {
-                case .events(let batch):
+                case .events(let events):
+                    let batch = takeOpens(events, live)
                     if options.traces { trace(batch, live.tree, live) }
                     let wasOverflowed = live.needsResync
                     live.apply(batch, now: clock.now)
@@ -197,6 +203,8 @@ public final class LiveEngine: @unchecked Sendable {
                     return .stopped
                 case .readerFailed(let error):
                     return .failure("reading inotify events failed: \(error)")
+                case .cleanupFinished(let summary):
+                    cleanupFinished(summary)
                 }
             }
             let now = clock.now
@@ -217,6 +225,7 @@ public final class LiveEngine: @unchecked Sendable {
                 reportDegradation(of: live)
             }
             policyTurn(&live)
+            cleanupTurn(&live)
             if live.rootIsGone {
                 let message =
                     "the root \(options.rootDisplay) was deleted or moved away; nothing is left to watch. "
@@ -233,7 +242,7 @@ public final class LiveEngine: @unchecked Sendable {
         LoopConditions(
             hasPendingWork: live.hasPendingWork, timerDeadline: live.nextDeadline,
             hasUnwatchedDirectories: live.hasUnwatchedDirectories, needsResync: live.needsResync,
-            policyDeadline: monitor?.nextDeadline)
+            policyDeadline: [monitor?.nextDeadline, cleanup?.nextDeadline].compactMap { $0 }.min())
     }
 
     // MARK: Requests and syncs
@@ -243,6 +252,7 @@ public final class LiveEngine: @unchecked Sendable {
         let query: StatusQuery
         switch request.command {
         case .status(let status): query = status
+        case .clean(let clean): return answerClean(clean, reply)
         }
         guard request.sync else {
             live.flush()
@@ -393,6 +403,7 @@ public final class LiveEngine: @unchecked Sendable {
         var failedHook: String?
         if case .hookFailed(let hook, _, _, _, _) = event.detail { failedHook = hook }
         hooks?.submit(event.hookEvent, except: failedHook)
+        cleanup?.note(event)
     }
 
     private func trace(_ batch: [InotifyEvent], _ tree: TallyTree, _ live: LiveTree<KernelFileSystem>) {

@@ -15,6 +15,8 @@ enum EngineMessage: @unchecked Sendable {
     case readerFailed(Errno)
     /// A hook run failed (reported from the hook's own thread).
     case hookFailed(HookFailure)
+    /// A cleanup run ended (its summary, from the runner's task).
+    case cleanupFinished(CleanupSummary)
 }
 
 /// A queue of messages for the engine thread, with a timed wait so the engine can also

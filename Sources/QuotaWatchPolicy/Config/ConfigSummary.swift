@@ -115,10 +115,11 @@ public enum ConfigSummary {
                         ]
                     })
         }
+        text += cleanersTable(config.cleanup)
         return text
     }
 
-    private static func columns(_ rows: [[String]]) -> String {
+    static func columns(_ rows: [[String]]) -> String {
         let count = rows.map(\.count).max() ?? 0
         var widths = Array(repeating: 0, count: count)
         for row in rows {
@@ -216,6 +217,7 @@ public enum ConfigSummary {
                 "change": .number(config.forecast.changeRatio),
             ]),
             "hooks": .array(hooks),
+            "cleanup": cleanersJSON(config.cleanup),
         ])
     }
 }

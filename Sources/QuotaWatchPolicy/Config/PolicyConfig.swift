@@ -12,6 +12,8 @@ public struct PolicyConfig: Sendable, Equatable {
     /// The half-life of the write activity that weighs budget shares.
     public var activityHalfLife: Duration = .seconds(600)
     public var hooks: [HookSpec] = []
+    /// `cleaners:`, `periodic:`, `app_version:`, `protect:` (see ``CleanupSettings``).
+    public var cleanup = CleanupSettings()
 
     public init() {}
 

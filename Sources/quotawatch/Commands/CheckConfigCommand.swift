@@ -18,7 +18,8 @@ enum CheckConfigCommand {
         abstract: "Validate a config file and print the rules it puts in force.",
         discussion: """
             Prints the quotas, budget groups, disk levels, leftover rules (the ios-sandbox
-            profile's built-ins included) and hooks, with every default filled in.
+            profile's built-ins included), hooks and cleaners (in run order, with the periodic
+            schedule, the app version and the protect globs), with every default filled in.
             Exit status: 0 when the file is valid, 65 when it is not (the error, with its line
             and column, goes to stderr), 66 when it cannot be read, 64 on bad usage.
             """,

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from . import churn, peers, procfs, quota_bench, stats, status_cost, watchers
+from . import churn, cleanup_bench, peers, procfs, quota_bench, stats, status_cost, watchers
 from .children import Children
 from .markdown import table
 from .watchers import StatusClient, root_entry
@@ -469,6 +469,7 @@ def run(
     quota_text, quota_targets = phase(
         quota_bench.measure, children, binary, run_dir, bench.produce, latency_iterations, burst_files, burst_rounds
     )
+    cleanup_text, cleanup_targets = phase(cleanup_bench.measure, children, binary, run_dir, burst_rounds)
     targets = table(
         ["where", "quotawatch run", "target", "measured", ""],
         startup_targets
@@ -477,8 +478,9 @@ def run(
         + idle_targets
         + churn_targets
         + status_targets
-        + quota_targets,
+        + quota_targets
+        + cleanup_targets,
         {3},
     )
-    sections = [startup_text, burst_text, latency_text, idle_text, churn_text, status_text, quota_text]
+    sections = [startup_text, burst_text, latency_text, idle_text, churn_text, status_text, quota_text, cleanup_text]
     return "\n".join(["#### Targets\n", targets + "\n", "#### Runs\n", *sections])

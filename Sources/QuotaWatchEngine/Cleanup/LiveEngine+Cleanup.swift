@@ -1,0 +1,178 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchPolicy
+import QuotaWatchSystem
+
+/// Whether the cleaners may delete, and where what must outlive a run is kept.
+public struct CleanupOptions: Sendable {
+    /// `run --clean`: the cleaners delete. Without it every run reports what it would remove.
+    public var clean = false
+    /// `run --dry-run`: report only, even with `--clean`.
+    public var dryRun = false
+    /// The audit log and the last app version seen (``StateDirectory``); nil when none can be
+    /// named.
+    public var stateDirectory: [UInt8]?
+
+    public init() {}
+
+    /// Whether anything is removed.
+    public var deletes: Bool { clean && !dryRun }
+}
+
+/// The engine's side of cleaning: starting the runner after the policy layer, one planning
+/// pass per turn, the summaries coming back, and the `clean` request.
+extension LiveEngine {
+    /// Builds the deleter (with the audit log under `--clean`), the runner with the configured
+    /// cleaners in order, and the coordinator. Returns why it cannot, which stops the daemon.
+    func startCleanup(root: FileDescriptor, mailbox: Mailbox) -> String? {
+        guard let monitor else { return nil }
+        let config = monitor.config
+        let settings = config.cleanup
+        let sandbox = Set(
+            IOSSandboxProfile.markerDirectories.filter { (try? root.status(of: Array($0.utf8)))?.kind == .directory })
+        let protection = CleanupProtection(
+            config: config, profileApplies: IOSSandboxProfile.applies(choice: config.profile, rootDirectories: sandbox),
+            extraGlobs: settings.protect)
+        let isProtected: Deleter.Protection = { protection.isProtected($0) }
+        let deletes = options.cleanup.deletes
+        let dryBackend: UnrecordedDeleter
+        let backend: any RemovalBackend
+        do {
+            dryBackend = UnrecordedDeleter(deleter: try Deleter(root: root, dryRun: true, isProtected: isProtected))
+            if deletes {
+                guard let directory = options.cleanup.stateDirectory else {
+                    return "no state directory for the audit log of deletions: set STATE_DIRECTORY (or HOME), "
+                        + "or run without --clean"
+                }
+                let deleter = try Deleter(root: root, dryRun: false, isProtected: isProtected)
+                let log: AuditLog
+                do {
+                    log = try AuditLog(directory: directory)
+                } catch {
+                    return error.description
+                }
+                // An intent without an outcome: the daemon died between the two last time.
+                if let recovered = try? log.recover(using: deleter), !recovered.isEmpty {
+                    let gone = recovered.filter { !$0.present }.count
+                    Self.warn(
+                        "the audit log had \(recovered.count) deletion(s) without an outcome; "
+                            + "\(gone) are gone, recorded as such")
+                }
+                backend = AuditedDeleter(deleter: deleter, log: log)
+            } else {
+                backend = dryBackend
+            }
+        } catch {
+            return "cannot prepare the deleter on \(options.rootDisplay): \(error)"
+        }
+
+        let plans = CleanupPlans()
+        var timeout: Duration = .seconds(60)
+        for case .command(_, _, let commandTimeout) in settings.cleaners {
+            timeout = max(timeout, commandTimeout + .seconds(10))
+        }
+        let runner = CleanupRunner(
+            settings: CleanupRunner.Settings(timeout: timeout, dryRun: !deletes), backend: backend,
+            instance: "\(ProcessIdentity.processID)",
+            prepare: { trigger in CleanupInputs(level: plans.activate(trigger)?.level ?? .normal) },
+            completion: { summary in
+                var summary = summary
+                let served = plans.finish(summary.triggers)
+                // Every trigger of the run asked for a dry run (clean-now --dry-run).
+                if !served.isEmpty, served.count == summary.triggers.count, served.allSatisfy(\.dryRun) {
+                    summary.dryRun = true
+                }
+                for plan in served {
+                    for reply in plan.replies { reply.send(summary) }
+                }
+                mailbox.post(.cleanupFinished(summary))
+            })
+        for (slot, spec) in settings.cleaners.enumerated() {
+            runner.register(
+                PlannedCleaner(
+                    inner: CleanupCoordinator.cleaner(spec), slot: slot, plans: plans, dryBackend: dryBackend))
+        }
+        var coordinator = CleanupCoordinator(
+            settings: settings, runner: runner, plans: plans, dryRun: !deletes, now: clock.now)
+        // Breaches reported by the first placement, before the coordinator existed.
+        for row in monitor.book.rows(level: monitor.level.level, at: PolicyMonitor.moment(clock.now))
+        where row.state == .breach {
+            coordinator.note(
+                .breach(path: row.path, size: row.size, effectiveLimit: row.effectiveLimit, rule: row.rule))
+        }
+        if let setting = settings.appVersion {
+            noteAppVersion(setting, into: &coordinator)
+        }
+        cleanup = coordinator
+        return nil
+    }
+
+    /// The first start with a new app version runs every cleaner once; the version is
+    /// persisted once that run is done (not after a dry run).
+    private func noteAppVersion(_ setting: AppVersionSetting, into coordinator: inout CleanupCoordinator) {
+        guard let directory = options.cleanup.stateDirectory else {
+            Self.warn("no state directory to remember the app version in; set STATE_DIRECTORY")
+            return
+        }
+        let source: AppVersionSource
+        switch setting {
+        case .fixed(let version): source = .fixed(version)
+        case .infoPlist(let path): source = .infoPlist(path: path)
+        }
+        do {
+            let version = try AppVersion.read(source)
+            let store = AppVersionStore(stateDirectory: directory)
+            guard let trigger = store.trigger(for: version) else { return }
+            coordinator.note(.trigger(trigger))
+            coordinator.appVersion = (store, version)
+        } catch {
+            Self.warn("\(error)")
+        }
+    }
+
+    static func warn(_ message: String) {
+        try? FileDescriptor.standardError.writeAll("quotawatch: warning: \(message)\n".utf8)
+    }
+
+    /// After the policy's pass: plans and submits the triggers noted this turn.
+    func cleanupTurn(_ live: inout LiveTree<KernelFileSystem>) {
+        guard var cleanup else { return }
+        cleanup.turn(&live, monitor: monitor, now: clock.now)
+        self.cleanup = cleanup
+    }
+
+    /// Opens noted for `order: lru` (they change no size); the rest go to the tree.
+    func takeOpens(_ batch: [InotifyEvent], _ live: LiveTree<KernelFileSystem>) -> [InotifyEvent] {
+        guard cleanup?.opens.isActive == true else { return batch }
+        return cleanup!.opens.take(batch, live, now: CleanupCoordinator.wallNanoseconds())
+    }
+
+    /// A run ended: its `cleanup` event, the periodic clock restarted, the app version kept.
+    func cleanupFinished(_ summary: CleanupSummary) {
+        emit(.cleanup(summary))
+        guard var cleanup else { return }
+        cleanup.ran(at: clock.now)
+        if let (store, version) = cleanup.appVersion, !summary.dryRun,
+            summary.triggers.contains(where: { if case .appVersion = $0 { true } else { false } })
+        {
+            do {
+                try store.record(version)
+            } catch {
+                Self.warn(
+                    "cannot remember app version \(version) in "
+                        + "\(EscapedName.string(store.path)): \(error); the next start cleans again")
+            }
+            cleanup.appVersion = nil
+        }
+        self.cleanup = cleanup
+    }
+
+    /// `clean`: every cleaner now; the reply waits for the run's summary (the runner sends it).
+    func answerClean(_ request: CleanRequest, _ reply: ControlReply) {
+        guard cleanup != nil else {
+            reply.fail("the cleaners have not started yet; try again")
+            return
+        }
+        cleanup!.note(.manual(name: request.trigger, dryRun: request.dryRun, reply: reply))
+    }
+}

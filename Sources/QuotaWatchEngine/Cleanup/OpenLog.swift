@@ -1,0 +1,92 @@
+import QuotaWatchCore
+import QuotaWatchPolicy
+import QuotaWatchSystem
+
+/// `order: lru`: the last open the engine saw of each file in the directories an lru
+/// eviction rule cleans. relatime makes atime useless, so those directories (and only those)
+/// are watched with `IN_OPEN` added to the usual mask, and each open of a file is noted here,
+/// keyed by the tree's file record with its inode (a reused record is told apart by it).
+/// Open events never reach the tree: they change no size.
+struct OpenLog {
+    /// The eviction globs asking for lru (nil: every quota directory).
+    let globs: [PathGlob?]
+    private var lastOpen: [FileID: (inode: UInt64, nanoseconds: Int64)] = [:]
+    /// Directories already watched for opens, with the inode they had then.
+    private var watched: [DirectoryID: UInt64] = [:]
+    private var seenShape: (directories: Int, quotas: Int) = (-1, -1)
+    /// A resync (after an overflow) builds a new tree with new ids and plain watches.
+    private var seenOverflows: UInt64 = 0
+
+    init(settings: CleanupSettings) {
+        globs = settings.cleaners.compactMap { spec -> PathGlob?? in
+            if case .evict(_, let glob, .leastRecentlyUsed, _) = spec { return .some(glob) }
+            return nil
+        }
+    }
+
+    var isActive: Bool { !globs.isEmpty }
+
+    /// Adds `IN_OPEN` to the watch of every directory in an lru quota directory's subtree not
+    /// watched for opens yet. Looked at only when the number of directories or of quota
+    /// directories changed, so a quiet turn costs nothing. A directory created inside one
+    /// later is watched from the next such turn.
+    mutating func watch(_ live: inout LiveTree<KernelFileSystem>, monitor: PolicyMonitor?) {
+        guard isActive, let monitor else { return }
+        if live.counters.overflows != seenOverflows {
+            seenOverflows = live.counters.overflows
+            lastOpen = [:]
+        }
+        if live.needsResync {
+            // Watched afresh once the new tree is built.
+            watched = [:]
+            seenShape = (-1, -1)
+            return
+        }
+        let shape = (live.tree.directoryCount, monitor.book.directoryCount)
+        guard shape != seenShape else { return }
+        seenShape = shape
+        var roots: Set<[UInt8]> = []
+        for row in monitor.book.rows(level: monitor.level.level, at: PolicyMonitor.moment(0))
+        where globs.contains(where: { $0?.matches(row.path) ?? true }) {
+            roots.insert(row.path)
+        }
+        for path in roots {
+            guard let top = live.tree.directory(atComponents: PathComponents.split(path)) else { continue }
+            for directory in live.tree.subtree(of: top) where watched[directory] != live.tree.inode(of: directory) {
+                guard live.tree.watch(of: directory) >= 0,
+                    let handle = try? live.fileSystem.handles.descriptor(for: directory, in: live.tree),
+                    (try? live.fileSystem.inotify.addWatch(handle, mask: [.quotaWatch, .open]))
+                        == live.tree.watch(of: directory)
+                else { continue }
+                watched[directory] = live.tree.inode(of: directory)
+            }
+        }
+    }
+
+    /// Notes the opens in `batch` and returns the other events, in order.
+    mutating func take(_ batch: [InotifyEvent], _ live: LiveTree<KernelFileSystem>, now: Int64) -> [InotifyEvent] {
+        guard isActive, batch.contains(where: { $0.mask.contains(.open) }) else { return batch }
+        var rest: [InotifyEvent] = []
+        rest.reserveCapacity(batch.count)
+        for event in batch {
+            guard event.mask.contains(.open) else {
+                rest.append(event)
+                continue
+            }
+            guard !event.mask.contains(.isDirectory), let directory = live.directory(forWatch: event.watch),
+                case .file(let file)? = live.tree.entry(named: event.name, in: directory)
+            else { continue }
+            lastOpen[file] = (live.tree.inode(of: file), now)
+        }
+        // Records of files gone stay until the table outgrows the tree; then it starts afresh
+        // (a lookup checks the inode, so a stale record never counts for another file).
+        if lastOpen.count > 2 * max(live.tree.fileCount, 4096) { lastOpen = [:] }
+        return rest
+    }
+
+    /// The last open of `file`, if the engine saw one of the inode it holds now.
+    func lastOpen(of file: FileID, in tree: TallyTree) -> Int64? {
+        guard let seen = lastOpen[file], seen.inode == tree.inode(of: file) else { return nil }
+        return seen.nanoseconds
+    }
+}
