@@ -50,50 +50,23 @@ extension LiveTree {
     /// late re-stat, and one more once writeback has run.
     public mutating func runTimers(now: UInt64) {
         latestNow = max(latestNow, now)
-        while transitHead < transitQueue.count, transitQueue[transitHead].since + moveWindow <= now {
-            let (since, cookie) = transitQueue[transitHead]
-            transitHead += 1
+        while let (_, (since, cookie)) = transitQueue.popDue(now: now) {
             if inTransit[cookie]?.since == since, let transit = takeTransit(cookie) { dropParked(transit) }
         }
-        if transitHead == transitQueue.count {
-            // Drained: let go of the storage too, so a storm's peak is not kept for good.
-            transitQueue = []
-            transitHead = 0
-        } else if transitHead > 1024 && transitHead * 2 > transitQueue.count {
-            transitQueue.removeFirst(transitHead)
-            transitHead = 0
-        }
-        while lateRestatHead < lateRestatQueue.count, lateRestatQueue[lateRestatHead].deadline <= now {
-            let (deadline, pending) = lateRestatQueue[lateRestatHead]
-            lateRestatHead += 1
+        transitQueue.compact()
+        while let (deadline, pending) = lateRestatQueue.popDue(now: now) {
             if lateRestats[pending] == deadline {
                 lateRestats.removeValue(forKey: pending)
                 pendingNames.insert(pending)
-                writebackRestatQueue.append((now + writebackRestatDelay, pending))
+                writebackRestatQueue.append(pending, at: now + writebackRestatDelay)
             }
         }
-        while writebackRestatHead < writebackRestatQueue.count,
-            writebackRestatQueue[writebackRestatHead].deadline <= now
-        {
-            let pending = writebackRestatQueue[writebackRestatHead].name
-            writebackRestatHead += 1
+        lateRestatQueue.compact()
+        while let (_, pending) = writebackRestatQueue.popDue(now: now) {
             // Written again meanwhile: its own late re-stat comes, and another one after it.
             if lateRestats[pending] == nil { pendingNames.insert(pending) }
         }
-        if writebackRestatHead == writebackRestatQueue.count {
-            writebackRestatQueue = []
-            writebackRestatHead = 0
-        } else if writebackRestatHead > 1024 && writebackRestatHead * 2 > writebackRestatQueue.count {
-            writebackRestatQueue.removeFirst(writebackRestatHead)
-            writebackRestatHead = 0
-        }
-        if lateRestatHead == lateRestatQueue.count {
-            lateRestatQueue = []
-            lateRestatHead = 0
-        } else if lateRestatHead > 1024 && lateRestatHead * 2 > lateRestatQueue.count {
-            lateRestatQueue.removeFirst(lateRestatHead)
-            lateRestatHead = 0
-        }
+        writebackRestatQueue.compact()
         // Dictionaries keep their largest size when emptied one key at a time.
         if lateRestats.isEmpty && lateRestats.capacity > 1024 { lateRestats = [:] }
         if inTransit.isEmpty && inTransit.capacity > 1024 { inTransit = [:] }
@@ -107,9 +80,7 @@ extension LiveTree {
         for pending in lateRestats.keys { pendingNames.insert(pending) }
         // Whatever writeback has added since (a sync(2) just before the request, say) counts
         // now, not 35 s later: every file written within the window is looked at again.
-        for index in writebackRestatHead..<writebackRestatQueue.count {
-            pendingNames.insert(writebackRestatQueue[index].name)
-        }
+        for waiting in writebackRestatQueue.waiting { pendingNames.insert(waiting.element) }
         pendingDirectories.insert(tree.root)
         // An unreadable directory may have no watch of its own to say that it grew.
         pendingDirectories.formUnion(unreadable)
@@ -175,9 +146,7 @@ extension LiveTree {
         deferredReadabilityChecks.removeAll()
         lateRestats.removeAll()
         lateRestatQueue.removeAll()
-        lateRestatHead = 0
         writebackRestatQueue.removeAll()
-        writebackRestatHead = 0
         unreadable.removeAll()
         unwatched.removeAll()
         // A new tree: the policy layer places it whole, so nothing logged before applies.

@@ -15,7 +15,7 @@ extension LiveTree {
         if let previous = takeTransit(cookie) { dropParked(previous) }
         inTransit[cookie] = Transit(
             entry: entry, parent: directory, parkedName: parkedName, originalName: name, since: now)
-        transitQueue.append((now, cookie))
+        transitQueue.append((now, cookie), at: now + moveWindow)
     }
 
     /// Ends a move's wait, whatever becomes of it.
@@ -26,7 +26,6 @@ extension LiveTree {
     mutating func forgetTransits() {
         inTransit.removeAll()
         transitQueue.removeAll()
-        transitHead = 0
     }
 
     mutating func finishMove(cookie: UInt32, to directory: DirectoryID, name: [UInt8], isDirectory: Bool) {
@@ -43,7 +42,7 @@ extension LiveTree {
             // The file keeps its pending late re-stat under its new name.
             let renamed = PendingName(directory: directory, name: name)
             lateRestats[renamed] = deadline
-            lateRestatQueue.append((deadline, renamed))
+            lateRestatQueue.append(renamed, at: deadline)
         }
         if let transit, let entry = transit.entry, isStillParked(transit) {
             switch entry {

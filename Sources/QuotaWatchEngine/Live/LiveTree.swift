@@ -63,8 +63,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     var inTransit: [UInt32: Transit] = [:]
     /// The same moves in the order they began, for their timeouts (the window is constant,
     /// so this is deadline order); finished ones are skipped when they reach the head.
-    var transitQueue: [(since: UInt64, cookie: UInt32)] = []
-    var transitHead = 0
+    var transitQueue = OrderedTimerQueue<(since: UInt64, cookie: UInt32)>()
     var pendingNames: Set<PendingName> = []
     var pendingDirectories: Set<DirectoryID> = []
     /// Names whose directory could not be opened at its path in the tree, because a rename of
@@ -78,12 +77,10 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// order of deadline: the delay is constant, so appending keeps the queue sorted and the
     /// next deadline is its head. An entry superseded by a later write is skipped when popped.
     var lateRestats: [PendingName: UInt64] = [:]
-    var lateRestatQueue: [(deadline: UInt64, name: PendingName)] = []
-    var lateRestatHead = 0
+    var lateRestatQueue = OrderedTimerQueue<PendingName>()
     /// Files whose late re-stat ran, for the one after writeback. The delay is constant and
     /// entries are appended as the late re-stats run, so this is in deadline order too.
-    var writebackRestatQueue: [(deadline: UInt64, name: PendingName)] = []
-    var writebackRestatHead = 0
+    var writebackRestatQueue = OrderedTimerQueue<PendingName>()
     /// The latest `now` the engine passed in: files found by a crawl are timed from it.
     var latestNow: UInt64 = 0
     var unreadable: Set<DirectoryID> = []
@@ -135,11 +132,9 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
 
     /// The earliest moment a timer of the tree's is due, if any.
     public var nextDeadline: UInt64? {
-        let moves = transitHead < transitQueue.count ? transitQueue[transitHead].since + moveWindow : nil
-        let restats = lateRestatHead < lateRestatQueue.count ? lateRestatQueue[lateRestatHead].deadline : nil
-        let writebacks =
-            writebackRestatHead < writebackRestatQueue.count
-            ? writebackRestatQueue[writebackRestatHead].deadline : nil
+        let moves = transitQueue.nextDeadline
+        let restats = lateRestatQueue.nextDeadline
+        let writebacks = writebackRestatQueue.nextDeadline
         return [moves, restats, writebacks].compactMap { $0 }.min()
     }
 
@@ -222,7 +217,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         // A batch shares one `now`: a file's second write in it needs no second entry.
         let deadline = now + lateRestatDelay
         if lateRestats.updateValue(deadline, forKey: pending) != deadline {
-            lateRestatQueue.append((deadline, pending))
+            lateRestatQueue.append(pending, at: deadline)
         }
     }
 
