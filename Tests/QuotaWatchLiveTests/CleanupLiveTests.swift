@@ -264,6 +264,63 @@ struct CleanupLiveTests {
         #expect(intents.first?["rule"] as? String == "cfnetwork-download")
         try setup.fixture.stopCleanly()
     }
+
+    /// The daemon, not a stand-in, is killed with SIGKILL at a random moment while it evicts.
+    /// After each kill every file that is gone has an intent and every recorded removal is
+    /// gone; the next start with --clean closes the intents the kill left open.
+    @Test("the daemon killed at random moments of its cleanup runs: the audit log accounts for every deleted file")
+    func killedDuringCleanup() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let runs = environment["QUOTAWATCH_KILL_RUNS"].flatMap(Int.init) ?? 6
+        let seed = environment["QUOTAWATCH_KILL_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
+        var generator = SeededGenerator(seed: seed)
+        let setup = try Setup()
+        let tree = setup.fixture.tree
+        try tree.makeDirectories(cache)
+        var everyName: [String] = []
+        var killedMidRun = 0
+        for run in 0..<runs {
+            // Over its quota before the daemon starts: the first crawl's breach starts an eviction.
+            for index in 0..<40 {
+                try tree.writeFile(cache / "r\(run)-\(index)", byteCount: 4_096)
+                everyName.append("Caches/a/r\(run)-\(index)")
+            }
+            let daemon = try setup.start(["--quota", "Caches/*=40kB", "--clean"])
+            usleep(UInt32.random(in: 0...120_000, using: &generator))
+            _ = try daemon.stop(SIGKILL)
+            if daemon.events("cleanup").isEmpty { killedMidRun += 1 }
+
+            let records = try setup.auditRecords()
+            let intents = Set(
+                records.filter { $0["record"] as? String == "intent" }.compactMap { $0["path"] as? String })
+            let removed = records.filter {
+                $0["record"] as? String == "outcome" && $0["result"] as? String == "removed"
+            }
+            .compactMap { $0["path"] as? String }
+            for name in everyName where !(try tree.exists(TreePath("root/" + name))) {
+                #expect(intents.contains(name), "seed \(seed), run \(run): \(name) is gone without an intent")
+            }
+            for name in removed {
+                #expect(
+                    !(try tree.exists(TreePath("root/" + name))),
+                    "seed \(seed), run \(run): \(name) marked removed but present")
+            }
+        }
+        // A start with --clean and nothing to clean resolves what the last kill left open.
+        let last = try setup.start(["--quota", "Caches/*=1GB", "--clean"])
+        _ = try last.syncStatus()
+        let after = try setup.auditRecords()
+        func key(_ record: [String: Any]) -> String { "\(record["run"] ?? "")#\(record["seq"] ?? "")" }
+        let open = Set(after.filter { $0["record"] as? String == "intent" }.map(key))
+            .subtracting(after.filter { $0["record"] as? String == "outcome" }.map(key))
+        #expect(open.isEmpty, "seed \(seed): intents left open after a restart: \(open)")
+        let gone = try everyName.filter { !(try tree.exists(TreePath("root/" + $0))) }.count
+        print(
+            "daemon kill -9: \(runs) runs, \(killedMidRun) before their cleanup ended (seed \(seed); "
+                + "QUOTAWATCH_KILL_RUNS, QUOTAWATCH_KILL_SEED), \(gone) of \(everyName.count) files deleted")
+        #expect(gone > 0, "seed \(seed): no run got as far as deleting")
+        try setup.fixture.stopCleanly()
+    }
 }
 
 /// A `cleanup` event line (or `clean-now --json` reply), as a test reads it.
