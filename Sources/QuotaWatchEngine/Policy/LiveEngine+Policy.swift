@@ -49,6 +49,13 @@ extension LiveEngine {
         // Changes applied so far are evaluated under the old rules first.
         policyTurn(&live)
         guard monitor != nil else { return }
+        if options.policy.cleanup != config.cleanup {
+            // The runner holds its cleaners and a run may be under way: they change at a restart.
+            try? FileDescriptor.standardError.writeAll(
+                ("quotawatch: SIGHUP: 'cleaners', 'periodic', 'app_version' and 'protect' changed in the config; "
+                    + "the cleaners in force stay until the daemon is restarted (quotas, levels, leftovers and "
+                    + "hooks are reloaded now)\n").utf8)
+        }
         replaceHooks(with: config.hooks)
         var events =
             monitor?.rebuild(&live.tree, config: config, keepingQuotaStates: true, now: clock.now, time: .now()) ?? []
