@@ -73,4 +73,29 @@ struct LeftoverLiveTests {
         #expect(daemon.events("leftover").count == 1, "only the old download, and only once")
         try fixture.stopCleanly()
     }
+
+    @Test("with --clean a leftover is removed by the leftover cleaner on its own event; an open download stays")
+    func leftoverTriggersCleanup() throws {
+        let fixture = try sandbox()
+        let state = try TempTree(prefix: "qw-leftover-state")
+        let tree = fixture.tree
+        let tmp = root / "tmp"
+        let daemon = try fixture.start(
+            options: ["--leftover-after", "1s", "--clean"],
+            wrapper: ["/usr/bin/env", "STATE_DIRECTORY=\(state.rootPath)"])
+        try tree.writeFile(tmp / "CFNetworkDownload_live.tmp", byteCount: 30_000)
+        let writer = try #require(FileHandle(forWritingAtPath: tree.absolutePath(tmp / "CFNetworkDownload_live.tmp")))
+        try writer.seekToEnd()
+        try writer.write(contentsOf: Data(repeating: 7, count: 20_000))
+        try tree.writeFile(tmp / "CFNetworkDownload_gone.tmp", byteCount: 50_000)
+
+        try daemon.waitForEvent("leftover", path: "tmp/CFNetworkDownload_gone.tmp")
+        let cleanup = try daemon.waitForEvent("cleanup")
+        #expect(cleanup.text.contains(#""trigger":"leftover""#), "\(cleanup)")
+        _ = try daemon.syncStatus()
+        #expect(!(try tree.exists(tmp / "CFNetworkDownload_gone.tmp")), "the abandoned download was not removed")
+        #expect(try tree.exists(tmp / "CFNetworkDownload_live.tmp"), "the download still being written was removed")
+        try writer.close()
+        try fixture.stopCleanly()
+    }
 }
