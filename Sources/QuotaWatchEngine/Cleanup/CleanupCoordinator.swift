@@ -56,7 +56,8 @@ struct CleanupCoordinator {
         case .leftovers(let name): LeftoverCleaner(name: name)
         case .evict(let name, _, let order, _): EvictionCleaner(name: name, order: order)
         case .trim(let name, _, let limit): EvictionCleaner(name: name, order: .oldestModified, limit: limit)
-        case .expire(let name, _, let age): ExpiryCleaner(name: name, age: age, nowNanoseconds: Self.wallNanoseconds)
+        case .expire(let name, _, let age):
+            ExpiryCleaner(name: name, age: age, nowNanoseconds: WallClock.nanosecondsSinceEpoch)
         case .command(let name, let argv, let timeout):
             CommandCleaner(
                 name: name, arguments: argv, timeout: timeout,
@@ -65,8 +66,6 @@ struct CleanupCoordinator {
                 })
         }
     }
-
-    @Sendable static func wallNanoseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1e9) }
 
     // MARK: Triggers
 

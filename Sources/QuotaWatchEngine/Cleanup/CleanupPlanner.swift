@@ -176,7 +176,7 @@ struct CleanupPlanner {
             guard let rule = rules.first(where: { $0.name == name }), !rule.protect else { return [] }
             return live.cleanupEntry(at: path, rule: name).map { [$0] } ?? []
         }
-        let nowNanoseconds = CleanupCoordinator.wallNanoseconds()
+        let nowNanoseconds = WallClock.nanosecondsSinceEpoch()
         var found: [CleanupCandidate] = []
         for rule in rules where !rule.protect {
             for glob in rule.paths {

@@ -144,7 +144,7 @@ extension LiveEngine {
     /// Opens noted for `order: lru` (they change no size); the rest go to the tree.
     func takeOpens(_ batch: [InotifyEvent], _ live: LiveTree<KernelFileSystem>) -> [InotifyEvent] {
         guard cleanup?.opens.isActive == true else { return batch }
-        return cleanup!.opens.take(batch, live, now: CleanupCoordinator.wallNanoseconds())
+        return cleanup!.opens.take(batch, live, now: WallClock.nanosecondsSinceEpoch())
     }
 
     /// A run ended: its `cleanup` event, the periodic clock restarted, the app version kept.

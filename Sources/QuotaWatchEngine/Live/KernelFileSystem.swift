@@ -1,4 +1,3 @@
-import Foundation
 import QuotaWatchCore
 import QuotaWatchSystem
 
@@ -125,7 +124,7 @@ public struct KernelFileSystem: LiveFileSystem {
     /// from writeback: the kernel writes dirty data back within `vm.dirty_expire_centisecs`
     /// (30 s) plus one writeback period (5 s).
     static func writebackHorizon() -> Int64 {
-        Int64((Date().timeIntervalSince1970 - 35) * 1_000_000_000)
+        WallClock.nanosecondsSinceEpoch() - 35_000_000_000
     }
 
     /// Watches the root's parent for the deletion or renaming of `rootName`, if that name in

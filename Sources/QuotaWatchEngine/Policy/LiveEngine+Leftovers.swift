@@ -1,4 +1,3 @@
-import Foundation
 import QuotaWatchCore
 import QuotaWatchPolicy
 import QuotaWatchSystem
@@ -85,8 +84,7 @@ extension LiveEngine {
 
     /// The engine's moment of a wall-clock time (a file's mtime), never after `now`.
     static func moment(ofWallClock nanoseconds: Int64, now: UInt64) -> Moment {
-        let wallNow = Int64((Date().timeIntervalSince1970 * 1e9).rounded(.down))
-        let age = max(0, wallNow - nanoseconds)
+        let age = max(0, WallClock.nanosecondsSinceEpoch() - nanoseconds)
         let engineNanoseconds = Int64(clamping: now) - age
         return Moment(sinceOrigin: .nanoseconds(engineNanoseconds))
     }
