@@ -30,6 +30,14 @@ let package = Package(
         .target(name: "QuotaWatchPolicy", dependencies: ["QuotaWatchCore"], swiftSettings: strict),
         // libyaml from Debian's libyaml-dev, for the config file.
         .systemLibrary(name: "CYAML", path: "Sources/CYAML"),
+        // ncursesw from Debian's libncurses-dev, for the `watch` view and `clean`'s selection.
+        .systemLibrary(name: "CNcursesW", path: "Sources/CNcursesW"),
+        // SQLite from Debian's libsqlite3-dev, for the event history.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        // libmicrohttpd from Debian's libmicrohttpd-dev, for the Prometheus endpoint.
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD"),
+        // libsystemd from Debian's libsystemd-dev, for sd_notify.
+        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd"),
         // The config file: libyaml's events into a node tree, decoded into a PolicyConfig.
         .target(
             name: "QuotaWatchConfig",

@@ -50,13 +50,18 @@ qw_require_packages() {
 }
 
 # Installs what one script needs:
-#   test   libinotifytools (linked by QuotaWatchSystem), libyaml (QuotaWatchConfig) and coreutils' du
-#   demo   what building QuotaWatch needs, and du for the comparison line
-#   bench  the tools QuotaWatch is measured against: gdu, watchman, inotifywait, hyperfine
+#   build  the C libraries QuotaWatch links: libinotifytools, libyaml, ncursesw, SQLite,
+#          libmicrohttpd and libsystemd
+#   test   build, coreutils' du (the oracle), tmux (drives the `watch` view) and prometheus
+#          (scrapes the metrics endpoint; its test is skipped, saying so, where it is missing)
+#   demo   build, and du for the comparison line
+#   bench  build, and the tools QuotaWatch is measured against: gdu, watchman, inotifywait, hyperfine
+QW_BUILD_PACKAGES=(libinotifytools0-dev libyaml-dev libncurses-dev libsqlite3-dev libmicrohttpd-dev libsystemd-dev)
 qw_install_deps() {
     case "${1:-}" in
-    test | demo) qw_require_packages libinotifytools0-dev libyaml-dev coreutils ;;
-    bench) qw_require_packages libinotifytools0-dev libyaml-dev coreutils gdu watchman inotify-tools hyperfine ;;
+    test) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils tmux prometheus ;;
+    demo) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils ;;
+    bench) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils gdu watchman inotify-tools hyperfine ;;
     *)
         echo "qw_install_deps: expected test, demo or bench, got '${1:-}'" >&2
         return 64

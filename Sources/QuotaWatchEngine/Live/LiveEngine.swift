@@ -22,6 +22,8 @@ public struct EngineOptions: Sendable {
     public var reloadPolicy: (@Sendable () throws -> PolicyConfig)?
     /// Whether cleaners may delete, and where the audit log goes (see ``CleanupOptions``).
     public var cleanup = CleanupOptions()
+    /// Told of the engine's life, its events and, when they ask, its tree (``EngineObserver``).
+    public var observers: [any EngineObserver] = []
 
     public init(root: [UInt8], rootDisplay: String, socketPath: [UInt8]) {
         self.root = root
@@ -170,7 +172,10 @@ public final class LiveEngine: @unchecked Sendable {
         defer { stopHooks() }
         startPolicy(&live, root: root)
         if let failure = startCleanup(root: root, mailbox: mailbox) { return .failure(failure) }
-        return loop(&live)
+        notifyObservers(.ready, live)
+        let exit = loop(&live)
+        notifyObservers(.stopping, live)
+        return exit
     }
 
     // MARK: The loop
@@ -226,6 +231,7 @@ public final class LiveEngine: @unchecked Sendable {
             }
             policyTurn(&live)
             cleanupTurn(&live)
+            observerTurn(live, now: now)
             if live.rootIsGone {
                 let message =
                     "the root \(options.rootDisplay) was deleted or moved away; nothing is left to watch. "
@@ -242,7 +248,8 @@ public final class LiveEngine: @unchecked Sendable {
         LoopConditions(
             hasPendingWork: live.hasPendingWork, timerDeadline: live.nextDeadline,
             hasUnwatchedDirectories: live.hasUnwatchedDirectories, needsResync: live.needsResync,
-            policyDeadline: [monitor?.nextDeadline, cleanup?.nextDeadline].compactMap { $0 }.min())
+            policyDeadline: ([monitor?.nextDeadline, cleanup?.nextDeadline] + options.observers.map(\.nextTurn))
+                .compactMap { $0 }.min())
     }
 
     // MARK: Requests and syncs
@@ -323,19 +330,13 @@ public final class LiveEngine: @unchecked Sendable {
             reply.send(monitor.snapshot(root: options.rootDisplay, tree: live.tree, now: clock.now))
             return
         }
-        let tree = live.tree
-        guard let rows = tree.rows(selection) else {
+        guard let rows = live.tree.rows(selection) else {
             reply.fail(
                 "\(options.rootDisplay) has no directory '\(EscapedName.string(selection.subtree))'; "
                     + "give a path relative to the root as status --json shows it")
             return
         }
-        let engine = EngineReport(
-            events: live.counters.events, rescannedDirectories: live.counters.rescannedDirectories,
-            overflows: live.counters.overflows, watches: live.watchCount,
-            degraded: live.degradedDirectories.map { EscapedName.string(tree.relativePath(of: $0)) },
-            requests: requestsAnswered, cpuSeconds: Self.seconds(ThreadCPUTime.current()))
-        reply.send(StatusSnapshot(root: options.rootDisplay, rows: rows, engine: engine))
+        reply.send(StatusSnapshot(root: options.rootDisplay, rows: rows, engine: view(of: live).counters))
     }
 
     // MARK: Overflow and degradation
@@ -394,16 +395,47 @@ public final class LiveEngine: @unchecked Sendable {
 
     // MARK: Plumbing
 
-    func emit(_ event: EngineEvent) { events?.write(event.jsonLine) }
+    func emit(_ event: EngineEvent) {
+        events?.write(event.jsonLine)
+        for observer in options.observers { observer.engineEmitted(.engine(event)) }
+    }
 
-    /// Where every policy event leaves the engine: the event stream now, hooks later.
+    /// Where every policy event leaves the engine: the event stream, observers, hooks and
+    /// the cleanup triggers.
     func publish(_ event: PolicyEvent) {
         events?.write(event.jsonLine)
+        for observer in options.observers { observer.engineEmitted(.policy(event)) }
         // A hook that fails is not sent its own failure: that would run it again, and fail again.
         var failedHook: String?
         if case .hookFailed(let hook, _, _, _, _) = event.detail { failedHook = hook }
         hooks?.submit(event.hookEvent, except: failedHook)
         cleanup?.note(event)
+    }
+
+    func view(of live: LiveTree<KernelFileSystem>) -> EngineView {
+        let tree = live.tree
+        let counters = EngineReport(
+            events: live.counters.events, rescannedDirectories: live.counters.rescannedDirectories,
+            overflows: live.counters.overflows, watches: live.watchCount,
+            degraded: live.degradedDirectories.map { EscapedName.string(tree.relativePath(of: $0)) },
+            requests: requestsAnswered, cpuSeconds: Self.seconds(ThreadCPUTime.current()))
+        return EngineView(
+            now: clock.now, rootDisplay: options.rootDisplay, tree: tree, counters: counters,
+            isResyncing: live.needsResync, monitor: monitor)
+    }
+
+    func notifyObservers(_ change: EngineLifecycle, _ live: LiveTree<KernelFileSystem>) {
+        guard !options.observers.isEmpty else { return }
+        let view = view(of: live)
+        for observer in options.observers { observer.engine(change, view) }
+    }
+
+    /// Gives each observer whose turn is due a look at the tree.
+    private func observerTurn(_ live: LiveTree<KernelFileSystem>, now: UInt64) {
+        let due = options.observers.filter { observer in observer.nextTurn.map { $0 <= now } ?? false }
+        guard !due.isEmpty else { return }
+        let view = view(of: live)
+        for observer in due { observer.engineTurn(view) }
     }
 
     private func trace(_ batch: [InotifyEvent], _ tree: TallyTree, _ live: LiveTree<KernelFileSystem>) {

@@ -36,6 +36,7 @@ extension LiveEngine {
                 "quotawatch: SIGHUP: there is no --config file to read again; the rules stay as they are\n".utf8)
             return
         }
+        notifyObservers(.reloading, live)
         let config: PolicyConfig
         do {
             config = try reload()
@@ -44,11 +45,15 @@ extension LiveEngine {
             try? FileDescriptor.standardError.writeAll(
                 "quotawatch: SIGHUP: the config was not reloaded, the rules in force stay: \(message)\n".utf8)
             emit(.configError(message: message, time: WallTime.now().iso8601))
+            notifyObservers(.reloaded(applied: false), live)
             return
         }
         // Changes applied so far are evaluated under the old rules first.
         policyTurn(&live)
-        guard monitor != nil else { return }
+        guard monitor != nil else {
+            notifyObservers(.reloaded(applied: false), live)
+            return
+        }
         if options.policy.cleanup != config.cleanup {
             // The runner holds its cleaners and a run may be under way: they change at a restart.
             try? FileDescriptor.standardError.writeAll(
@@ -63,5 +68,6 @@ extension LiveEngine {
         events += leftoverTurn(&live, changed: [])
         emit(.configReloaded(quotas: config.quotas.count, budgets: config.budgets.count, time: WallTime.now().iso8601))
         for event in events { publish(event) }
+        notifyObservers(.reloaded(applied: true), live)
     }
 }
