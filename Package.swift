@@ -69,7 +69,9 @@ let package = Package(
         ),
         // Temp trees with raw-byte names, the du oracle, and a runner for the built CLI.
         .target(name: "QuotaWatchTestSupport", path: "Tests/QuotaWatchTestSupport", swiftSettings: strict),
-        .testTarget(name: "QuotaWatchCoreTests", dependencies: ["QuotaWatchCore"], swiftSettings: strict),
+        .testTarget(
+            name: "QuotaWatchCoreTests", dependencies: ["QuotaWatchCore", "QuotaWatchTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "QuotaWatchPolicyTests",
             dependencies: ["QuotaWatchPolicy", "QuotaWatchConfig", "QuotaWatchCore", "QuotaWatchTestSupport"],
