@@ -21,7 +21,7 @@ let package = Package(
         // DirectoryListing), as NIOPosix speaks in NIOCore's.
         .target(
             name: "QuotaWatchSystem",
-            dependencies: ["CQuotaWatchShims", "CInotifyTools", "QuotaWatchCore"],
+            dependencies: ["CQuotaWatchShims", "CInotifyTools", "QuotaWatchCore", "CMicroHTTPD"],
             swiftSettings: strict + [.strictMemorySafety()]
         ),
         // Pure logic: tallies, sizes, names, rendering. No kernel.
@@ -79,7 +79,7 @@ let package = Package(
         ),
         .testTarget(
             name: "QuotaWatchSystemTests",
-            dependencies: ["QuotaWatchSystem"],
+            dependencies: ["QuotaWatchSystem", "QuotaWatchTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -137,6 +137,19 @@ func system_setsockopt(
     unsafe setsockopt(descriptor, level, option, value, length)
 }
 
+// MARK: TCP sockets (TCPListener.swift)
+
+func system_getsockname(
+    _ descriptor: CInt, _ address: UnsafeMutablePointer<sockaddr>, _ length: UnsafeMutablePointer<socklen_t>
+) -> CInt {
+    unsafe getsockname(descriptor, address, length)
+}
+
+/// Not a system call, but the C library's: 1 for a valid address, 0 for text that is not one.
+func system_inet_pton(_ family: CInt, _ text: UnsafePointer<CChar>, _ address: UnsafeMutableRawPointer) -> CInt {
+    unsafe inet_pton(family, text, address)
+}
+
 func system_fchmod(_ descriptor: CInt, _ mode: mode_t) -> CInt {
     fchmod(descriptor, mode)
 }

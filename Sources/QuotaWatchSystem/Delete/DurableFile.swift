@@ -93,14 +93,15 @@ public final class DurableAppendFile {
 
 /// Small state files written so that a crash leaves the old contents or the new, never a mix.
 public enum DurableFile {
-    /// Writes `contents` to `path.tmp`, syncs it, and renames it over `path`.
+    /// Writes `contents` to `path.tmp` with permission bits `mode` (less the umask), syncs it,
+    /// and renames it over `path`.
     ///
     /// The corresponding C functions are `openat`, `write`, `fdatasync` and `renameat`.
-    public static func replace(_ path: [UInt8], with contents: [UInt8]) throws(Errno) {
+    public static func replace(_ path: [UInt8], with contents: [UInt8], mode: mode_t = 0o600) throws(Errno) {
         let temporary = path + Array(".tmp".utf8)
         let flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW
         let raw = try unsafe withCString(temporary) { cPath throws(Errno) in
-            try valueOrErrno { unsafe system_openat(AT_FDCWD, cPath, flags, 0o600) }.get()
+            try valueOrErrno { unsafe system_openat(AT_FDCWD, cPath, flags, mode) }.get()
         }
         let file = FileDescriptor(rawValue: raw)
         defer { file.close() }

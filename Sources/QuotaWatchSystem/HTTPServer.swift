@@ -1,0 +1,113 @@
+import CMicroHTTPD
+import Glibc
+
+/// A one-page HTTP server on libmicrohttpd (Debian's libmicrohttpd-dev): `GET` or `HEAD` of
+/// `path` answers 200 with what `body` returns; any other path is 404, any other method 405.
+///
+/// libmicrohttpd runs its own polling thread, which calls `body` for each request; `body`
+/// must be safe to call from it and must not wait for the engine. Nothing else of
+/// libmicrohttpd leaves this file.
+@safe public final class HTTPServer: @unchecked Sendable {
+    /// Why the server could not start.
+    public struct StartError: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    private let daemon: OpaquePointer
+    private let page: Unmanaged<HTTPServerPage>
+    private var stopped = false
+    public let address: TCPAddress
+
+    /// Serves on `listener`, which the server takes over: ``stop()`` closes it, and so does a
+    /// start that fails.
+    public init(
+        listener: TCPListener, path: String, contentType: String, body: @escaping @Sendable () -> [UInt8]
+    ) throws(StartError) {
+        let page = unsafe Unmanaged.passRetained(HTTPServerPage(path: path, contentType: contentType, body: body))
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
+        if listener.address.family == .ipv6 { flags |= MHD_USE_IPv6.rawValue }
+        let options: [any CVarArg] = [
+            option(.LISTEN_SOCKET), listener.descriptor.rawValue,
+            // A scraper that stops mid-request holds a connection at most this long (seconds).
+            option(.CONNECTION_TIMEOUT), CUnsignedInt(10),
+            option(.CONNECTION_LIMIT), CUnsignedInt(32),
+            option(.END),
+        ]
+        let started = unsafe withVaList(options) { arguments in
+            unsafe MHD_start_daemon_va(flags, 0, nil, nil, handleRequest, page.toOpaque(), arguments)
+        }
+        guard let started = unsafe started else {
+            unsafe page.release()
+            listener.descriptor.close()
+            throw StartError(description: "libmicrohttpd could not start serving on \(listener.address)")
+        }
+        unsafe daemon = started
+        unsafe self.page = page
+        address = listener.address
+    }
+
+    /// Stops serving: waits for the polling thread, closes the socket and every connection.
+    public func stop() {
+        guard !stopped else { return }
+        stopped = true
+        unsafe MHD_stop_daemon(daemon)
+        unsafe page.release()
+    }
+
+    deinit { stop() }
+}
+
+/// An option's number as `MHD_start_daemon`'s variable arguments read it: an `int`.
+private func option(_ option: MHD_OPTION) -> CInt { CInt(truncatingIfNeeded: option.rawValue) }
+
+/// What the request handler needs, kept alive for the server's life by an unmanaged
+/// reference that ``HTTPServer/stop()`` releases.
+private final class HTTPServerPage: Sendable {
+    let path: String
+    let contentType: String
+    let body: @Sendable () -> [UInt8]
+
+    init(path: String, contentType: String, body: @escaping @Sendable () -> [UInt8]) {
+        self.path = path
+        self.contentType = contentType
+        self.body = body
+    }
+}
+
+/// libmicrohttpd's access handler: called on its thread once the request's headers are in.
+/// A `GET` or `HEAD` has no body, so the first call answers.
+private func handleRequest(
+    _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
+    _ uploadDataSize: UnsafeMutablePointer<Int>?, _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let context = unsafe context, let url = unsafe url, let method = unsafe method else { return .NO }
+    let page = unsafe Unmanaged<HTTPServerPage>.fromOpaque(context).takeUnretainedValue()
+    let methodText = unsafe String(cString: method)
+    guard methodText == "GET" || methodText == "HEAD" else {
+        return unsafe respond(
+            connection, status: 405, body: Array("only GET and HEAD\n".utf8),
+            headers: [
+                ("Allow", "GET, HEAD"), ("Content-Type", "text/plain; charset=utf-8"),
+            ])
+    }
+    guard unsafe String(cString: url) == page.path else {
+        return unsafe respond(
+            connection, status: 404, body: Array("not found; the metrics are at \(page.path)\n".utf8),
+            headers: [("Content-Type", "text/plain; charset=utf-8")])
+    }
+    return unsafe respond(connection, status: 200, body: page.body(), headers: [("Content-Type", page.contentType)])
+}
+
+private func respond(
+    _ connection: OpaquePointer?, status: UInt32, body: [UInt8], headers: [(String, String)]
+) -> MHD_Result {
+    let response = unsafe body.withUnsafeBytes { bytes in
+        unsafe MHD_create_response_from_buffer(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let response = unsafe response else { return .NO }
+    defer { unsafe MHD_destroy_response(response) }
+    for (name, value) in headers { _ = unsafe MHD_add_response_header(response, name, value) }
+    return unsafe MHD_queue_response(connection, status, response)
+}

@@ -1,0 +1,169 @@
+import Glibc
+
+/// A numeric TCP address to listen on: `127.0.0.1:9100` or `[::1]:9100`. Port 0 asks the
+/// kernel for a free port.
+public struct TCPAddress: Sendable, Hashable, CustomStringConvertible {
+    public enum Family: Sendable, Hashable {
+        case ipv4
+        case ipv6
+    }
+
+    public let family: Family
+    /// The host as written, without brackets.
+    public let host: String
+    public let port: UInt16
+    /// The address in network byte order: 4 bytes, or 16.
+    let addressBytes: [UInt8]
+
+    /// `host:port`, with an IPv6 host in brackets.
+    public var description: String { family == .ipv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// Why text is not a listening address; the message names the text and the fix.
+    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Parses `HOST:PORT` with a numeric IPv4 host or a bracketed IPv6 one. Host names are
+    /// refused: which address a name resolves to is a question a daemon should not leave open.
+    public init(parsing text: String) throws(ParseError) {
+        let hostText: Substring
+        let portText: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                throw ParseError(description: "'\(text)' is not [IPV6]:PORT; write it as [::1]:9100")
+            }
+            hostText = text[text.index(after: text.startIndex)..<close]
+            portText = text[text.index(close, offsetBy: 2)...]
+            family = .ipv6
+        } else {
+            guard let colon = text.lastIndex(of: ":") else {
+                throw ParseError(description: "'\(text)' has no port; write HOST:PORT, such as 127.0.0.1:9100")
+            }
+            hostText = text[..<colon]
+            portText = text[text.index(after: colon)...]
+            if hostText.contains(":") {
+                throw ParseError(description: "'\(text)': put an IPv6 address in brackets, such as [::1]:9100")
+            }
+            family = .ipv4
+        }
+        guard let port = UInt16(portText), portText.allSatisfy(\.isASCII) else {
+            throw ParseError(description: "'\(text)': the port '\(portText)' is not a number from 0 to 65535")
+        }
+        var bytes = [UInt8](repeating: 0, count: family == .ipv4 ? 4 : 16)
+        let domain = family == .ipv4 ? AF_INET : AF_INET6
+        let parsed = unsafe String(hostText).withCString { cText in
+            unsafe bytes.withUnsafeMutableBytes { buffer in
+                unsafe system_inet_pton(domain, cText, buffer.baseAddress!)
+            }
+        }
+        guard parsed == 1 else {
+            let kind = family == .ipv4 ? "a numeric IPv4 address such as 127.0.0.1" : "an IPv6 address such as ::1"
+            throw ParseError(description: "'\(text)': the host '\(hostText)' is not \(kind) (names are not resolved)")
+        }
+        host = String(hostText)
+        self.port = port
+        addressBytes = bytes
+    }
+
+    init(family: Family, host: String, port: UInt16, addressBytes: [UInt8]) {
+        self.family = family
+        self.host = host
+        self.port = port
+        self.addressBytes = addressBytes
+    }
+
+    /// The same host with another port.
+    func with(port: UInt16) -> TCPAddress {
+        TCPAddress(family: family, host: host, port: port, addressBytes: addressBytes)
+    }
+}
+
+/// A TCP socket bound and listening, close-on-exec. A plain value: whoever makes one closes it
+/// (or hands it to a server that does).
+public struct TCPListener: Sendable {
+    public let descriptor: FileDescriptor
+    /// The address bound, with the port the kernel chose when 0 was asked for.
+    public let address: TCPAddress
+
+    /// Binds `address` and listens. `SO_REUSEADDR` lets a restarted daemon bind again at once;
+    /// an IPv6 socket is IPv6 only, so `[::]` does not also take the IPv4 port.
+    ///
+    /// The corresponding C functions are `socket`, `setsockopt`, `bind`, `listen` and
+    /// `getsockname`.
+    public static func listen(on address: TCPAddress, backlog: CInt = 64) throws(Errno) -> TCPListener {
+        let domain = address.family == .ipv4 ? AF_INET : AF_INET6
+        let type = CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
+        let descriptor = FileDescriptor(rawValue: try valueOrErrno { system_socket(domain, type, 0) }.get())
+        do throws(Errno) {
+            try setOption(descriptor, SOL_SOCKET, SO_REUSEADDR, 1)
+            if address.family == .ipv6 { try setOption(descriptor, CInt(IPPROTO_IPV6), IPV6_V6ONLY, 1) }
+            try unsafe withSocketAddress(address) { pointer, length throws(Errno) in
+                _ = try valueOrErrno { unsafe system_bind(descriptor.rawValue, pointer, length) }.get()
+            }
+            _ = try valueOrErrno { system_listen(descriptor.rawValue, backlog) }.get()
+            return TCPListener(descriptor: descriptor, address: address.with(port: try boundPort(descriptor)))
+        } catch {
+            descriptor.close()
+            throw error
+        }
+    }
+
+    private static func setOption(
+        _ descriptor: FileDescriptor, _ level: CInt, _ option: CInt, _ value: CInt
+    )
+        throws(Errno)
+    {
+        var value = value
+        _ = try valueOrErrno {
+            unsafe system_setsockopt(descriptor.rawValue, level, option, &value, socklen_t(MemoryLayout<CInt>.size))
+        }.get()
+    }
+
+    private static func boundPort(_ descriptor: FileDescriptor) throws(Errno) -> UInt16 {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        try unsafe withUnsafeMutablePointer(to: &storage) { pointer throws(Errno) in
+            try unsafe pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic throws(Errno) in
+                _ = try valueOrErrno { unsafe system_getsockname(descriptor.rawValue, generic, &length) }.get()
+            }
+        }
+        // sin_port and sin6_port sit at the same offset, right after the family.
+        let port = unsafe withUnsafeBytes(of: &storage) { bytes in
+            unsafe UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+        }
+        return port
+    }
+
+    /// Calls `body` with a `sockaddr_in` or `sockaddr_in6` for `address`.
+    private static func withSocketAddress(
+        _ address: TCPAddress, _ body: (UnsafePointer<sockaddr>, socklen_t) throws(Errno) -> Void
+    ) throws(Errno) {
+        let port = address.port.bigEndian
+        switch address.family {
+        case .ipv4:
+            var socketAddress = sockaddr_in()
+            socketAddress.sin_family = sa_family_t(AF_INET)
+            socketAddress.sin_port = port
+            unsafe withUnsafeMutableBytes(of: &socketAddress.sin_addr) {
+                unsafe $0.copyBytes(from: address.addressBytes)
+            }
+            try unsafe withUnsafePointer(to: &socketAddress) { pointer throws(Errno) in
+                try unsafe pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic throws(Errno) in
+                    try unsafe body(generic, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        case .ipv6:
+            var socketAddress = sockaddr_in6()
+            socketAddress.sin6_family = sa_family_t(AF_INET6)
+            socketAddress.sin6_port = port
+            unsafe withUnsafeMutableBytes(of: &socketAddress.sin6_addr) {
+                unsafe $0.copyBytes(from: address.addressBytes)
+            }
+            try unsafe withUnsafePointer(to: &socketAddress) { pointer throws(Errno) in
+                try unsafe pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic throws(Errno) in
+                    try unsafe body(generic, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        }
+    }
+}
