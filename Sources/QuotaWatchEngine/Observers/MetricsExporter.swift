@@ -1,0 +1,158 @@
+import QuotaWatchCore
+import QuotaWatchPolicy
+import Synchronization
+
+/// Follows the engine for `/metrics` and the textfile: on its turn, about once a second and
+/// soon after an event that changes a count, it makes a ``MetricsSnapshot`` in
+/// O(quota directories + top-level directories) and publishes it by swapping one value under a
+/// lock. A scrape copies the published value (arrays shared, not copied) and renders it on its
+/// own thread, so scrapes never wait for the engine and the engine never waits for a scrape.
+public final class MetricsExporter: EngineObserver, @unchecked Sendable {
+    /// The most top-level directories exported; the largest are kept. A label per directory
+    /// must stay bounded even for a root with a million entries.
+    public static let topLevelLimit = 1000
+
+    private let version: String
+    private let interval: UInt64
+    /// After an event, the soonest turn: a burst of events publishes once, not once per event.
+    private let eventGap: UInt64
+    private let published: Mutex<(generation: UInt64, snapshot: MetricsSnapshot)>
+    private let onPublish: (@Sendable (MetricsSnapshot) -> Void)?
+
+    // Engine thread only.
+    private var counters = MetricsSnapshot.Counters()
+    private var due: UInt64?
+    private var lastTurn: UInt64 = 0
+    private var isReady = false
+
+    /// - Parameters:
+    ///   - interval: how often the snapshot is made afresh when nothing happens.
+    ///   - onPublish: called on the engine thread with each new snapshot; must return at once.
+    public init(
+        version: String, root: String, interval: Duration = .seconds(1), eventGap: Duration = .milliseconds(100),
+        onPublish: (@Sendable (MetricsSnapshot) -> Void)? = nil
+    ) {
+        self.version = version
+        self.interval = Self.nanoseconds(interval)
+        self.eventGap = Self.nanoseconds(eventGap)
+        self.onPublish = onPublish
+        published = Mutex((0, MetricsSnapshot(version: version, root: root)))
+    }
+
+    /// The last snapshot published, and how many have been: what a scrape renders.
+    public var snapshot: (generation: UInt64, snapshot: MetricsSnapshot) { published.withLock { $0 } }
+
+    // MARK: EngineObserver (engine thread)
+
+    public var nextTurn: UInt64? { due }
+
+    public func engine(_ change: EngineLifecycle, _ view: EngineView) {
+        guard change == .ready else { return }
+        isReady = true
+        publish(view)
+    }
+
+    public func engineEmitted(_ event: ObservedEvent) {
+        guard count(event), isReady else { return }
+        let soonest = lastTurn &+ eventGap
+        due = min(due ?? soonest, soonest)
+    }
+
+    public func engineTurn(_ view: EngineView) { publish(view) }
+
+    // MARK: Making the snapshot
+
+    /// Counts `event`; true when a metric changed with it.
+    private func count(_ event: ObservedEvent) -> Bool {
+        switch event {
+        case .engine(.cleanup(let summary)):
+            counters.cleanupRuns += 1
+            if !summary.dryRun {
+                counters.removedFiles += UInt64(summary.removedCount)
+                counters.removedBytes += summary.freedBytes
+            }
+        case .engine(.overflow), .engine(.resynced), .engine(.degraded), .engine(.configReloaded):
+            break
+        case .engine: return false
+        case .policy(let event):
+            switch event.detail {
+            case .quota(let state, _, _, _, _, _, _, _):
+                if state == .breach { counters.quotaBreaches += 1 }
+                if state == .warning { counters.quotaWarnings += 1 }
+            case .level: counters.levelChanges += 1
+            case .leftover(_, let allocated, _, _):
+                counters.leftovers += 1
+                counters.leftoverBytes += allocated
+            case .forecast: counters.forecasts += 1
+            case .hookFailed: counters.hookFailures += 1
+            }
+        }
+        return true
+    }
+
+    private func publish(_ view: EngineView) {
+        let snapshot = makeSnapshot(view)
+        published.withLock { $0 = ($0.generation + 1, snapshot) }
+        lastTurn = view.now
+        due = view.now &+ interval
+        onPublish?(snapshot)
+    }
+
+    private func makeSnapshot(_ view: EngineView) -> MetricsSnapshot {
+        let tree = view.tree
+        var snapshot = MetricsSnapshot(version: version, root: view.rootDisplay)
+        snapshot.ready = isReady
+        snapshot.rootTally = tree.tally(of: tree.root)
+        snapshot.watches = view.counters.watches
+        snapshot.degradedSubtrees = view.counters.degraded.count
+        snapshot.resyncing = view.isResyncing
+        snapshot.counters = counters
+        snapshot.counters.inotifyEvents = view.counters.events
+        snapshot.counters.overflows = view.counters.overflows
+        snapshot.counters.relistedDirectories = view.counters.rescannedDirectories
+
+        var usage: [[UInt8]: Usage] = [:]
+        // A directory parked during a move has a name starting with NUL: not a real entry.
+        var topLevel = tree.subdirectories(of: tree.root).filter { tree.name(of: $0).first != 0 }
+        if topLevel.count > Self.topLevelLimit {
+            topLevel.sort { tree.tally(of: $0).allocated > tree.tally(of: $1).allocated }
+            snapshot.omittedDirectories = topLevel.count - Self.topLevelLimit
+            topLevel.removeLast(snapshot.omittedDirectories)
+        }
+        for directory in topLevel { usage[Array(tree.name(of: directory))] = tree.tally(of: directory).usage }
+
+        if let quotas = view.monitor?.snapshot(root: view.rootDisplay, tree: tree, now: view.now) {
+            snapshot.level = MetricsSnapshot.StateSet(
+                current: quotas.level.rawValue, all: DiskLevel.allCases.map(\.rawValue))
+            snapshot.freeBytes = quotas.reading?.free
+            snapshot.totalBytes = quotas.reading?.total
+            let states = QuotaState.allCases.map(\.rawValue)
+            let rows = quotas.rows.sorted {
+                $0.path == $1.path ? $0.rule < $1.rule : $0.path.lexicographicallyPrecedes($1.path)
+            }
+            for row in rows {
+                let path = EscapedName.string(row.path)
+                snapshot.quotas.append(
+                    MetricsSnapshot.Quota(
+                        path: path, rule: row.rule, size: row.size.rawValue, used: row.used, limit: row.limit,
+                        effectiveLimit: row.effectiveLimit,
+                        state: MetricsSnapshot.StateSet(current: row.state.rawValue, all: states),
+                        bytesPerSecond: row.bytesPerSecond, secondsToBreach: row.secondsToBreach))
+                if usage[row.path] == nil,
+                    let directory = tree.directory(atComponents: row.path.split(separator: UInt8(ascii: "/")))
+                {
+                    usage[row.path] = tree.tally(of: directory).usage
+                }
+            }
+        }
+        snapshot.directories = usage.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map {
+            MetricsSnapshot.Directory(path: EscapedName.string($0.key), usage: $0.value)
+        }
+        return snapshot
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+}

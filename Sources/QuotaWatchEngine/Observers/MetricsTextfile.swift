@@ -1,0 +1,101 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchSystem
+
+/// Writes the metrics for node_exporter's textfile collector, on a thread of its own: the
+/// newest snapshot offered, at most once per `minimumInterval`, each time to `NAME.prom.tmp`
+/// in the same directory, synced, then renamed over `NAME.prom`, so the collector reads the
+/// old file or the new one, never half of one.
+///
+/// A write that fails is reported on stderr (once per distinct error) and tried again with
+/// the next snapshot; it never reaches the engine.
+public final class MetricsTextfile: @unchecked Sendable {
+    public let path: [UInt8]
+    private let minimumInterval: Duration
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var pending: MetricsSnapshot?
+    private var stopping = false
+    private var thread: JoinableThread?
+    // The writer thread's own.
+    private var lastError: String?
+
+    /// The permission bits of the file: the collector usually runs as another user.
+    static let mode: mode_t = 0o644
+
+    public init(path: [UInt8], minimumInterval: Duration) {
+        self.path = path
+        self.minimumInterval = minimumInterval
+    }
+
+    /// Writes `snapshot` now, on the caller's thread: at start, so a path that cannot be
+    /// written is an error before the daemon runs.
+    public func writeNow(_ snapshot: MetricsSnapshot) throws(Errno) {
+        try DurableFile.replace(path, with: Array(PrometheusText.render(snapshot).utf8), mode: Self.mode)
+    }
+
+    /// Starts the writer thread.
+    public func start() {
+        thread = JoinableThread(name: "qw-metrics-file") { [self] in run() }
+    }
+
+    /// Hands over the newest snapshot; returns at once (called on the engine thread).
+    public func offer(_ snapshot: MetricsSnapshot) {
+        condition.withLock {
+            pending = snapshot
+            condition.signal()
+        }
+    }
+
+    /// Writes what is still pending, then stops the thread and waits for it.
+    public func stop() {
+        condition.withLock {
+            stopping = true
+            condition.signal()
+        }
+        thread?.join()
+    }
+
+    private func run() {
+        var lastWrite: ContinuousClock.Instant?
+        while let snapshot = next(after: lastWrite) {
+            lastWrite = .now
+            do {
+                try writeNow(snapshot)
+                lastError = nil
+            } catch {
+                let message = "\(error)"
+                guard message != lastError else { continue }
+                lastError = message
+                try? FileDescriptor.standardError.writeAll(
+                    "quotawatch: warning: cannot write the metrics file '\(EscapedName.string(path))': \(message)\n"
+                        .utf8)
+            }
+        }
+    }
+
+    /// The next snapshot to write, no sooner than `minimumInterval` after the last write
+    /// (unless stopping); nil once stopping with nothing pending.
+    private func next(after lastWrite: ContinuousClock.Instant?) -> MetricsSnapshot? {
+        condition.withLock {
+            while true {
+                if pending == nil {
+                    if stopping { return nil }
+                    condition.wait()
+                    continue
+                }
+                if !stopping, let lastWrite {
+                    let wait = lastWrite + minimumInterval - .now
+                    if wait > .zero {
+                        let (seconds, attoseconds) = wait.components
+                        _ = condition.wait(
+                            until: Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18))
+                        continue
+                    }
+                }
+                defer { pending = nil }
+                return pending
+            }
+        }
+    }
+}
