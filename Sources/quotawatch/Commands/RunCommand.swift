@@ -36,7 +36,7 @@ enum RunCommand {
                 help: "Re-stat a file under writes at most this often (default 20)."),
             OptionSpec(
                 name: "--poll-interval", valueName: "<s>", help: "Re-list unwatchable subtrees this often (default 2)."),
-        ] + RunPolicy.options + RunCleanup.options,
+        ] + RunPolicy.options + RunCleanup.options + RunMetrics.options,
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
@@ -85,6 +85,8 @@ enum RunCommand {
             options.reloadPolicy = { () throws(RunPolicy.Failure) -> PolicyConfig in try policySource.build() }
         }
 
+        guard let metrics = try RunMetrics.start(arguments, adding: &options) else { return .failure }
+        defer { metrics.stop() }
         let progress = ProgressLine(enabled: Console.errorIsTerminal)
         let engine = LiveEngine(options: options)
         let exit = engine.run { progress.update($0) }
