@@ -136,4 +136,67 @@ struct MetricsExporterTests {
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode.map { $0 & 0o044 } == 0o044, "readable by the collector's user")
     }
+
+    /// A view of a tree holding only its root, at engine time `now`.
+    private func view(at now: UInt64, events: UInt64 = 0) -> EngineView {
+        let tree = TallyTree(
+            root: FileStatus(
+                device: 1, inode: 2, kind: .directory, linkCount: 2, apparentBytes: 4096, allocatedBytes: 4096))
+        return EngineView(
+            now: now, rootDisplay: "/r", tree: tree,
+            counters: EngineReport(events: events, rescannedDirectories: 0, overflows: 0, watches: 1, degraded: []),
+            isResyncing: false, monitor: nil)
+    }
+
+    @Test("events are counted (cleanup removals only outside dry runs); a counted event brings the turn forward")
+    func countsEventsAndSchedulesTurns() {
+        let exporter = MetricsExporter(
+            version: "1", root: "/r", interval: .seconds(1), eventGap: .milliseconds(100))
+        #expect(exporter.nextTurn == nil, "no turn before ready")
+        exporter.engine(.ready, view(at: 5_000_000_000))
+        #expect(exporter.nextTurn == 6_000_000_000)
+        #expect(exporter.snapshot.generation == 1 && exporter.snapshot.snapshot.ready)
+
+        let time = WallTime(millisecondsSinceEpoch: 0)
+        func cleanup(dryRun: Bool) -> CleanupSummary {
+            var report = CleanerReport(name: "caches")
+            report.removed = [
+                RemovedItem(path: Array("a".utf8), freedBytes: 4096),
+                RemovedItem(path: Array("b".utf8), freedBytes: 8192),
+            ]
+            return CleanupSummary(
+                runID: "r", triggers: [.periodic(.normal)], cleaners: [report], seconds: 0, dryRun: dryRun, time: time)
+        }
+        exporter.engineEmitted(.engine(.ready(directories: 1, files: 0, allocated: 0, seconds: 0)))
+        #expect(exporter.nextTurn == 6_000_000_000, "the ready line changes no count")
+        exporter.engineEmitted(.engine(.cleanup(cleanup(dryRun: false))))
+        #expect(exporter.nextTurn == 5_100_000_000, "a counted event: a turn 100 ms after the last one")
+        exporter.engineEmitted(.engine(.cleanup(cleanup(dryRun: true))))
+        exporter.engineEmitted(
+            .policy(
+                PolicyEvent(
+                    .leftover(path: Array("d/x".utf8), allocated: 12_288, idle: .seconds(7200), rule: "d"), time: time))
+        )
+        exporter.engineEmitted(
+            .policy(
+                PolicyEvent(
+                    .quota(
+                        state: .breach, path: Array("c".utf8), used: 9, size: .allocated, limit: 1, effectiveLimit: 1,
+                        rule: "c", level: .normal), time: time)))
+        exporter.engineEmitted(
+            .policy(
+                PolicyEvent(
+                    .hookFailed(hook: "h", failedEvent: "quota_breach", status: 1, signal: nil, standardErrorTail: ""),
+                    time: time)))
+        #expect(exporter.snapshot.generation == 1, "nothing is published before the turn")
+
+        exporter.engineTurn(view(at: 5_100_000_000, events: 42))
+        let counters = exporter.snapshot.snapshot.counters
+        #expect(counters.cleanupRuns == 2)
+        #expect(counters.removedFiles == 2 && counters.removedBytes == 12_288, "the dry run removed nothing")
+        #expect(counters.leftovers == 1 && counters.leftoverBytes == 12_288)
+        #expect(counters.quotaBreaches == 1 && counters.hookFailures == 1)
+        #expect(counters.inotifyEvents == 42, "the engine's own counters come from the view")
+        #expect(exporter.nextTurn == 6_100_000_000)
+    }
 }
