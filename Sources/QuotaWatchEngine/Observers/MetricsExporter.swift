@@ -27,6 +27,8 @@ public final class MetricsExporter: EngineObserver, @unchecked Sendable {
 
     /// - Parameters:
     ///   - interval: how often the snapshot is made afresh when nothing happens.
+    ///   - eventGap: after an event that changes a count, the next snapshot comes this long
+    ///     after the last one (at once if that is past).
     ///   - onPublish: called on the engine thread with each new snapshot; must return at once.
     public init(
         version: String, root: String, interval: Duration = .seconds(1), eventGap: Duration = .milliseconds(100),

@@ -43,12 +43,13 @@ enum RunMetrics {
         let interval = try arguments.integer("--metrics-interval", default: 10, in: 1...86_400, command: "run")
         guard listen != nil || file != nil else { return running }
 
-        let address: TCPAddress?
-        do {
-            address = try listen.map { argument throws(TCPAddress.ParseError) in try TCPAddress(parsing: argument.text)
+        var address: TCPAddress?
+        if let listen {
+            do {
+                address = try TCPAddress(parsing: listen.text)
+            } catch {
+                throw UsageError(message: "Invalid value for '--metrics-listen': \(error)", command: "run")
             }
-        } catch {
-            throw UsageError(message: "Invalid value for '--metrics-listen': \(error)", command: "run")
         }
         if let file {
             let name = file.bytes.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? []
