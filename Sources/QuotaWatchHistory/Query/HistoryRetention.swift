@@ -36,6 +36,6 @@ public struct HistoryRetention: Sendable, Equatable {
     /// How many of `rowCount` rows `share` means, at least one when the share is not 0.
     public static func rowsToDrop(share: Double, rowCount: Int) -> Int {
         guard share > 0, rowCount > 0 else { return 0 }
-        return min(rowCount, max(1, Int((share * Double(rowCount)).rounded(.up))))
+        return min(rowCount, max(1, Int((share * Double(rowCount) - 1e-9).rounded(.up))))
     }
 }
