@@ -201,6 +201,24 @@ struct HistoryLiveTests {
         return object?["samples"] as? [[String: Any]] ?? []
     }
 
+    @Test("the config's history: section turns recording on without --history")
+    func fromConfig() throws {
+        let setup = try Setup()
+        try setup.fixture.tree.writeFile(
+            "history.yaml", contents: Array("history: {sample_every: 200ms, keep: 1d}\n".utf8))
+        try setup.fixture.start(
+            options: ["--config", setup.fixture.tree.absolutePath("history.yaml")],
+            wrapper: ["/usr/bin/env", "STATE_DIRECTORY=\(setup.state.rootPath)"])
+        _ = try setup.waitForHistory([], "the ready event") { Self.kinds($0).contains("ready") }
+        _ = try setup.waitForHistory([], "two periodic samples of ROOT") { _ in
+            let result = try? setup.history(["--growth", ".", "--json"])
+            let object = result.flatMap { try? JSONSerialization.jsonObject(with: Data($0.standardOutput)) }
+            let samples = (object as? [String: Any])?["samples"] as? [[String: Any]] ?? []
+            return samples.filter { $0["reason"] as? String == "periodic" }.count >= 2
+        }
+        try setup.fixture.stopCleanly()
+    }
+
     @Test("a database of garbage bytes: moved aside and reported; the daemon goes on and records anew")
     func corruptDatabase() throws {
         let setup = try Setup()

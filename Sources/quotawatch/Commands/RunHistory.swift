@@ -1,6 +1,7 @@
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchHistory
+import QuotaWatchPolicy
 
 /// `run`'s history options: whether events and samples are recorded in SQLite, how often
 /// sizes are sampled, and how much is kept.
@@ -20,20 +21,27 @@ enum RunHistory {
             help: "Drop the oldest history beyond this size (default 100MB); implies --history."),
     ]
 
-    /// Adds the recorder to `options.observers` when asked for. A state directory that cannot
-    /// be named is a usage error: it says where to point it.
+    /// Adds the recorder to `options.observers` when the options or the config's `history:`
+    /// (already in `options.policy`) ask for it. A state directory that cannot be named is a
+    /// usage error: it says where to point it.
     static func apply(
         _ arguments: ParsedArguments, absoluteRoot: [UInt8], to options: inout EngineOptions
     )
         throws(UsageError)
     {
-        guard let settings = try settings(arguments, absoluteRoot: absoluteRoot) else { return }
+        guard let settings = try settings(arguments, config: options.policy.history, absoluteRoot: absoluteRoot)
+        else { return }
         options.observers.append(HistoryRecorder(settings: settings))
     }
 
-    static func settings(_ arguments: ParsedArguments, absoluteRoot: [UInt8]) throws(UsageError) -> HistorySettings? {
+    /// The config's values, with the options' merged over them.
+    static func settings(
+        _ arguments: ParsedArguments, config: HistoryConfig, absoluteRoot: [UInt8]
+    )
+        throws(UsageError) -> HistorySettings?
+    {
         let wanted =
-            arguments.has("--history")
+            config.enabled || arguments.has("--history")
             || ["--history-sample", "--history-keep", "--history-max-size"].contains { arguments.values[$0] != nil }
         guard wanted else { return nil }
         guard let directory = StateDirectory.forRoot(absoluteRoot) else {
@@ -42,6 +50,9 @@ enum RunHistory {
                 command: "run")
         }
         var settings = HistorySettings(stateDirectory: directory)
+        if let every = config.sampleEvery { settings.sampleEvery = every }
+        if let keep = config.keep { settings.retention.keep = keep }
+        if let size = config.maximumBytes { settings.retention.maximumBytes = size }
         if let every = try duration(arguments, "--history-sample") {
             guard every >= .milliseconds(100) else {
                 throw UsageError(
