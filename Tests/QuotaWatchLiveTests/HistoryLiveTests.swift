@@ -177,9 +177,12 @@ struct HistoryLiveTests {
         try setup.arrive("second", bytes: 90_000)
         let breach = try daemon.waitForEvent("quota_breach", path: "Caches/a")
         var samples: [[String: Any]] = []
-        _ = try setup.waitForHistory([], "the breach's sample") { _ in
+        _ = try setup.waitForHistory([], "the breach's sample, and a periodic one after it") { _ in
             samples = (try? self.growthSamples(setup)) ?? []
-            return samples.contains { $0["reason"] as? String == "breach" }
+            guard let breachAt = samples.firstIndex(where: { $0["reason"] as? String == "breach" }) else {
+                return false
+            }
+            return samples[breachAt...].contains { $0["reason"] as? String == "periodic" }
         }
         let atBreach = try #require(samples.first { $0["reason"] as? String == "breach" })
         #expect(atBreach["allocated"] as? Int == Int(breach.allocated ?? 0), "\(atBreach) vs \(breach)")

@@ -111,7 +111,7 @@ final class HistoryWriter {
             try DurableFile.makeDirectories(settings.stateDirectory)
         } catch {
             throw SQLiteError(
-                code: 14, message: "cannot create the state directory: \(error)", operation: "open")  // SQLITE_CANTOPEN
+                code: SQLiteError.cannotOpen, message: "cannot create the state directory: \(error)", operation: "open")
         }
         let opened = try HistoryStore(
             writingTo: settings.databasePath, busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds)

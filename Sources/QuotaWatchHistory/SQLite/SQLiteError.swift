@@ -14,6 +14,11 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         self.operation = operation
     }
 
+    /// The primary codes QuotaWatch sorts errors by, for code that does not import SQLite.
+    public static let readOnly = SQLITE_READONLY
+    public static let cannotOpen = SQLITE_CANTOPEN
+    public static let notADatabase = SQLITE_NOTADB
+
     /// Another connection holds the lock, longer than the busy timeout.
     public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
 

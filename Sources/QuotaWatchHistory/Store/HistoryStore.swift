@@ -48,13 +48,13 @@ public final class HistoryStore {
     public init(readingFrom path: [UInt8]) throws(SQLiteError) {
         do {
             connection = try SQLiteConnection(path: path, mode: .readWrite, busyTimeoutMilliseconds: 5000)
-        } catch  where error.code == 8 || error.code == 14 {  // SQLITE_READONLY, SQLITE_CANTOPEN
+        } catch  where error.code == SQLiteError.readOnly || error.code == SQLiteError.cannotOpen {
             connection = try SQLiteConnection(path: path, mode: .readOnly, busyTimeoutMilliseconds: 5000)
         }
         let tables = try connection.integer(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('events', 'samples')")
         guard tables == 2 else {
-            throw SQLiteError(code: 26, message: "it has no history tables", operation: "open")  // SQLITE_NOTADB
+            throw SQLiteError(code: SQLiteError.notADatabase, message: "it has no history tables", operation: "open")
         }
     }
 
