@@ -54,8 +54,11 @@ public struct AuditImport {
         }
         var imported = 0
         for (rotation, offset) in plan {
-            guard let bytes = try? SmallFile.read(bytes: path(rotation), limit: 256 << 20),
-                let status = try? FileDescriptor.currentWorkingDirectory.status(of: path(rotation))
+            // The read's buffer is as large as its limit: the file's size, and room for what
+            // the cleaners append meanwhile (a partial last line is left for the next import).
+            guard let status = try? FileDescriptor.currentWorkingDirectory.status(of: path(rotation)),
+                status.apparentBytes > offset,
+                let bytes = try? SmallFile.read(bytes: path(rotation), limit: Int(status.apparentBytes) + 65_536)
             else { continue }
             guard let lastNewline = bytes.lastIndex(of: UInt8(ascii: "\n")), UInt64(lastNewline) >= offset else {
                 continue
