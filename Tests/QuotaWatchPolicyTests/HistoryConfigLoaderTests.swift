@@ -67,3 +67,20 @@ struct HistoryExampleConfigTests {
         #expect(config.maximumBytes == 100_000_000)
     }
 }
+
+@Suite("check-config's history part")
+struct HistoryConfigSummaryTests {
+    @Test("off without a section; on with the values in force, defaults filled in")
+    func summary() throws {
+        let off = try PolicyConfigLoader.load([], file: "t.yaml")
+        #expect(ConfigSummary.table(off).contains("HISTORY: off"))
+        let on = try PolicyConfigLoader.load(Array("history: {keep: 7d}\n".utf8), file: "t.yaml")
+        #expect(ConfigSummary.table(on).contains("samples every 5m, kept 7d, at most 100MB"))
+        guard case .object(let fields) = ConfigSummary.json(on), case .object(let history)? = fields["history"] else {
+            Issue.record("no history object in \(ConfigSummary.json(on).encoded)")
+            return
+        }
+        #expect(history["enabled"] == .bool(true) && history["keep"] == .number(604_800))
+        #expect(history["sample_every"] == .number(300) && history["max_size"] == .unsigned(100_000_000))
+    }
+}

@@ -9,10 +9,9 @@ public struct HistoryRetention: Sendable, Equatable {
     /// The pages in use (free pages not counted) the database may hold.
     public var maximumBytes: UInt64
 
-    public static let defaultKeep: Duration = .seconds(30 * 86_400)
-    public static let defaultMaximumBytes: UInt64 = 100_000_000
-
-    public init(keep: Duration = Self.defaultKeep, maximumBytes: UInt64 = Self.defaultMaximumBytes) {
+    public init(
+        keep: Duration = HistoryConfig.defaultKeep, maximumBytes: UInt64 = HistoryConfig.defaultMaximumBytes
+    ) {
         self.keep = keep
         self.maximumBytes = maximumBytes
     }

@@ -1,3 +1,4 @@
+import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// How the recorder records.
@@ -6,7 +7,7 @@ public struct HistorySettings: Sendable {
     /// audit log it imports.
     public var stateDirectory: [UInt8]
     /// A sample of ROOT and every quota directory this often.
-    public var sampleEvery: Duration = .seconds(300)
+    public var sampleEvery: Duration = HistoryConfig.defaultSampleEvery
     public var retention = HistoryRetention()
     /// Items waiting for the database, at most; beyond it new ones are dropped and counted.
     public var capacity = 50_000

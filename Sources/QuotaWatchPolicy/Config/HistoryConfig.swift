@@ -11,5 +11,9 @@ public struct HistoryConfig: Sendable, Equatable {
     /// The oldest rows are dropped beyond this size; nil for the default.
     public var maximumBytes: UInt64?
 
+    public static let defaultSampleEvery: Duration = .seconds(300)
+    public static let defaultKeep: Duration = .seconds(30 * 86_400)
+    public static let defaultMaximumBytes: UInt64 = 100_000_000
+
     public init() {}
 }
