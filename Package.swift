@@ -50,10 +50,18 @@ let package = Package(
             dependencies: ["QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchPolicy"],
             swiftSettings: strict
         ),
+        // The event history: an EngineObserver writing to SQLite off the engine thread, and the
+        // reads of `quotawatch history`.
+        .target(
+            name: "QuotaWatchHistory",
+            dependencies: ["CSQLite", "QuotaWatchEngine", "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchPolicy"],
+            swiftSettings: strict + [.strictMemorySafety()]
+        ),
         .executableTarget(
             name: "quotawatch",
             dependencies: [
                 "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchEngine", "QuotaWatchPolicy", "QuotaWatchConfig",
+                "QuotaWatchHistory",
             ],
             swiftSettings: strict
         ),
@@ -96,8 +104,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "QuotaWatchHistoryTests",
+            dependencies: [
+                "QuotaWatchHistory", "QuotaWatchEngine", "QuotaWatchCore", "QuotaWatchPolicy", "QuotaWatchTestSupport",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "QuotaWatchLiveTests",
-            dependencies: ["quotawatch", "QuotaWatchTestSupport"],
+            dependencies: ["quotawatch", "QuotaWatchTestSupport", "QuotaWatchHistory"],
             swiftSettings: strict
         ),
     ]

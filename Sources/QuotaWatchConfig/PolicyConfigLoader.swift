@@ -6,7 +6,7 @@ import QuotaWatchPolicy
 public enum PolicyConfigLoader {
     static let topKeys =
         ["profile", "quotas", "levels", "leftovers", "forecast", "activity_half_life", "hooks"]
-        + cleanupTopKeys
+        + cleanupTopKeys + historyTopKeys
 
     /// Decodes `bytes`, the contents of the file named `file` (used in messages only).
     public static func load(_ bytes: [UInt8], file: String) throws(ConfigError) -> PolicyConfig {
@@ -37,6 +37,7 @@ public enum PolicyConfigLoader {
             config.hooks.append(hook)
         }
         config.cleanup = try cleanup(top)
+        config.history = try history(top)
         return config
     }
 

@@ -116,6 +116,7 @@ public enum ConfigSummary {
                     })
         }
         text += cleanersTable(config.cleanup)
+        text += historyTable(config.history)
         return text
     }
 
@@ -218,6 +219,7 @@ public enum ConfigSummary {
             ]),
             "hooks": .array(hooks),
             "cleanup": cleanersJSON(config.cleanup),
+            "history": historyJSON(config.history),
         ])
     }
 }

@@ -14,6 +14,8 @@ public struct PolicyConfig: Sendable, Equatable {
     public var hooks: [HookSpec] = []
     /// `cleaners:`, `periodic:`, `app_version:`, `protect:` (see ``CleanupSettings``).
     public var cleanup = CleanupSettings()
+    /// `history:` (see ``HistoryConfig``).
+    public var history = HistoryConfig()
 
     public init() {}
 

@@ -111,7 +111,7 @@ public enum DurableFile {
     }
 
     /// The corresponding C function is `renameat`.
-    static func rename(_ from: [UInt8], to: [UInt8]) throws(Errno) {
+    public static func rename(_ from: [UInt8], to: [UInt8]) throws(Errno) {
         _ = try unsafe withCString(from) { cFrom throws(Errno) in
             try unsafe withCString(to) { cTo throws(Errno) in
                 try valueOrErrno { unsafe system_renameat(AT_FDCWD, cFrom, AT_FDCWD, cTo) }.get()

@@ -36,7 +36,7 @@ enum RunCommand {
                 help: "Re-stat a file under writes at most this often (default 20)."),
             OptionSpec(
                 name: "--poll-interval", valueName: "<s>", help: "Re-list unwatchable subtrees this often (default 2)."),
-        ] + RunPolicy.options + RunCleanup.options + RunMetrics.options,
+        ] + RunPolicy.options + RunCleanup.options + RunHistory.options + RunMetrics.options,
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
@@ -81,6 +81,7 @@ enum RunCommand {
         options.traces = arguments.has("--trace")
         options.policy = policy
         options.cleanup = RunCleanup.options(arguments, absoluteRoot: absolute)
+        try RunHistory.apply(arguments, absoluteRoot: absolute, to: &options)
         if policySource.file != nil {
             options.reloadPolicy = { () throws(RunPolicy.Failure) -> PolicyConfig in try policySource.build() }
         }

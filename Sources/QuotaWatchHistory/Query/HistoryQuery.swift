@@ -1,0 +1,98 @@
+import QuotaWatchCore
+import QuotaWatchPolicy
+
+/// What `history` asks for: a time window, event kinds and a path glob.
+public struct HistoryFilter: Sendable {
+    public var since: WallTime?
+    public var until: WallTime?
+    /// Empty: every kind.
+    public var kinds: [String] = []
+    /// Matched against the event's path (relative to ROOT, escaped as in the JSON); events
+    /// without a path are left out when it is set.
+    public var path: PathGlob?
+
+    public init(since: WallTime? = nil, until: WallTime? = nil, kinds: [String] = [], path: PathGlob? = nil) {
+        self.since = since
+        self.until = until
+        self.kinds = kinds
+        self.path = path
+    }
+
+    /// Whether an event's path passes the glob (the part SQL cannot do: `*` stops at `/`).
+    public func admits(path eventPath: String?) -> Bool {
+        guard let path else { return true }
+        guard let eventPath, let bytes = EscapedName.bytes(eventPath) else { return false }
+        return path.matches(bytes)
+    }
+}
+
+/// The SQL of `history`'s reads, with its parameters. Pure, so the tests can check it.
+public enum HistoryQuery {
+    /// Every event kind the history holds: the engine's and the policy layer's events, each
+    /// deletion imported from the audit log, and the recorder's own reports.
+    public static let kinds: [String] =
+        [
+            "ready", "overflow", "resynced", "degraded", "root_gone", "config_error", "config_reloaded", "cleanup",
+        ] + PolicyEvent.kinds + ["deletion", "history_dropped", "history_reset"]
+
+    /// Events in the filter's window and kinds, oldest first.
+    public static func events(_ filter: HistoryFilter) -> (sql: String, parameters: [SQLiteStatement.Value]) {
+        var conditions: [String] = []
+        var parameters: [SQLiteStatement.Value] = []
+        if let since = filter.since {
+            conditions.append("time_ms >= ?")
+            parameters.append(.integer(since.millisecondsSinceEpoch))
+        }
+        if let until = filter.until {
+            conditions.append("time_ms <= ?")
+            parameters.append(.integer(until.millisecondsSinceEpoch))
+        }
+        if !filter.kinds.isEmpty {
+            conditions.append("kind IN (" + filter.kinds.map { _ in "?" }.joined(separator: ", ") + ")")
+            parameters += filter.kinds.map { .text($0) }
+        }
+        if filter.path != nil { conditions.append("path IS NOT NULL") }
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return ("SELECT time_ms, kind, path, line FROM events\(whereClause) ORDER BY time_ms, id", parameters)
+    }
+
+    /// One directory's samples in the window, oldest first.
+    public static func samples(
+        path: String, since: WallTime?, until: WallTime?
+    ) -> (sql: String, parameters: [SQLiteStatement.Value]) {
+        var sql = "SELECT time_ms, allocated, apparent, reason FROM samples WHERE path = ?"
+        var parameters: [SQLiteStatement.Value] = [.text(path)]
+        if let since {
+            sql += " AND time_ms >= ?"
+            parameters.append(.integer(since.millisecondsSinceEpoch))
+        }
+        if let until {
+            sql += " AND time_ms <= ?"
+            parameters.append(.integer(until.millisecondsSinceEpoch))
+        }
+        return (sql + " ORDER BY time_ms, id", parameters)
+    }
+
+    /// The closest known kind to `unknown`, for "did you mean".
+    public static func suggestion(for unknown: String) -> String? {
+        let lowered = unknown.lowercased()
+        if let contained = kinds.first(where: { $0.contains(lowered) || lowered.contains($0) }) { return contained }
+        return kinds.min { distance($0, lowered) < distance($1, lowered) }.flatMap {
+            distance($0, lowered) <= max(2, lowered.count / 3) ? $0 : nil
+        }
+    }
+
+    private static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.utf8)
+        let b = Array(b.utf8)
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,31 @@
+import QuotaWatchPolicy
+import QuotaWatchSystem
+
+/// How the recorder records.
+public struct HistorySettings: Sendable {
+    /// The root's state directory: the database goes there as `history.sqlite`, next to the
+    /// audit log it imports.
+    public var stateDirectory: [UInt8]
+    /// A sample of ROOT and every quota directory this often.
+    public var sampleEvery: Duration = HistoryConfig.defaultSampleEvery
+    public var retention = HistoryRetention()
+    /// Items waiting for the database, at most; beyond it new ones are dropped and counted.
+    public var capacity = 50_000
+    /// The first wait before trying an unavailable database again; it doubles up to a minute.
+    public var retryAfter: Duration = .seconds(2)
+    /// Retention and a fresh look at the audit log this often (and at start).
+    public var housekeepingEvery: Duration = .seconds(600)
+    /// How long a write waits for another connection's lock before the batch is retried later.
+    public var busyTimeoutMilliseconds: Int32 = 1000
+
+    public init(stateDirectory: [UInt8]) { self.stateDirectory = stateDirectory }
+
+    public var databasePath: [UInt8] { stateDirectory + Array("/\(HistoryStore.fileName)".utf8) }
+}
+
+/// Where the recorder's warnings go: a line on stderr, as the daemon's other warnings.
+public enum HistoryReport {
+    @Sendable public static func standardError(_ message: String) {
+        try? FileDescriptor.standardError.writeAll("quotawatch: warning: history: \(message)\n".utf8)
+    }
+}

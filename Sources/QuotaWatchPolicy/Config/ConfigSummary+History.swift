@@ -1,0 +1,22 @@
+import QuotaWatchCore
+
+/// The history part of `check-config`: whether `run` records, and its sampling and retention,
+/// defaults filled in.
+extension ConfigSummary {
+    static func historyTable(_ history: HistoryConfig) -> String {
+        guard history.enabled else { return "\nHISTORY: off (on with 'history:' or 'run --history')\n" }
+        return "\nHISTORY: on (history.sqlite in the state directory)\n"
+            + "  samples every \(TimeSpan.format(history.sampleEvery ?? HistoryConfig.defaultSampleEvery)), "
+            + "kept \(TimeSpan.format(history.keep ?? HistoryConfig.defaultKeep)), "
+            + "at most \(SizeText.exact(history.maximumBytes ?? HistoryConfig.defaultMaximumBytes))\n"
+    }
+
+    static func historyJSON(_ history: HistoryConfig) -> PolicyJSON {
+        .object([
+            "enabled": .bool(history.enabled),
+            "sample_every": .number((history.sampleEvery ?? HistoryConfig.defaultSampleEvery).secondsValue),
+            "keep": .number((history.keep ?? HistoryConfig.defaultKeep).secondsValue),
+            "max_size": .unsigned(history.maximumBytes ?? HistoryConfig.defaultMaximumBytes),
+        ])
+    }
+}

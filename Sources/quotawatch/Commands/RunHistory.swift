@@ -1,0 +1,84 @@
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchHistory
+import QuotaWatchPolicy
+
+/// `run`'s history options: whether events and samples are recorded in SQLite, how often
+/// sizes are sampled, and how much is kept.
+enum RunHistory {
+    static let options = [
+        OptionSpec(
+            name: "--history",
+            help: "Record every event and size samples in history.sqlite in the state directory (see 'history')."),
+        OptionSpec(
+            name: "--history-sample", valueName: "<duration>",
+            help: "Sample ROOT and every quota directory this often (default 5m); implies --history."),
+        OptionSpec(
+            name: "--history-keep", valueName: "<duration>",
+            help: "Drop history older than this (default 30d); implies --history."),
+        OptionSpec(
+            name: "--history-max-size", valueName: "<size>",
+            help: "Drop the oldest history beyond this size (default 100MB); implies --history."),
+    ]
+
+    /// Adds the recorder to `options.observers` when the options or the config's `history:`
+    /// (already in `options.policy`) ask for it. A state directory that cannot be named is a
+    /// usage error: it says where to point it.
+    static func apply(
+        _ arguments: ParsedArguments, absoluteRoot: [UInt8], to options: inout EngineOptions
+    )
+        throws(UsageError)
+    {
+        guard let settings = try settings(arguments, config: options.policy.history, absoluteRoot: absoluteRoot)
+        else { return }
+        options.observers.append(HistoryRecorder(settings: settings))
+    }
+
+    /// The config's values, with the options' merged over them.
+    static func settings(
+        _ arguments: ParsedArguments, config: HistoryConfig, absoluteRoot: [UInt8]
+    )
+        throws(UsageError) -> HistorySettings?
+    {
+        let wanted =
+            config.enabled || arguments.has("--history")
+            || ["--history-sample", "--history-keep", "--history-max-size"].contains { arguments.values[$0] != nil }
+        guard wanted else { return nil }
+        guard let directory = StateDirectory.forRoot(absoluteRoot) else {
+            throw UsageError(
+                message: "No state directory for the history: set STATE_DIRECTORY (or HOME), or run without --history",
+                command: "run")
+        }
+        var settings = HistorySettings(stateDirectory: directory)
+        if let every = config.sampleEvery { settings.sampleEvery = every }
+        if let keep = config.keep { settings.retention.keep = keep }
+        if let size = config.maximumBytes { settings.retention.maximumBytes = size }
+        if let every = try duration(arguments, "--history-sample") {
+            guard every >= .milliseconds(100) else {
+                throw UsageError(
+                    message: "Invalid value '\(arguments.values["--history-sample"]!.text)' for '--history-sample': "
+                        + "sample at most every 100ms",
+                    command: "run")
+            }
+            settings.sampleEvery = every
+        }
+        if let keep = try duration(arguments, "--history-keep") { settings.retention.keep = keep }
+        if let text = arguments.values["--history-max-size"]?.text {
+            do {
+                settings.retention.maximumBytes = try ByteCount(parsing: text).bytes
+            } catch {
+                throw UsageError(message: "Invalid value for '--history-max-size': \(error)", command: "run")
+            }
+        }
+        return settings
+    }
+
+    private static func duration(_ arguments: ParsedArguments, _ name: String) throws(UsageError) -> Duration? {
+        guard let text = arguments.values[name]?.text else { return nil }
+        do {
+            return try TimeSpan(parsing: text).duration
+        } catch {
+            throw UsageError(message: "Invalid value for '\(name)': \(error)", command: "run")
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Dispatch
+import Foundation
+import QuotaWatchEngine
+import QuotaWatchHistory
+import QuotaWatchPolicy
+import QuotaWatchTestSupport
+import Synchronization
+import Testing
+
+/// The recorder's writer against a database it cannot use: locked by another connection,
+/// or not a database at all. The engine side never waits; what cannot be kept is counted.
+@Suite("history recorder: a locked or damaged database")
+struct HistoryRecorderTests {
+    /// Collects the recorder's warnings; a test waits for one that says something.
+    final class Reports: Sendable {
+        private let lines = Mutex<[String]>([])
+        private let arrived = DispatchSemaphore(value: 0)
+
+        var report: @Sendable (String) -> Void {
+            { [self] line in
+                lines.withLock { $0.append(line) }
+                arrived.signal()
+            }
+        }
+
+        var all: [String] { lines.withLock { $0 } }
+
+        /// Waits until a warning contains `text`.
+        func wait(for text: String, timeout: Duration = .seconds(20)) -> Bool {
+            let deadline = DispatchTime.now() + .seconds(Int(timeout.components.seconds))
+            while !all.contains(where: { $0.contains(text) }) {
+                if arrived.wait(timeout: deadline) == .timedOut { return all.contains { $0.contains(text) } }
+            }
+            return true
+        }
+    }
+
+    private func settings(_ state: TempTree, capacity: Int = 1000) -> HistorySettings {
+        var settings = HistorySettings(stateDirectory: Array(state.rootPath.utf8))
+        settings.retryAfter = .milliseconds(50)
+        settings.busyTimeoutMilliseconds = 50
+        settings.capacity = capacity
+        return settings
+    }
+
+    private func kinds(_ state: TempTree) throws -> [String] {
+        try HistoryStore(readingFrom: Array(state.absolutePath("history.sqlite").utf8)).events(HistoryFilter()).map(
+            \.kind)
+    }
+
+    @Test("locked by another connection: the batch waits in memory, the overflow is counted, nothing else is lost")
+    func locked() throws {
+        let state = try TempTree(prefix: "qw-history-locked")
+        let path = Array(state.absolutePath("history.sqlite").utf8)
+        _ = try HistoryStore(writingTo: path)
+        let holder = try SQLiteConnection(path: path, mode: .readWrite)
+        try holder.execute("BEGIN EXCLUSIVE")
+        try holder.execute("INSERT INTO events(time_ms, kind, line) VALUES (0, 'held', '{}')")
+
+        let reports = Reports()
+        let recorder = HistoryRecorder(settings: settings(state, capacity: 3), report: reports.report)
+        recorder.start()
+        for _ in 0..<5 { recorder.engineEmitted(.engine(.overflow)) }
+        #expect(reports.wait(for: "cannot write"), "\(reports.all)")
+        #expect(reports.wait(for: "dropped"), "\(reports.all)")
+
+        try holder.execute("COMMIT")
+        #expect(reports.wait(for: "again"), "\(reports.all)")
+        recorder.stop()
+        let recorded = try kinds(state)
+        #expect(recorded.filter { $0 == "overflow" }.count == 3, "\(recorded)")
+        #expect(recorded.contains("history_dropped"), "\(recorded)")
+        let dropped = try HistoryStore(readingFrom: path).events(HistoryFilter(kinds: ["history_dropped"]))
+        #expect(dropped.first?.line.contains("\"dropped\":2") ?? false, "\(dropped)")
+    }
+
+    @Test("not a database: moved aside, a new one started with a history_reset event")
+    func corrupt() throws {
+        let state = try TempTree(prefix: "qw-history-corrupt")
+        let garbage = (0..<16_384).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
+        try state.writeFile("history.sqlite", contents: garbage)
+
+        let reports = Reports()
+        let recorder = HistoryRecorder(settings: settings(state), report: reports.report)
+        recorder.start()
+        recorder.engineEmitted(.engine(.overflow))
+        #expect(reports.wait(for: "not a usable database"), "\(reports.all)")
+        recorder.stop()
+
+        let names = try FileManager.default.contentsOfDirectory(atPath: state.rootPath)
+        let movedName = try #require(names.first { $0.hasPrefix("history.sqlite.corrupt-") }, "\(names)")
+        let moved = try Data(contentsOf: URL(fileURLWithPath: state.absolutePath(TreePath(movedName))))
+        #expect(Array(moved) == garbage)
+        let recorded = try kinds(state)
+        #expect(recorded.contains("history_reset") && recorded.contains("overflow"), "\(recorded)")
+    }
+
+    @Test("a recorder never started leaves no thread and stops at once")
+    func neverStarted() throws {
+        let state = try TempTree(prefix: "qw-history-idle")
+        let recorder = HistoryRecorder(settings: settings(state), report: { _ in })
+        recorder.engineEmitted(.engine(.overflow))
+        recorder.stop()
+        recorder.start()
+        #expect(!FileManager.default.fileExists(atPath: state.absolutePath("history.sqlite")))
+    }
+}
