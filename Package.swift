@@ -21,7 +21,7 @@ let package = Package(
         // DirectoryListing), as NIOPosix speaks in NIOCore's.
         .target(
             name: "QuotaWatchSystem",
-            dependencies: ["CQuotaWatchShims", "CInotifyTools", "QuotaWatchCore"],
+            dependencies: ["CQuotaWatchShims", "CInotifyTools", "CSystemd", "QuotaWatchCore"],
             swiftSettings: strict + [.strictMemorySafety()]
         ),
         // Pure logic: tallies, sizes, names, rendering. No kernel.
