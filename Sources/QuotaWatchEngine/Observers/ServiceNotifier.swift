@@ -73,8 +73,11 @@ public final class ServiceNotifier: EngineObserver {
         case .reloaded(let applied):
             var status = Self.statusLine(view)
             if !applied { status += "; the last reload failed, the rules in force stay" }
-            state.withLock { state in state.lastStatus = status }
-            sink.post("READY=1\nSTATUS=\(status)")
+            let changed = state.withLock { state in
+                defer { state.lastStatus = status }
+                return state.lastStatus != status
+            }
+            sink.post(changed ? "READY=1\nSTATUS=\(status)" : "READY=1")
         case .stopping:
             state.withLock { state in
                 state.nextStatus = nil
