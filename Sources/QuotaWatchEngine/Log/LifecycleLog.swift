@@ -9,10 +9,12 @@ public final class LifecycleLog: EngineObserver {
         switch change {
         case .ready:
             let total = view.tree.tally(of: view.tree.root)
+            let files = view.tree.fileCount == 1 ? "1 file" : "\(view.tree.fileCount) files"
+            let directories =
+                view.tree.directoryCount == 1 ? "1 directory" : "\(view.tree.directoryCount) directories"
             Log.info(
-                "ready: watching \(view.rootDisplay): \(view.tree.fileCount) files in "
-                    + "\(view.tree.directoryCount) directories, \(ByteFormat.decimal.string(total.allocated)) allocated"
-            )
+                "ready: watching \(view.rootDisplay): \(files) in \(directories), "
+                    + "\(ByteFormat.decimal.string(total.allocated)) allocated")
         case .reloading:
             Log.notice("SIGHUP: reading the config again")
         case .reloaded(let applied):
