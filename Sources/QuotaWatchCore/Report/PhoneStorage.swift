@@ -107,3 +107,15 @@ public struct PhoneStorage: Sendable, Equatable, Encodable {
         try container.encode(total, forKey: .total)
     }
 }
+
+extension TallyTree {
+    /// The phone's figures for this tree as a sandbox (for `scan` and the `watch` view): its
+    /// root and its `Library/Caches`. O(depth of Library/Caches).
+    public func phoneStorage(version: IOSVersion, appAllocated: UInt64?) -> PhoneStorage {
+        let total = tally(of: root)
+        let caches = rows(TreeSelection(subtree: Array(PhoneStorage.cachesPath.utf8), depth: 0))?.first
+        return PhoneStorage(
+            version: version, rawAllocated: total.allocated, rawApparent: total.apparent,
+            cachesAllocated: caches?.tally.allocated, appAllocated: appAllocated)
+    }
+}

@@ -71,11 +71,7 @@ enum PhoneStorageOptions {
 
         /// From a scanned tree: its root and its `Library/Caches`, if any.
         func storage(_ tree: TallyTree) -> PhoneStorage {
-            let root = tree.tally(of: tree.root)
-            let caches = tree.rows(TreeSelection(subtree: Array(PhoneStorage.cachesPath.utf8), depth: 0))?.first
-            return PhoneStorage(
-                version: version, rawAllocated: root.allocated, rawApparent: root.apparent,
-                cachesAllocated: caches?.tally.allocated, appAllocated: appAllocated)
+            tree.phoneStorage(version: version, appAllocated: appAllocated)
         }
     }
 

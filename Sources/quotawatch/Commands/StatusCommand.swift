@@ -57,17 +57,18 @@ enum StatusCommand {
             throw UsageError(message: "Name the watched root or its socket: quotawatch status ROOT", command: "status")
         }
 
+        let phone = try PhoneStorageOptions.measure(arguments, command: "status")
+        if phone != nil && arguments.has("--quotas") {
+            throw UsageError(
+                message: "'--ios' shows the tree's totals; it does not go with --quotas", command: "status")
+        }
+
         if arguments.has("--quotas") {
             if let option = ["--path", "--depth", "--top"].first(where: { arguments.values[$0] != nil }) {
                 throw UsageError(
                     message: "'\(option)' selects tree rows; it does not go with --quotas", command: "status")
             }
             return quotas(socket: socket, sync: arguments.has("--sync"), timeout: timeout, arguments, format)
-        }
-        let phone = try PhoneStorageOptions.measure(arguments, command: "status")
-        if phone != nil && arguments.has("--quotas") {
-            throw UsageError(
-                message: "'--ios' shows the tree's totals; it does not go with --quotas", command: "status")
         }
         let request = ControlRequest(.status(.tree(selection)), sync: arguments.has("--sync"))
         let report: StatusReport
