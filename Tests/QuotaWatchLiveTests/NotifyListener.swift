@@ -14,7 +14,9 @@ final class NotifyListener: @unchecked Sendable {
     private var stopped = false
     private let finished = DispatchSemaphore(value: 0)
 
-    init(path: String) throws {
+    /// - Parameter reading: false makes a manager that never reads: its queue fills up and a
+    ///   sender then blocks.
+    init(path: String, reading: Bool = true) throws {
         self.path = path
         descriptor = socket(AF_UNIX, CInt(SOCK_DGRAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw SystemCallError("socket", path, errno: errno) }
@@ -37,6 +39,10 @@ final class NotifyListener: @unchecked Sendable {
             let error = errno
             close(descriptor)
             throw SystemCallError("bind", path, errno: error)
+        }
+        guard reading else {
+            finished.signal()
+            return
         }
         let thread = Thread { [self] in receive() }
         thread.name = "notify-listener"

@@ -88,4 +88,28 @@ struct ServiceNotifyLiveTests {
         let sent = statuses(messages)
         #expect(sent.count == 2 && sent[0] != sent[1], "\(sent)")
     }
+
+    @Test("a manager that never reads blocks the sender, never the engine: status --sync answers, SIGTERM stops it")
+    func managerThatNeverReads() throws {
+        let fixture = try LiveFixture()
+        let listener = try NotifyListener(path: fixture.tree.absolutePath("run/notify.sock"), reading: false)
+        // A ping every millisecond fills the socket's queue (net.unix.max_dgram_qlen) at once.
+        let daemon = try fixture.start(wrapper: wrapper(listener, watchdogMicroseconds: 2000))
+        // Nothing to wait on: the kernel shows the blocked send only in the thread's wchan.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        var blocked = false
+        while !blocked && ContinuousClock.now < deadline {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.processID)/task")) ?? []
+            blocked = tasks.contains { task in
+                let wchan = try? String(contentsOfFile: "/proc/\(daemon.processID)/task/\(task)/wchan", encoding: .utf8)
+                return wchan == "unix_wait_for_peer"
+            }
+        }
+        #expect(blocked, "no thread of the daemon ever waited in unix_wait_for_peer")
+        try fixture.tree.writeFile(root / "written", byteCount: 5000)
+        let status = try daemon.status(sync: true, timeoutSeconds: 10)
+        #expect(status.report.directories.first { $0.path == "." }?.files == 1, "\(status)")
+        let exit = try daemon.stop(SIGTERM)
+        #expect(exit.exitStatus == 0, "\(exit)")
+    }
 }
