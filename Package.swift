@@ -21,7 +21,7 @@ let package = Package(
         // DirectoryListing), as NIOPosix speaks in NIOCore's.
         .target(
             name: "QuotaWatchSystem",
-            dependencies: ["CQuotaWatchShims", "CInotifyTools", "QuotaWatchCore", "CMicroHTTPD"],
+            dependencies: ["CQuotaWatchShims", "CInotifyTools", "CSystemd", "CMicroHTTPD", "QuotaWatchCore"],
             swiftSettings: strict + [.strictMemorySafety()]
         ),
         // Pure logic: tallies, sizes, names, rendering. No kernel.

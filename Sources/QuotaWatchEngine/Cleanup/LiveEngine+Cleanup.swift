@@ -131,7 +131,7 @@ extension LiveEngine {
     }
 
     static func warn(_ message: String) {
-        try? FileDescriptor.standardError.writeAll("quotawatch: warning: \(message)\n".utf8)
+        Log.warning(message)
     }
 
     /// After the policy's pass: plans and submits the triggers noted this turn.

@@ -35,12 +35,12 @@ extension LiveEngine {
         guard new != (monitor?.config.hooks ?? []) || (hooks == nil) != new.isEmpty else { return }
         stopHooks()
         if let failure = startHooks(new) {
-            try? FileDescriptor.standardError.writeAll("quotawatch: SIGHUP: \(failure); no hooks run now\n".utf8)
+            Log.write(.warning, "quotawatch: SIGHUP: \(failure); no hooks run now")
         }
     }
 
     func reportHookFailure(_ failure: HookFailure) {
-        try? FileDescriptor.standardError.writeAll("quotawatch: warning: \(failure.summary)\n".utf8)
+        Log.warning(failure.summary)
         var tail = String(decoding: failure.standardErrorTail, as: UTF8.self)
         if let startError = failure.startError { tail = startError + (tail.isEmpty ? "" : "\n" + tail) }
         publish(

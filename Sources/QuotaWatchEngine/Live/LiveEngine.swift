@@ -389,7 +389,7 @@ public final class LiveEngine: @unchecked Sendable {
             + "/etc/sysctl.d/) or raise /proc/sys/user/max_inotify_watches in the namespace. Until then "
             + "\(paths.count) subtree(s) are polled every \(options.pollInterval.components.seconds) s: "
             + paths.prefix(5).joined(separator: ", ")
-        try? FileDescriptor.standardError.writeAll("quotawatch: warning: \(message)\n".utf8)
+        Log.warning(message)
         emit(.degraded(paths: paths, watchesNeeded: needed, maxUserWatches: limit, message: message))
     }
 
@@ -450,7 +450,7 @@ public final class LiveEngine: @unchecked Sendable {
             text +=
                 "\(path ?? "?") \(InotifyEventNames.describe(event.mask.rawValue)) \(EscapedName.string(event.name))\n"
         }
-        try? FileDescriptor.standardError.writeAll(text.utf8)
+        Log.requested(text)
     }
 
     private func seconds(since start: UInt64) -> Double {

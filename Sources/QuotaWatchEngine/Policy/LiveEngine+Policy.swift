@@ -32,8 +32,8 @@ extension LiveEngine {
     /// is placed over the live tree, no crawl, each (directory, rule) keeping its state.
     func reloadPolicy(_ live: inout LiveTree<KernelFileSystem>) {
         guard let reload = options.reloadPolicy else {
-            try? FileDescriptor.standardError.writeAll(
-                "quotawatch: SIGHUP: there is no --config file to read again; the rules stay as they are\n".utf8)
+            Log.write(
+                .notice, "quotawatch: SIGHUP: there is no --config file to read again; the rules stay as they are")
             return
         }
         notifyObservers(.reloading, live)
@@ -42,8 +42,7 @@ extension LiveEngine {
             config = try reload()
         } catch {
             let message = "\(error)"
-            try? FileDescriptor.standardError.writeAll(
-                "quotawatch: SIGHUP: the config was not reloaded, the rules in force stay: \(message)\n".utf8)
+            Log.write(.warning, "quotawatch: SIGHUP: the config was not reloaded, the rules in force stay: \(message)")
             emit(.configError(message: message, time: WallTime.now().iso8601))
             notifyObservers(.reloaded(applied: false), live)
             return
@@ -56,10 +55,11 @@ extension LiveEngine {
         }
         if options.policy.cleanup != config.cleanup {
             // The runner holds its cleaners and a run may be under way: they change at a restart.
-            try? FileDescriptor.standardError.writeAll(
-                ("quotawatch: SIGHUP: 'cleaners', 'periodic', 'app_version' and 'protect' changed in the config; "
+            Log.write(
+                .warning,
+                "quotawatch: SIGHUP: 'cleaners', 'periodic', 'app_version' and 'protect' changed in the config; "
                     + "the cleaners in force stay until the daemon is restarted (quotas, levels, leftovers and "
-                    + "hooks are reloaded now)\n").utf8)
+                    + "hooks are reloaded now)")
         }
         replaceHooks(with: config.hooks)
         var events =

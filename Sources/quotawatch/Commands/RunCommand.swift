@@ -36,10 +36,11 @@ enum RunCommand {
                 help: "Re-stat a file under writes at most this often (default 20)."),
             OptionSpec(
                 name: "--poll-interval", valueName: "<s>", help: "Re-list unwatchable subtrees this often (default 2)."),
-        ] + RunPolicy.options + RunCleanup.options + RunHistory.options + RunMetrics.options,
+        ] + RunPolicy.options + RunCleanup.options + RunHistory.options + RunMetrics.options + RunService.options,
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
+        try RunService.configureLog(arguments, command: "run")
         let root = try RootOptions.singleRoot(arguments, command: "run")
         if let format = arguments.values["--events"], format.text != "jsonl" {
             throw UsageError(
@@ -55,7 +56,7 @@ enum RunCommand {
             policy = try policySource.build()
         } catch {
             if error.status == .usage { throw UsageError(message: error.description, command: "run") }
-            Console.error("Error: \(error.description)\n")
+            Log.write(.error, "Error: \(error.description)")
             return error.status
         }
 
@@ -82,6 +83,7 @@ enum RunCommand {
         options.policy = policy
         options.cleanup = RunCleanup.options(arguments, absoluteRoot: absolute)
         try RunHistory.apply(arguments, absoluteRoot: absolute, to: &options)
+        RunService.addObservers(to: &options)
         if policySource.file != nil {
             options.reloadPolicy = { () throws(RunPolicy.Failure) -> PolicyConfig in try policySource.build() }
         }
@@ -96,10 +98,10 @@ enum RunCommand {
         case .stopped:
             return .success
         case .signal(let signal):
-            Console.error("quotawatch: stopped by \(TerminationSignals.name(signal))\n")
+            Log.notice("stopped by \(TerminationSignals.name(signal))")
             return .success
         case .failure(let message):
-            Console.error("quotawatch: error: \(message)\n")
+            Log.error(message)
             return .failure
         }
     }

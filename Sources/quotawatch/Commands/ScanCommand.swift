@@ -24,7 +24,7 @@ enum ScanCommand {
             OptionSpec(name: "--one-file-system", help: "Skip directories on other file systems (du -x)."),
             OptionSpec(
                 name: "--workers", valueName: "<n>", help: "Crawler threads (default: one per core, at least 2)."),
-        ],
+        ] + PhoneStorageOptions.options,
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
@@ -33,6 +33,7 @@ enum ScanCommand {
             "--workers", default: CrawlOptions().workers, in: 1...256, command: "scan")
         let format = try RootOptions.byteFormat(arguments, command: "scan")
         let root = try RootOptions.singleRoot(arguments, command: "scan")
+        let phone = try PhoneStorageOptions.measure(arguments, command: "scan")
         let options = CrawlOptions(workers: workers, oneFileSystem: arguments.has("--one-file-system"))
         ResourceLimits.raiseOpenFileLimit()
         MemoryTuning.returnLargeBlocksToKernel()
@@ -51,9 +52,12 @@ enum ScanCommand {
         let report = scanned.tree.report(
             root: RootOptions.absolutePath(root.bytes), maxDepth: arguments.has("--json") ? nil : depth)
         if arguments.has("--json") {
-            Console.out(JSONOutput.encode(report) + "\n")
+            Console.out(
+                (phone.map { PhoneStorageOptions.json(report, $0.storage(scanned.tree)) } ?? JSONOutput.encode(report))
+                    + "\n")
         } else {
             Console.out(TableRenderer.render(report, format: format))
+            if let phone { Console.out(PhoneStorageOptions.text(phone.storage(scanned.tree), format: format)) }
         }
         return scanned.warnings.isEmpty ? .success : .failure
     }

@@ -38,7 +38,7 @@ enum StatusCommand {
             OptionSpec(name: "--iec", help: "Show sizes in KiB, MiB, GiB (powers of 1024)."),
             OptionSpec(name: "--bytes", help: "Show exact byte counts."),
             OptionSpec(name: "--timeout", valueName: "<s>", help: "Give up after this many seconds (default 60)."),
-        ],
+        ] + PhoneStorageOptions.options,
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
@@ -55,6 +55,12 @@ enum StatusCommand {
             socket = SocketPath.defaultPath(forRoot: RootOptions.absoluteBytes(root.bytes))
         } else {
             throw UsageError(message: "Name the watched root or its socket: quotawatch status ROOT", command: "status")
+        }
+
+        let phone = try PhoneStorageOptions.measure(arguments, command: "status")
+        if phone != nil && arguments.has("--quotas") {
+            throw UsageError(
+                message: "'--ios' shows the tree's totals; it does not go with --quotas", command: "status")
         }
 
         if arguments.has("--quotas") {
@@ -76,11 +82,22 @@ enum StatusCommand {
             Console.error("Error: the daemon's answer is not a status report: \(error)\n")
             return .failure
         }
+        let storage: PhoneStorage?
+        switch phone.map({ PhoneStorageOptions.ask($0, socket: socket, timeout: timeout) }) {
+        case .failure(let failure)?:
+            Console.error("Error: \(failure.message)\n")
+            return .failure
+        case .success(let measured)?: storage = measured
+        case nil: storage = nil
+        }
         if arguments.has("--json") {
-            Console.out(String(decoding: report.encodedJSON(), as: UTF8.self) + "\n")
+            Console.out(
+                storage.map { PhoneStorageOptions.json(report, $0) + "\n" }
+                    ?? String(decoding: report.encodedJSON(), as: UTF8.self) + "\n")
             return .success
         }
         Console.out(TableRenderer.render(report.treeReport, format: format))
+        if let storage { Console.out(PhoneStorageOptions.text(storage, format: format)) }
         Console.out(engineLine(report.engine) + "\n")
         return .success
     }

@@ -1,0 +1,89 @@
+import QuotaWatchSystem
+import Synchronization
+
+/// How much the daemon says on standard error. The values are syslog's priorities, which is
+/// what journald reads from a `<N>` prefix.
+public enum LogLevel: Int, Sendable, CaseIterable, Comparable {
+    case error = 3
+    case warning = 4
+    case notice = 5
+    case info = 6
+    case debug = 7
+
+    public var name: String {
+        switch self {
+        case .error: "error"
+        case .warning: "warning"
+        case .notice: "notice"
+        case .info: "info"
+        case .debug: "debug"
+        }
+    }
+
+    public init?(name: String) {
+        guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = level
+    }
+
+    /// Lower is more severe, as in syslog: `.error < .warning`.
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// The daemon's log: one line per message on standard error, each with a level.
+///
+/// On a terminal or a file a line reads as it always has (`quotawatch: warning: …`). When
+/// standard error is the journal's stream (systemd sets `JOURNAL_STREAM` to its device and
+/// inode), each line starts with sd-daemon's `<N>` priority prefix, which journald strips and
+/// keeps as the entry's priority, so `journalctl -p warning` finds the warnings. A message is
+/// written with one `write`, so lines from different threads never interleave.
+public enum Log {
+    private static let threshold = Atomic<Int>(LogLevel.info.rawValue)
+    private static let prefixesPriority = Atomic<Bool>(false)
+
+    /// Messages less severe than `level` are dropped; `journal`: prefix lines with `<N>`.
+    public static func configure(level: LogLevel, journal: Bool) {
+        threshold.store(level.rawValue, ordering: .relaxed)
+        prefixesPriority.store(journal, ordering: .relaxed)
+    }
+
+    /// Whether a message at `level` is written; check it before building a costly message.
+    public static func isEnabled(_ level: LogLevel) -> Bool {
+        level.rawValue <= threshold.load(ordering: .relaxed)
+    }
+
+    /// Writes `text` (one or more lines, without the final newline) at `level`, as it is.
+    public static func write(_ level: LogLevel, _ text: String) {
+        guard isEnabled(level) else { return }
+        emit(level, text)
+    }
+
+    /// `quotawatch: error: MESSAGE`.
+    public static func error(_ message: String) { write(.error, "quotawatch: error: \(message)") }
+    /// `quotawatch: warning: MESSAGE`.
+    public static func warning(_ message: String) { write(.warning, "quotawatch: warning: \(message)") }
+    /// `quotawatch: MESSAGE`, for what an operator would want to know happened.
+    public static func notice(_ message: String) { write(.notice, "quotawatch: \(message)") }
+    /// `quotawatch: MESSAGE`, for the daemon's ordinary progress.
+    public static func info(_ message: String) { write(.info, "quotawatch: \(message)") }
+    /// `quotawatch: debug: MESSAGE`.
+    public static func debug(_ message: @autoclosure () -> String) {
+        guard isEnabled(.debug) else { return }
+        emit(.debug, "quotawatch: debug: \(message())")
+    }
+
+    /// Output the user asked for by name (`--trace`): never filtered by the level, and in the
+    /// journal at `info`.
+    public static func requested(_ text: String) { emit(.info, text) }
+
+    private static func emit(_ level: LogLevel, _ text: String) {
+        var lines = text
+        if lines.hasSuffix("\n") { lines.removeLast() }
+        if prefixesPriority.load(ordering: .relaxed) {
+            let prefix = "<\(level.rawValue)>"
+            lines = lines.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { prefix + $0 }.joined(separator: "\n")
+        }
+        // A closed or full standard error has nowhere better to be reported.
+        try? FileDescriptor.standardError.writeAll((lines + "\n").utf8)
+    }
+}
