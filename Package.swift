@@ -61,6 +61,7 @@ let package = Package(
             name: "quotawatch",
             dependencies: [
                 "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchEngine", "QuotaWatchPolicy", "QuotaWatchConfig",
+                "QuotaWatchTerminal",
             ],
             swiftSettings: strict
         ),

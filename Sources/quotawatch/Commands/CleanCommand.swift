@@ -20,7 +20,9 @@ enum CleanCommand {
             counts them. Nothing is deleted without --yes (or --dry-run, which lists exactly what
             --yes would remove) and a --category, --kind or --path naming what goes; --older-than
             and --larger-than narrow it. Your own files in Documents go only by --kind or --path:
-            '--category user-files' alone is refused, and 'all' leaves them out. When a daemon
+            '--category user-files' alone is refused, and 'all' leaves them out. On a terminal
+            without --yes, --dry-run, --json or --list, the page is interactive: space marks a
+            category, business, kind or file, enter asks to delete the marked files, q quits. When a daemon
             serves ROOT, the numbers come from it and it deletes (it must run with --clean);
             otherwise this command crawls ROOT and deletes itself, with the same audit log.
             Exit status: 0 on success, 1 when the daemon or the deleter failed, 64 on bad usage.
@@ -42,6 +44,7 @@ enum CleanCommand {
             OptionSpec(name: "--yes", help: "Delete what is named."),
             OptionSpec(name: "--dry-run", help: "List exactly what --yes would delete; delete nothing."),
             OptionSpec(name: "--json", help: "Print the page, or what was deleted, as one JSON object."),
+            OptionSpec(name: "--list", help: "Print the page even on a terminal (no interactive selection)."),
             OptionSpec(name: "--iec", help: "Show sizes in KiB, MiB, GiB (powers of 1024)."),
             OptionSpec(name: "--bytes", help: "Show exact byte counts."),
             OptionSpec(name: "--top", valueName: "<n>", help: "Files shown per kind of your files (default 5)."),
@@ -85,74 +88,47 @@ enum CleanCommand {
         var output = CleanPageOutput(
             root: EscapedName.string(absolute), source: "daemon", engine: nil, format: format,
             nowNanoseconds: Int64((Date().timeIntervalSince1970 * 1e9).rounded(.down)), filesPerKind: top)
+        let json = arguments.has("--json")
+        let dryRun = arguments.has("--dry-run")
 
-        // The daemon's numbers when one serves ROOT.
-        let listing: CleanListing?
+        // The daemon's numbers when one serves ROOT; else a crawl of its own.
+        var place: Place
+        let items: [CleanItem]
         do {
             let reply = try ControlClient.request(
                 socketPath: socket, ControlRequest(.cleanList), timeout: .seconds(timeout))
-            listing = try CleanListing.decode(reply)
-        } catch ControlClientError.noDaemon where explicitSocket == nil {
-            listing = nil
-        } catch {
-            Console.error("Error: \(error)\n")
-            return .failure
-        }
-        if let listing {
+            let listing = try CleanListing.decode(reply)
             if arguments.values["--config"] != nil {
                 Console.error(
                     "quotawatch: note: --config is not used: the daemon serving this root protects what its own config says\n"
                 )
             }
             output.engine = listing.engine
-            if deleting {
-                return deleteThroughDaemon(
-                    socket, selection, dryRun: !arguments.has("--yes") || arguments.has("--dry-run"), timeout, output,
-                    json: arguments.has("--json"))
+            items = listing.items
+            place = .daemon(socket: socket, timeout: timeout)
+        } catch ControlClientError.noDaemon where explicitSocket == nil {
+            output.source = "crawl"
+            let opened: FileDescriptor
+            do {
+                opened = try TreeScanner().openRoot(root.bytes).descriptor
+            } catch {
+                return RootOptions.report(error)
             }
-            return show(listing.items, selection, output, json: arguments.has("--json"))
-        }
-
-        // No daemon: crawl ROOT.
-        output.source = "crawl"
-        let opened: FileDescriptor
-        do {
-            opened = try TreeScanner().openRoot(root.bytes).descriptor
-        } catch {
-            return RootOptions.report(error)
-        }
-        defer { opened.close() }
-        ResourceLimits.raiseOpenFileLimit()
-        let (items, warnings) = CleanInventory.crawl(opened)
-        for warning in warnings { Console.error(RootOptions.describe(warning, root: root)) }
-        guard deleting else { return show(items, selection, output, json: arguments.has("--json")) }
-        let protection: CleanupProtection
-        switch self.protection(arguments.values["--config"]?.bytes) {
-        case .success(let built): protection = built
-        case .failure(let failure):
-            Console.error("Error: \(failure.description)\n")
-            return failure.status
-        }
-        // The same planner as the daemon: open writers are the deleter's to check.
-        let chosen = CleanPlanner.select(
-            CleanPlanner.offer(items) { _ in false }.offered, selection, nowNanoseconds: output.nowNanoseconds)
-        let report: CleanDeletionReport
-        do {
-            report = try ManualClean.runLocally(
-                root: opened, items: chosen, protection: protection, stateDirectory: StateDirectory.forRoot(absolute),
-                dryRun: !arguments.has("--yes") || arguments.has("--dry-run"))
+            ResourceLimits.raiseOpenFileLimit()
+            let crawled = CleanInventory.crawl(opened)
+            for warning in crawled.warnings { Console.error(RootOptions.describe(warning, root: root)) }
+            items = crawled.items
+            place = .local(root: opened, stateDirectory: StateDirectory.forRoot(absolute), items: items)
         } catch {
             Console.error("Error: \(error)\n")
             return .failure
         }
-        Console.out(arguments.has("--json") ? output.deletionJSON(report) : output.deletionText(report))
-        return report.error == nil ? .success : .failure
-    }
+        defer { if case .local(let opened, _, _) = place { opened.close() } }
 
-    /// The page, narrowed to the selection when one is given.
-    private static func show(
-        _ items: [CleanItem], _ selection: CleanSelection, _ output: CleanPageOutput, json: Bool
-    ) -> ExitStatus {
+        if deleting {
+            return delete(
+                selection, dryRun: dryRun, at: place, output, json: json, config: arguments.values["--config"])
+        }
         let (offered, held) = CleanPlanner.offer(items) { item in
             // A /proc that cannot be read cannot rule a writer out: held back too.
             do {
@@ -161,36 +137,84 @@ enum CleanCommand {
                 return true
             }
         }
-        let narrowed = selection.namesSomething || selection.olderThan != nil || selection.largerThan != nil
-        var shown = offered
-        if narrowed {
-            var wide = selection
-            if !wide.namesSomething { wide.categories = Set(CleanCategory.allCases) }
-            if wide.kinds.isEmpty && wide.categories.contains(.userFiles) { wide.kinds = Set(UserFileKind.allCases) }
-            shown = offered.filter { wide.selects($0, nowNanoseconds: output.nowNanoseconds) }
+        let page = CleanPlanner.page(narrowed(offered, by: selection, now: output.nowNanoseconds))
+        let onTerminal = FileDescriptor(rawValue: 0).isTerminal && FileDescriptor.standardOutput.isTerminal
+        guard !json, !arguments.has("--list"), onTerminal else {
+            if json {
+                Console.out(output.json(page, held: held))
+            } else {
+                Console.out(output.table(page, held: held))
+                Console.out(CleanPageOutput.howToDelete(root: output.root))
+            }
+            return .success
         }
-        let page = CleanPlanner.page(shown)
-        if json {
-            Console.out(output.json(page, held: held))
-        } else {
-            Console.out(output.table(page, held: held))
-            Console.out(CleanPageOutput.howToDelete(root: output.root))
+        switch CleanInteractive.pick(page, output: output) {
+        case .quit:
+            Console.out("Nothing was deleted.\n")
+            return .success
+        case .interrupted(let signal):
+            Console.out("Nothing was deleted (\(TerminationSignals.name(signal))).\n")
+            return ExitStatus(rawValue: 128 + signal)
+        case .confirmed(var picked):
+            // The page was narrowed by these; the marks stand within them.
+            picked.olderThan = selection.olderThan
+            picked.largerThan = selection.largerThan
+            return delete(picked, dryRun: false, at: place, output, json: false, config: arguments.values["--config"])
         }
-        return .success
     }
 
-    private static func deleteThroughDaemon(
-        _ socket: [UInt8], _ selection: CleanSelection, dryRun: Bool, _ timeout: Int, _ output: CleanPageOutput,
-        json: Bool
+    /// Where the page came from, and so who deletes.
+    private enum Place {
+        /// The daemon serving ROOT: it deletes, on its cleanup runner.
+        case daemon(socket: [UInt8], timeout: Int)
+        /// This command's own crawl of ROOT, open here: it deletes itself.
+        case local(root: FileDescriptor, stateDirectory: [UInt8]?, items: [CleanItem])
+    }
+
+    /// The page narrowed to what the selection names, when it names or narrows anything.
+    private static func narrowed(_ offered: [CleanItem], by selection: CleanSelection, now: Int64) -> [CleanItem] {
+        guard selection.namesSomething || selection.olderThan != nil || selection.largerThan != nil else {
+            return offered
+        }
+        var wide = selection
+        if !wide.namesSomething { wide.categories = Set(CleanCategory.allCases) }
+        if wide.kinds.isEmpty && !selection.namesSomething { wide.kinds = Set(UserFileKind.allCases) }
+        return offered.filter { wide.selects($0, nowNanoseconds: now) }
+    }
+
+    private static func delete(
+        _ selection: CleanSelection, dryRun: Bool, at place: Place, _ output: CleanPageOutput, json: Bool,
+        config: CommandLineArgument?
     ) -> ExitStatus {
-        let request = ControlRequest(.cleanDelete(CleanDeleteRequest(selection: selection, dryRun: dryRun)))
         let report: CleanDeletionReport
-        do {
-            report = try CleanDeletionReport.decode(
-                try ControlClient.request(socketPath: socket, request, timeout: .seconds(timeout)))
-        } catch {
-            Console.error("Error: \(error)\n")
-            return .failure
+        switch place {
+        case .daemon(let socket, let timeout):
+            let request = ControlRequest(.cleanDelete(CleanDeleteRequest(selection: selection, dryRun: dryRun)))
+            do {
+                report = try CleanDeletionReport.decode(
+                    try ControlClient.request(socketPath: socket, request, timeout: .seconds(timeout)))
+            } catch {
+                Console.error("Error: \(error)\n")
+                return .failure
+            }
+        case .local(let root, let stateDirectory, let items):
+            let protection: CleanupProtection
+            switch self.protection(config?.bytes) {
+            case .success(let built): protection = built
+            case .failure(let failure):
+                Console.error("Error: \(failure.description)\n")
+                return failure.status
+            }
+            // The same planner as the daemon: open writers are the deleter's to check.
+            let chosen = CleanPlanner.select(
+                CleanPlanner.offer(items) { _ in false }.offered, selection, nowNanoseconds: output.nowNanoseconds)
+            do {
+                report = try ManualClean.runLocally(
+                    root: root, items: chosen, protection: protection, stateDirectory: stateDirectory, dryRun: dryRun)
+            } catch {
+                Console.error("Error: \(error)\n")
+                return .failure
+            }
         }
         Console.out(json ? output.deletionJSON(report) : output.deletionText(report))
         return report.error == nil ? .success : .failure
