@@ -40,7 +40,10 @@ public enum ManualClean {
         let run = "clean-\(ProcessIdentity.processID)-\(WallTime.now().millisecondsSinceEpoch)"
         let deleter: Deleter
         do {
-            deleter = try Deleter(root: root, dryRun: dryRun, isProtected: Self.protection(protection, items: items))
+            let writers = OpenWritersSnapshot()
+            deleter = try Deleter(
+                root: root, dryRun: dryRun, isProtected: Self.protection(protection, items: items),
+                openWriter: { identity throws(Errno) in try writers.check(identity) })
         } catch {
             throw ManualCleanError("cannot prepare the deleter: \(error)")
         }

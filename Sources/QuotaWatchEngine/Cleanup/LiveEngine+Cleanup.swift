@@ -106,7 +106,12 @@ extension LiveEngine {
         runner.register(
             SelectionCleaner(plans: plans) { items, dryRun in
                 let isProtected = ManualClean.protection(protection, items: items)
-                guard let deleter = try? Deleter(root: root, dryRun: dryRun || log == nil, isProtected: isProtected)
+                // /proc read once per 100 ms of the selection, not once per file.
+                let writers = OpenWritersSnapshot()
+                guard
+                    let deleter = try? Deleter(
+                        root: root, dryRun: dryRun || log == nil, isProtected: isProtected,
+                        openWriter: { identity throws(Errno) in try writers.check(identity) })
                 else { return dryRun ? dryBackend : backend }
                 guard let log, !dryRun else { return UnrecordedDeleter(deleter: deleter) }
                 return AuditedDeleter(deleter: deleter, log: log)
