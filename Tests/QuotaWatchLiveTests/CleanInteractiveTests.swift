@@ -18,9 +18,24 @@ struct CleanInteractiveTests {
             let started = try ProcessRunner.run(
                 tmux, ["-L", server, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", command])
             guard started.exitStatus == 0 else { throw DaemonError("tmux did not start", result: started) }
+            let shown = try ProcessRunner.run(
+                tmux, ["-L", server, "display-message", "-p", "#{pid} #{pane_pid} #{socket_path}"])
+            let words = shown.outputText.split(whereSeparator: \.isWhitespace).map(String.init)
+            processes = words.compactMap { pid_t($0) }
+            socket = words.last { $0.hasPrefix("/") }
         }
 
-        deinit { _ = try? ProcessRunner.run(tmux, ["-L", server, "kill-server"]) }
+        private var socket: String?
+
+        /// The server and the pane's process. The server inherits this test process's blocked
+        /// signals, so it cannot be asked to stop (it waits for a SIGCHLD that never comes):
+        /// both are killed.
+        private var processes: [pid_t] = []
+
+        deinit {
+            for process in processes.reversed() { kill(process, SIGKILL) }
+            if let socket { unlink(socket) }
+        }
 
         var screen: String {
             (try? ProcessRunner.run(tmux, ["-L", server, "capture-pane", "-p", "-S", "-200"]))?.outputText ?? ""
@@ -45,7 +60,7 @@ struct CleanInteractiveTests {
 
     private func command(_ setup: CleanFixture) -> String {
         "env STATE_DIRECTORY='\(setup.state.rootPath)' '\(setup.fixture.cli.executablePath)' clean '\(setup.rootPath)';"
-            + " echo EXIT=$?; sleep 600"
+            + " echo EXIT=$?; exec sleep 600"
     }
 
     @Test(
