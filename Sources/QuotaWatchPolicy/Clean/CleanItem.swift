@@ -125,20 +125,24 @@ public enum CleanPlanner {
 
     /// Category order, then group (largest group first), then largest file first, then path.
     public static func sortedForListing(_ items: [CleanItem]) -> [CleanItem] {
+        // Each item's group key and its group's size, computed once (not per comparison).
+        let keys = items.map(CleanGroupKey.init)
         var groupBytes: [CleanGroupKey: UInt64] = [:]
-        for item in items { groupBytes[CleanGroupKey(item), default: 0] += item.allocatedBytes }
-        return items.sorted { left, right in
-            let leftKey = CleanGroupKey(left)
-            let rightKey = CleanGroupKey(right)
+        for (item, key) in zip(items, keys) { groupBytes[key, default: 0] += item.allocatedBytes }
+        let sizes = keys.map { groupBytes[$0]! }
+        let order = items.indices.sorted { leftIndex, rightIndex in
+            let (left, right) = (items[leftIndex], items[rightIndex])
             if left.category != right.category { return left.category < right.category }
+            let (leftKey, rightKey) = (keys[leftIndex], keys[rightIndex])
             if leftKey != rightKey {
-                let (leftBytes, rightBytes) = (groupBytes[leftKey]!, groupBytes[rightKey]!)
+                let (leftBytes, rightBytes) = (sizes[leftIndex], sizes[rightIndex])
                 if leftBytes != rightBytes { return leftBytes > rightBytes }
                 return leftKey.precedes(rightKey)
             }
             if left.allocatedBytes != right.allocatedBytes { return left.allocatedBytes > right.allocatedBytes }
             return left.path.lexicographicallyPrecedes(right.path)
         }
+        return order.map { items[$0] }
     }
 
     /// The page: one entry per category (all of them, empty ones too), each with its groups

@@ -129,10 +129,11 @@ enum CleanCommand {
             return delete(
                 selection, dryRun: dryRun, at: place, output, json: json, config: arguments.values["--config"])
         }
+        let writers = OpenWritersSnapshot()
         let (offered, held) = CleanPlanner.offer(items) { item in
             // A /proc that cannot be read cannot rule a writer out: held back too.
             do {
-                return try OpenWriters.first(device: item.device, inode: item.inode) != nil
+                return try writers.check(FileIdentity(device: item.device, inode: item.inode)) != nil
             } catch {
                 return true
             }
