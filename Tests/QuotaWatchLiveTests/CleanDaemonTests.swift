@@ -40,6 +40,12 @@ struct CleanDaemonTests {
             #expect(number(category["allocated"]) == (try setup.du(paths)), "\(name)")
         }
 
+        // Ages too: the video was last written in 2020.
+        let video = (categories(page)["user-files"]?["items"] as? [[String: Any]] ?? []).first {
+            $0["path"] as? String == "Documents/Trip.mov"
+        }
+        #expect(number(video?["age_seconds"]).map { $0 > 86_400 * 365 } == true, "\(String(describing: video))")
+
         let open = "tmp/CFNetworkDownload_Open99.tmp"
         let descriptor = try setup.tree.openForAppending(CleanFixture.root.appending(TreePath(open)))
         defer { close(descriptor) }

@@ -48,10 +48,12 @@ public enum CleanInventory {
 
 extension LiveTree {
     /// The storage page's files from the live tree, on the engine thread: only the
-    /// directories a category can lie in are walked, and each file with a category is
-    /// stat'ed once relative to its directory's descriptor (for its age). O(files in `tmp`,
-    /// `Library/Caches`, `Documents`, and the temporary plists); nothing is listed again.
-    mutating func cleanItems() -> [CleanItem] {
+    /// directories a category can lie in are walked. With `statting`, each file with a
+    /// category is stat'ed once relative to its directory's descriptor, for its age: what a
+    /// deletion plans with. Without, the items carry the tree's own numbers and no mtime
+    /// (`Int64.min`), for ``CleanListing`` to read on the connection's thread: a page of
+    /// 180 000 files costs the engine the walk, not 180 000 stats. Nothing is listed again.
+    mutating func cleanItems(statting: Bool = true) -> [CleanItem] {
         var items: [CleanItem] = []
         for top in CleanClassifier.topDirectories {
             guard let start = tree.directory(atComponents: PathComponents.split(Array(top.utf8))) else { continue }
@@ -62,11 +64,23 @@ extension LiveTree {
                 for file in tree.files(in: directory) {
                     let name = Array(tree.name(of: file))
                     let path = CleanInventory.join(base, name)
-                    guard CleanClassifier.classify(path) != nil,
-                        case .found(let status) = fileSystem.status(of: name, in: directory, tree: tree),
-                        let item = CleanItem(path: path, status: status)
-                    else { continue }
-                    items.append(item)
+                    guard let classification = CleanClassifier.classify(path) else { continue }
+                    if statting {
+                        guard case .found(let status) = fileSystem.status(of: name, in: directory, tree: tree),
+                            let item = CleanItem(path: path, status: status)
+                        else { continue }
+                        items.append(item)
+                        continue
+                    }
+                    let device = tree.device(of: directory)
+                    let inode = tree.inode(of: file)
+                    let usage = tree.usage(of: file)
+                    items.append(
+                        CleanItem(
+                            path: path, classification: classification, device: device, inode: inode,
+                            linkCount: tree.singleNamedFile(device: device, inode: inode) == file ? 1 : 2,
+                            allocatedBytes: usage.allocated, apparentBytes: usage.apparent,
+                            modifiedNanoseconds: .min))
                 }
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import QuotaWatchCore
 import QuotaWatchPolicy
+import QuotaWatchSystem
 
 /// A `clean_delete` request: the selection, in the words of the command line, and whether
 /// to report only.
@@ -53,6 +54,10 @@ public struct CleanListing: Sendable, ControlReplyDocument {
     public var root: String
     public var items: [CleanItem]
     public var engine: EngineReport
+    /// ROOT's descriptor, when the items' mtimes are still to be read (the daemon's listing):
+    /// ``replyJSON()``, on the connection's thread, stats each path relative to it, takes the
+    /// file's current numbers, and leaves out a name that now leads to another inode or none.
+    var timesFrom: FileDescriptor?
 
     public init(root: String, items: [CleanItem], engine: EngineReport) {
         self.root = root
@@ -67,7 +72,21 @@ public struct CleanListing: Sendable, ControlReplyDocument {
     public func replyJSON() -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let wire = Wire(columns: Self.columns, engine: engine, root: root, rows: items.map(Row.init))
+        var rows: [Row] = []
+        rows.reserveCapacity(items.count)
+        for var item in items {
+            if let timesFrom {
+                guard let status = try? timesFrom.status(of: item.path), status.kind != .directory,
+                    status.device == item.device, status.inode == item.inode
+                else { continue }
+                item.modifiedNanoseconds = status.modifiedNanoseconds
+                item.allocatedBytes = status.allocatedBytes
+                item.apparentBytes = status.apparentBytes
+                item.linkCount = status.linkCount
+            }
+            rows.append(Row(item))
+        }
+        let wire = Wire(columns: Self.columns, engine: engine, root: root, rows: rows)
         return Array((try? encoder.encode(wire)) ?? Data())
     }
 

@@ -7,8 +7,11 @@ extension LiveEngine {
     /// `clean_list`: the storage page's files, after every change seen so far is applied.
     func answerCleanList(_ reply: ControlReply, _ live: inout LiveTree<KernelFileSystem>) {
         live.flush()
-        let items = live.cleanItems()
-        reply.send(CleanListing(root: options.rootDisplay, items: items, engine: view(of: live).counters))
+        let items = live.cleanItems(statting: false)
+        var listing = CleanListing(root: options.rootDisplay, items: items, engine: view(of: live).counters)
+        // The connection's thread reads each file's mtime, relative to ROOT's descriptor.
+        listing.timesFrom = live.fileSystem.root
+        reply.send(listing)
     }
 
     /// `clean_delete`: plans the selection from the live tree with the CLI's own planner and

@@ -22,9 +22,10 @@ enum CleanCommand {
             and --larger-than narrow it. Your own files in Documents go only by --kind or --path:
             '--category user-files' alone is refused, and 'all' leaves them out. On a terminal
             without --yes, --dry-run, --json or --list, the page is interactive: space marks a
-            category, business, kind or file, enter asks to delete the marked files, q quits. When a daemon
-            serves ROOT, the numbers come from it and it deletes (it must run with --clean);
-            otherwise this command crawls ROOT and deletes itself, with the same audit log.
+            category, business, kind or file, enter asks to delete what is marked, q quits.
+            When a daemon serves ROOT, the numbers come from it and it deletes (it must run
+            with --clean); otherwise this command crawls ROOT and deletes itself, with the
+            same audit log.
             Exit status: 0 on success, 1 when the daemon or the deleter failed, 64 on bad usage.
             """,
         arguments: [ArgumentSpec(name: "root", help: "The app's data container.")],
