@@ -26,6 +26,8 @@ public struct CleanPicker {
     public let rows: [Row]
     /// The item paths each row stands for.
     private let rowItems: [[[UInt8]]]
+    /// Each row's count and size, computed once: the files do not change while it shows.
+    private let rowTotals: [CleanTotals]
     private let itemsByPath: [[UInt8]: CleanItem]
     private let page: [CleanCategorySummary]
     public private(set) var marked: Set<[UInt8]> = []
@@ -62,6 +64,7 @@ public struct CleanPicker {
         self.rows = rows
         self.rowItems = rowItems
         self.itemsByPath = itemsByPath
+        rowTotals = rowItems.map { paths in CleanTotals(paths.compactMap { itemsByPath[$0] }) }
     }
 
     /// The marked items, in listing order.
@@ -144,7 +147,7 @@ public struct CleanPicker {
             lines.append(line)
         }
         while lines.count < screenRows - 1 { lines.append(.blank) }
-        let totals = CleanTotals(markedItems)
+        let totals = CleanTotals(marked.compactMap { itemsByPath[$0] })
         lines.append(
             StyledLine(
                 width.truncated(
@@ -176,7 +179,7 @@ public struct CleanPicker {
         let paths = rowItems[index]
         let markedCount = paths.filter(marked.contains).count
         let box = markedCount == 0 ? "[ ]" : markedCount == paths.count ? "[x]" : "[-]"
-        let totals = CleanTotals(paths.compactMap { itemsByPath[$0] })
+        let totals = rowTotals[index]
         let numbers =
             width.padded("\(totals.count)", to: 5, alignRight: true) + "  "
             + width.padded(format.string(totals.allocatedBytes), to: 9, alignRight: true)
