@@ -91,6 +91,13 @@ struct CleanDaemonTests {
         #expect(removedPaths(dry).count == 4 && dry["source"] as? String == "daemon", "\(dry)")
         for path in CleanFixture.expected.keys { #expect(try setup.exists(path), "\(path)") }
         #expect(try setup.auditRecords().isEmpty)
+        // A socket whose daemon watches another root is refused: deleting would happen there.
+        let elsewhere = try ProcessRunner.run(
+            setup.fixture.cli.executablePath,
+            ["clean", setup.tree.absolutePath(LiveFixture.outside), "--socket", daemon.socketPath, "--list"])
+        #expect(
+            elsewhere.exitStatus == 1
+                && elsewhere.errorText.contains("not \(setup.tree.absolutePath(LiveFixture.outside))"), "\(elsewhere)")
         // Your own files stay protected through the daemon as well.
         let user = try setup.clean(socket + ["--yes", "--category", "user-files"])
         #expect(user.exitStatus == 64, "\(user)")

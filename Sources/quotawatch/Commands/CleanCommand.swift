@@ -99,6 +99,13 @@ enum CleanCommand {
             let reply = try ControlClient.request(
                 socketPath: socket, ControlRequest(.cleanList), timeout: .seconds(timeout))
             let listing = try CleanListing.decode(reply)
+            // Deleting through a daemon deletes in its root: it must be the one named.
+            guard listing.root == output.root else {
+                Console.error(
+                    "Error: the daemon on \(EscapedName.string(socket)) watches \(listing.root), not \(output.root); "
+                        + "name that root, or pass the --socket of the daemon that watches \(output.root)\n")
+                return .failure
+            }
             if arguments.values["--config"] != nil {
                 Console.error(
                     "quotawatch: note: --config is not used: the daemon serving this root protects what its own config says\n"
