@@ -230,3 +230,36 @@ struct CleanPlannerTests {
         #expect(escaped?.paths == [Array("Documents/caf".utf8) + [0xE9]])
     }
 }
+
+@Suite("clean: classifying a directory's files at once")
+struct CleanFileClassifierTests {
+    static let directories = [
+        "", "tmp", "tmp/a", "tmp/a/b", "tmp/com.apple.dyld", "tmp/com.apple.dyld/x", "Library", "Library/Caches",
+        "Library/Caches/com.example.feed", "Library/Caches/com.example.feed/images/00", "Library/Caches/WebKit",
+        "Library/Caches/WebKit/NetworkCache", "Library/Caches/com.example.app/WebKit",
+        "Library/Caches/com.example.app/WebKit/NetworkCache", "Library/Caches/com.apple.dyld",
+        "Library/Caches/com.apple.dyld/x", "Library/Caches/com.apple.nsurlsessiond",
+        "Library/Caches/com.apple.nsurlsessiond/Downloads", "Library/Caches/com.apple.nsurlsessiond/Downloads/app",
+        "Library/Caches/com.apple.nsurlsessiond/Downloads/app/deeper", "Library/Preferences",
+        "Library/Preferences/sub", "Library/Application Support", "Documents", "Documents/Inbox",
+        "Documents/Inbox/sub", "Documents/Photos", "Documents/Photos/Inbox", "SystemData",
+    ]
+    static let names = [
+        "a", "CFNetworkDownload_x.tmp", "x.plist.Ab12Cd", ".dat.nosync12.x", "x.plist", "clip.MOV", "a.pdf",
+        "b.ipa", "c.zip", "d.docx", "e.heic", "WebKit", "Inbox", "com.apple.dyld",
+    ]
+
+    @Test("the same class as the file's whole path, for every directory and name")
+    func agrees() {
+        for directory in Self.directories {
+            let classifier = CleanFileClassifier(directory: Array(directory.utf8))
+            for name in Self.names {
+                let path = directory.isEmpty ? name : directory + "/" + name
+                #expect(
+                    classifier.classify(name: Array(name.utf8)) == CleanClassifier.classify(Array(path.utf8)),
+                    "\(path)")
+                if classifier.classifiesNothing { #expect(CleanClassifier.classify(Array(path.utf8)) == nil) }
+            }
+        }
+    }
+}

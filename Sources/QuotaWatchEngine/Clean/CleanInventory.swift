@@ -23,8 +23,9 @@ public enum CleanInventory {
             for (name, error) in result.unstatable {
                 warnings.append(ScanWarning(kind: .unstatableEntry, path: join(base, name), error: error))
             }
+            let classifier = CleanFileClassifier(directory: base)
             for entry in result.listing.entries {
-                let path = join(base, result.listing.name(of: entry))
+                let name = result.listing.name(of: entry)
                 if entry.status.kind == .directory {
                     let slot = Int(entry.crawlIndex)
                     guard entry.crawlIndex != .max else { continue }
@@ -32,9 +33,10 @@ public enum CleanInventory {
                         pathByCrawlIndex.append(
                             contentsOf: repeatElement(nil, count: slot + 1 - pathByCrawlIndex.count))
                     }
-                    pathByCrawlIndex[slot] = path
-                } else if let item = CleanItem(path: path, status: entry.status) {
-                    items.append(item)
+                    pathByCrawlIndex[slot] = join(base, name)
+                } else if let classification = classifier.classify(name: name) {
+                    items.append(
+                        CleanItem(path: join(base, name), classification: classification, status: entry.status))
                 }
             }
         }
@@ -61,15 +63,17 @@ extension LiveTree {
             let directories = top == "Library/Preferences" ? [start] : tree.subtree(of: start)
             for directory in directories {
                 let base = tree.relativePath(of: directory)
+                let classifier = CleanFileClassifier(directory: base)
+                if classifier.classifiesNothing { continue }
                 for file in tree.files(in: directory) {
                     let name = Array(tree.name(of: file))
+                    guard let classification = classifier.classify(name: name) else { continue }
                     let path = CleanInventory.join(base, name)
-                    guard let classification = CleanClassifier.classify(path) else { continue }
                     if statting {
                         guard case .found(let status) = fileSystem.status(of: name, in: directory, tree: tree),
-                            let item = CleanItem(path: path, status: status)
+                            status.kind != .directory
                         else { continue }
-                        items.append(item)
+                        items.append(CleanItem(path: path, classification: classification, status: status))
                         continue
                     }
                     let device = tree.device(of: directory)

@@ -31,6 +31,11 @@ public struct CleanItem: Sendable, Hashable {
     /// An item for `path` with `status`, if the path has a category.
     public init?(path: [UInt8], status: FileStatus) {
         guard status.kind != .directory, let classification = CleanClassifier.classify(path) else { return nil }
+        self.init(path: path, classification: classification, status: status)
+    }
+
+    /// An item for `path`, already classified, with `status`.
+    public init(path: [UInt8], classification: CleanClass, status: FileStatus) {
         self.init(
             path: path, classification: classification, device: status.device, inode: status.inode,
             linkCount: status.linkCount, allocatedBytes: status.allocatedBytes, apparentBytes: status.apparentBytes,
