@@ -148,7 +148,8 @@ enum CleanCommand {
         }
         let page = CleanPlanner.page(narrowed(offered, by: selection, now: output.nowNanoseconds))
         let onTerminal = FileDescriptor(rawValue: 0).isTerminal && FileDescriptor.standardOutput.isTerminal
-        guard !json, !arguments.has("--list"), onTerminal else {
+        let anything = page.contains { !$0.items.isEmpty }
+        guard !json, !arguments.has("--list"), onTerminal, anything else {
             if json {
                 Console.out(output.json(page, held: held))
             } else {
