@@ -32,6 +32,13 @@ let package = Package(
         .systemLibrary(name: "CYAML", path: "Sources/CYAML"),
         // ncursesw from Debian's libncurses-dev, for the `watch` view and `clean`'s selection.
         .systemLibrary(name: "CNcursesW", path: "Sources/CNcursesW"),
+        // The terminal toolkit: a full-screen ncursesw screen that draws Core's styled lines
+        // (Sources/QuotaWatchCore/Terminal) and gives the terminal back on every way out.
+        .target(
+            name: "QuotaWatchTerminal",
+            dependencies: ["CNcursesW", "QuotaWatchCore", "QuotaWatchSystem"],
+            swiftSettings: strict
+        ),
         // SQLite from Debian's libsqlite3-dev, for the event history.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         // libmicrohttpd from Debian's libmicrohttpd-dev, for the Prometheus endpoint.
@@ -61,7 +68,7 @@ let package = Package(
             name: "quotawatch",
             dependencies: [
                 "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchEngine", "QuotaWatchPolicy", "QuotaWatchConfig",
-                "QuotaWatchHistory",
+                "QuotaWatchHistory", "QuotaWatchTerminal",
             ],
             swiftSettings: strict
         ),

@@ -118,3 +118,34 @@ int qw_openat2(int directory, const char *path, unsigned long long flags, unsign
 int qw_fdatasync(int fd) {
     return fdatasync(fd);
 }
+
+// ---- Terminal restore on a fatal signal (see qw_install_fatal_restore) ----
+#include <termios.h>
+#include <string.h>
+
+static char qw_restore_bytes[256];
+static size_t qw_restore_length;
+static struct termios qw_restore_modes;
+static int qw_restore_has_modes;
+
+static void qw_fatal_restore_handler(int signal_number) {
+    ssize_t ignored = write(STDOUT_FILENO, qw_restore_bytes, qw_restore_length);
+    (void)ignored;
+    if (qw_restore_has_modes) tcsetattr(STDIN_FILENO, TCSANOW, &qw_restore_modes);
+    // SA_RESETHAND put the default action back: this raise ends the process as the crash would.
+    raise(signal_number);
+}
+
+void qw_install_fatal_restore(const char *bytes, size_t length) {
+    if (length > sizeof qw_restore_bytes) length = sizeof qw_restore_bytes;
+    memcpy(qw_restore_bytes, bytes, length);
+    qw_restore_length = length;
+    qw_restore_has_modes = tcgetattr(STDIN_FILENO, &qw_restore_modes) == 0;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = qw_fatal_restore_handler;
+    action.sa_flags = SA_RESETHAND | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT};
+    for (size_t index = 0; index < sizeof fatal / sizeof fatal[0]; index++) sigaction(fatal[index], &action, NULL);
+}

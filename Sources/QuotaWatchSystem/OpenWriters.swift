@@ -62,7 +62,7 @@ public enum OpenWriters {
     }
 
     /// The octal `flags:` line of a `/proc/PID/fdinfo/N` file: the descriptor's open flags.
-    private static func openFlags(in proc: FileDescriptor, fdinfo path: [UInt8]) throws(Errno) -> UInt32? {
+    static func openFlags(in proc: FileDescriptor, fdinfo path: [UInt8]) throws(Errno) -> UInt32? {
         let raw = try unsafe withCString(path) { cPath throws(Errno) in
             try valueOrErrno { unsafe system_openat(proc.rawValue, cPath, O_RDONLY | O_CLOEXEC, 0) }.get()
         }

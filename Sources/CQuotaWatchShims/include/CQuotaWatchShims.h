@@ -80,4 +80,10 @@ enum {
 // fdatasync(2) is declared by Glibc's module only under some feature macros.
 int qw_fdatasync(int fd);
 
+// Writes `length` bytes (at most 256) to standard output and restores the terminal modes
+// standard input had at the call, then dies of the same signal, when the process gets
+// SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE or SIGABRT: a full-screen view that crashes leaves
+// the shell usable. Only async-signal-safe calls run in the handler.
+void qw_install_fatal_restore(const char *bytes, size_t length);
+
 #endif

@@ -29,6 +29,8 @@ struct CleanupCoordinator {
     /// Every run reports only (no `run --clean`, or `--dry-run`).
     let dryRun: Bool
     private var waiting: [Request] = []
+    /// `clean_delete` requests so far, naming each one's trigger.
+    private var selections = 0
     /// The first turn comes at once: it watches opens for lru before any request is answered.
     private var hadFirstTurn = false
     /// When the last run of any kind was asked for or ended (engine clock): the periodic
@@ -84,6 +86,19 @@ struct CleanupCoordinator {
     }
 
     mutating func note(_ request: Request) { waiting.append(request) }
+
+    /// A `clean_delete` selection, planned already: staged under a trigger of its own and
+    /// submitted at once, so it runs on the runner after (never during) any other run.
+    mutating func submitSelection(_ items: [CleanItem], level: DiskLevel, dryRun: Bool, reply: ControlReply) {
+        selections += 1
+        let trigger = CleanupTrigger.manual("clean-\(selections)")
+        var plan = CleanupPlan(level: level, jobs: settings.cleaners.map { _ in [] })
+        plan.dryRun = dryRun
+        plan.replies = [reply]
+        plan.selection = items
+        plans.stage(trigger, plan)
+        runner.submit(trigger)
+    }
 
     /// When the next turn must come: at once while a trigger waits to be planned, else when
     /// the periodic run is due (engine clock).

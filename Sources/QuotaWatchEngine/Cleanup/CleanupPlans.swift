@@ -13,6 +13,8 @@ struct CleanupPlan: Sendable {
     var dryRun = false
     /// `clean` requests answered with the summary of the run that serves this trigger.
     var replies: [ControlReply] = []
+    /// A `clean_delete` selection: the files ``SelectionCleaner`` removes; nil for the others.
+    var selection: [CleanItem]?
 }
 
 /// Hands the engine thread's plans to the runner's task. A plan waits as `pending` until the

@@ -37,6 +37,7 @@ extension LiveEngine {
         let deletes = options.cleanup.deletes
         let dryBackend: UnrecordedDeleter
         let backend: any RemovalBackend
+        var auditLog: AuditLog?
         do {
             dryBackend = UnrecordedDeleter(deleter: try Deleter(root: root, dryRun: true, isProtected: isProtected))
             if deletes {
@@ -59,6 +60,7 @@ extension LiveEngine {
                             + "\(gone) are gone, recorded as such")
                 }
                 backend = AuditedDeleter(deleter: deleter, log: log)
+                auditLog = log
             } else {
                 backend = dryBackend
             }
@@ -82,8 +84,15 @@ extension LiveEngine {
                 if !served.isEmpty, served.count == summary.triggers.count, served.allSatisfy(\.dryRun) {
                     summary.dryRun = true
                 }
+                summary.cleaners = Self.reportsShown(summary, served: served)
                 for plan in served {
-                    for reply in plan.replies { reply.send(summary) }
+                    for reply in plan.replies {
+                        if let selection = plan.selection {
+                            reply.send(Self.deletionReport(summary, selection: selection, dryRun: plan.dryRun))
+                        } else {
+                            reply.send(summary)
+                        }
+                    }
                 }
                 mailbox.post(.cleanupFinished(summary))
             })
@@ -92,6 +101,21 @@ extension LiveEngine {
                 PlannedCleaner(
                     inner: CleanupCoordinator.cleaner(spec), slot: slot, plans: plans, dryBackend: dryBackend))
         }
+        // Selections of `quotawatch clean`, with the user files they name let through.
+        let log = auditLog
+        runner.register(
+            SelectionCleaner(plans: plans) { items, dryRun in
+                let isProtected = ManualClean.protection(protection, items: items)
+                // /proc read once per 100 ms of the selection, not once per file.
+                let writers = OpenWritersSnapshot()
+                guard
+                    let deleter = try? Deleter(
+                        root: root, dryRun: dryRun || log == nil, isProtected: isProtected,
+                        openWriter: { identity throws(Errno) in try writers.check(identity) })
+                else { return dryRun ? dryBackend : backend }
+                guard let log, !dryRun else { return UnrecordedDeleter(deleter: deleter) }
+                return AuditedDeleter(deleter: deleter, log: log)
+            })
         var coordinator = CleanupCoordinator(
             settings: settings, runner: runner, plans: plans, dryRun: !deletes, now: clock.now)
         // Breaches reported by the first placement, before the coordinator existed.

@@ -1,5 +1,6 @@
 import Foundation
 import QuotaWatchCore
+import QuotaWatchPolicy
 
 // The control protocol, one exchange per connection:
 //
@@ -38,13 +39,19 @@ public enum ControlCommand: Hashable, Sendable {
     case status(StatusQuery)
     /// Run every cleaner now; the reply is the run's summary, sent when the run ends.
     case clean(CleanRequest)
+    /// The storage page's files from the live tree (`quotawatch clean ROOT`).
+    case cleanList
+    /// Delete what a selection of the storage page names, on the cleanup runner.
+    case cleanDelete(CleanDeleteRequest)
 
-    public static let names = ["status", "clean"]
+    public static let names = ["status", "clean", "clean_list", "clean_delete"]
 
     public var name: String {
         switch self {
         case .status: "status"
         case .clean: "clean"
+        case .cleanList: "clean_list"
+        case .cleanDelete: "clean_delete"
         }
     }
 }
@@ -86,6 +93,7 @@ extension ControlRequest: Codable {
 
     private static let statusFields = ["command", "depth", "path", "select", "sync", "top"]
     private static let cleanFields = ["command", "trigger", "dry_run"]
+    private static let cleanListFields = ["command"]
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
@@ -103,6 +111,16 @@ extension ControlRequest: Codable {
         case .clean(let clean):
             try container.encode(clean.trigger, forKey: Key("trigger"))
             if clean.dryRun { try container.encode(true, forKey: Key("dry_run")) }
+        case .cleanList:
+            break
+        case .cleanDelete(let delete):
+            for (key, value) in delete.wireFields() {
+                switch value {
+                case .strings(let strings): try container.encode(strings, forKey: Key(key))
+                case .number(let number): try container.encode(number, forKey: Key(key))
+                case .flag(let flag): try container.encode(flag, forKey: Key(key))
+                }
+            }
         }
     }
 
@@ -136,6 +154,38 @@ extension ControlRequest: Codable {
             }
             let dryRun = try Self.field("dry_run", Bool.self, "true or false", in: container) ?? false
             command = .clean(CleanRequest(trigger: trigger, dryRun: dryRun))
+        case "clean_list":
+            if let unknown = present.subtracting(Self.cleanListFields).sorted().first {
+                throw ControlProtocol.Failure("unknown field '\(unknown)' in a clean_list request; it has no fields")
+            }
+            sync = false
+            command = .cleanList
+        case "clean_delete":
+            if let unknown = present.subtracting(CleanDeleteRequest.fields).sorted().first {
+                throw ControlProtocol.Failure(
+                    "unknown field '\(unknown)' in a clean_delete request; its fields are "
+                        + CleanDeleteRequest.fields.joined(separator: ", "))
+            }
+            sync = false
+            let words = { (name: String) throws -> [[UInt8]] in
+                (try Self.field(name, [String].self, "an array of strings", in: container) ?? []).map { Array($0.utf8) }
+            }
+            let olderThan = try Self.field(
+                "older_than_ms", UInt64.self, "a whole number of milliseconds", in: container)
+            let largerThan = try Self.field("larger_than", UInt64.self, "a whole number of bytes", in: container)
+            do {
+                let selection = try CleanSelection.parse(
+                    categories: try words("categories"), kinds: try words("kinds"), paths: try words("paths"),
+                    olderThan: olderThan.map { Array("\($0)ms".utf8) },
+                    largerThan: largerThan.map { Array("\($0)".utf8) })
+                guard selection.namesSomething else {
+                    throw CleanSelectionError("a clean_delete request names no category, kind or path")
+                }
+                let dryRun = try Self.field("dry_run", Bool.self, "true or false", in: container) ?? false
+                command = .cleanDelete(CleanDeleteRequest(selection: selection, dryRun: dryRun))
+            } catch let error as CleanSelectionError {
+                throw ControlProtocol.Failure(error.description)
+            }
         default:
             throw ControlProtocol.Failure(
                 "unknown command '\(name)'; the commands are " + ControlCommand.names.joined(separator: ", "))

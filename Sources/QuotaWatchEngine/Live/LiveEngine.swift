@@ -260,6 +260,8 @@ public final class LiveEngine: @unchecked Sendable {
         switch request.command {
         case .status(let status): query = status
         case .clean(let clean): return answerClean(clean, reply)
+        case .cleanList: return answerCleanList(reply, &live)
+        case .cleanDelete(let delete): return answerCleanDelete(delete, reply, &live)
         }
         guard request.sync else {
             live.flush()

@@ -34,6 +34,14 @@ public struct CleanupProtection: Sendable {
         return !prefixes.contains { prefix in documentsExceptions.contains { $0.matches(prefix) } }
     }
 
+    /// As ``isProtected(_:)``, except that a file the user selected by hand (`quotawatch clean`
+    /// with `--kind`, `--path` or a mark on the page) is not held back by the `Documents/`
+    /// rule; the protect globs still hold it.
+    public func isProtected(_ path: [UInt8], userSelected: Bool) -> Bool {
+        guard userSelected else { return isProtected(path) }
+        return Self.selfAndAncestors(path).contains { prefix in protectedGlobs.contains { $0.matches(prefix) } }
+    }
+
     /// `a`, `a/b`, `a/b/c` for `a/b/c`: the path and each directory above it, top first.
     static func selfAndAncestors(_ path: [UInt8]) -> [[UInt8]] {
         var prefixes: [[UInt8]] = []

@@ -1,0 +1,46 @@
+/// A cursor in a list longer than the rows it has on screen: which item is selected and which
+/// is the first one shown. Pure, so a list's scrolling is tested without a terminal.
+public struct ListCursor: Hashable, Sendable {
+    public private(set) var selected = 0
+    public private(set) var firstVisible = 0
+
+    public init() {}
+
+    /// Moves for an arrow, page or home/end key; returns false for any other key.
+    @discardableResult
+    public mutating func handle(_ key: TerminalKey, count: Int, visibleRows: Int) -> Bool {
+        let page = max(1, visibleRows - 1)
+        switch key {
+        case .up: selected -= 1
+        case .down: selected += 1
+        case .pageUp: selected -= page
+        case .pageDown: selected += page
+        case .home: selected = 0
+        case .end: selected = count - 1
+        default: return false
+        }
+        clamp(count: count, visibleRows: visibleRows)
+        return true
+    }
+
+    /// Selects `index` (clamped) and scrolls it into view.
+    public mutating func select(_ index: Int, count: Int, visibleRows: Int) {
+        selected = index
+        clamp(count: count, visibleRows: visibleRows)
+    }
+
+    /// Keeps the selection inside the list and on screen after the list or the screen changed.
+    public mutating func clamp(count: Int, visibleRows: Int) {
+        selected = max(0, min(selected, count - 1))
+        let rows = max(1, visibleRows)
+        if selected < firstVisible { firstVisible = selected }
+        if selected >= firstVisible + rows { firstVisible = selected - rows + 1 }
+        firstVisible = max(0, min(firstVisible, max(0, count - rows)))
+    }
+
+    /// The indices shown, in order.
+    public func visibleRange(count: Int, visibleRows: Int) -> Range<Int> {
+        let start = min(firstVisible, max(0, count))
+        return start..<min(count, start + max(0, visibleRows))
+    }
+}

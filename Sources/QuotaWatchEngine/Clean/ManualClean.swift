@@ -1,0 +1,97 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchPolicy
+import QuotaWatchSystem
+
+/// Deleting what the storage page selected, through the same ``Deleter`` and audit log as the
+/// automatic cleaners: in the daemon on its cleanup runner (``SelectionCleaner``), or in the
+/// CLI when no daemon serves ROOT (``runLocally(root:items:protection:stateDirectory:dryRun:)``).
+public enum ManualClean {
+    /// The cleaner name the audit log and the `cleanup` event give these deletions.
+    public static let cleanerName = "clean"
+
+    /// Removes each item if it is still the inode that was listed. The audit rule is the
+    /// item's category (with the kind for user files).
+    static func remove(_ items: [CleanItem], remover: Remover) throws -> CleanupResult {
+        var result = CleanupResult()
+        for item in items {
+            try Task.checkCancellation()
+            let outcome = remover.remove(
+                path: item.path, identity: FileIdentity(device: item.device, inode: item.inode), rule: item.auditRule)
+            result.record(outcome, path: item.path, inDirectory: nil)
+        }
+        return result
+    }
+
+    /// The deleter's protection for a selection: the configured one, and `Documents/` except
+    /// for the user files the selection named.
+    static func protection(_ base: CleanupProtection, items: [CleanItem]) -> Deleter.Protection {
+        let userFiles = Set(items.filter { $0.category == .userFiles }.map(\.path))
+        return { path in base.isProtected(path, userSelected: userFiles.contains(path)) }
+    }
+
+    /// Deletes `items` from the CLI, for a ROOT no daemon serves. A real run writes the audit
+    /// log in `stateDirectory` (the daemon's for this ROOT), resolving first any intent a crash
+    /// left open; a dry run checks everything and records nothing.
+    public static func runLocally(
+        root: FileDescriptor, items: [CleanItem], protection: CleanupProtection, stateDirectory: [UInt8]?,
+        dryRun: Bool
+    ) throws(ManualCleanError) -> CleanDeletionReport {
+        let run = "clean-\(ProcessIdentity.processID)-\(WallTime.now().millisecondsSinceEpoch)"
+        let deleter: Deleter
+        do {
+            let writers = OpenWritersSnapshot()
+            deleter = try Deleter(
+                root: root, dryRun: dryRun, isProtected: Self.protection(protection, items: items),
+                openWriter: { identity throws(Errno) in try writers.check(identity) })
+        } catch {
+            throw ManualCleanError("cannot prepare the deleter: \(error)")
+        }
+        let backend: any RemovalBackend
+        if dryRun {
+            backend = UnrecordedDeleter(deleter: deleter)
+        } else {
+            guard let stateDirectory else {
+                throw ManualCleanError(
+                    "no state directory for the audit log of deletions: set STATE_DIRECTORY (or HOME), or use --dry-run"
+                )
+            }
+            let log: AuditLog
+            do {
+                log = try AuditLog(directory: stateDirectory)
+            } catch {
+                throw ManualCleanError(error.description)
+            }
+            _ = try? log.recover(using: deleter)
+            backend = AuditedDeleter(deleter: deleter, log: log)
+        }
+        let remover = Remover(backend: backend, trigger: "manual", cleaner: cleanerName, run: run)
+        let result = (try? remove(items, remover: remover)) ?? CleanupResult()
+        return CleanDeletionReport(run: run, dryRun: dryRun, result: result)
+    }
+}
+
+/// Why a deletion could not start, with the way out.
+public struct ManualCleanError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The daemon's cleaner for selections of the storage page: registered after the configured
+/// cleaners, it does nothing unless the run serves a `clean_delete` plan, whose items were
+/// chosen on the engine thread from the live tree. Running on the cleanup runner, it never
+/// overlaps an automatic run.
+struct SelectionCleaner: Cleaner {
+    let name = ManualClean.cleanerName
+    let plans: CleanupPlans
+    /// The backend for one selection: its user files allowed, recording or not.
+    let backend: @Sendable (_ items: [CleanItem], _ dryRun: Bool) -> any RemovalBackend
+
+    func clean(_ context: CleanupContext) async throws -> CleanupResult {
+        guard let plan = plans.active(context.trigger), let items = plan.selection else { return CleanupResult() }
+        let remover = Remover(
+            backend: backend(items, context.dryRun || plan.dryRun), trigger: context.remover.trigger, cleaner: name,
+            run: context.runID)
+        return try ManualClean.remove(items, remover: remover)
+    }
+}
