@@ -39,6 +39,9 @@ let package = Package(
             dependencies: ["CNcursesW", "QuotaWatchCore", "QuotaWatchSystem"],
             swiftSettings: strict
         ),
+        // The `watch` view's model and layout: frames, keys, rows, bars, event lines. Pure, no
+        // curses: QuotaWatchTerminal draws what it returns.
+        .target(name: "QuotaWatchView", dependencies: ["QuotaWatchCore", "QuotaWatchPolicy"], swiftSettings: strict),
         // SQLite from Debian's libsqlite3-dev, for the event history.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         // libmicrohttpd from Debian's libmicrohttpd-dev, for the Prometheus endpoint.
@@ -77,6 +80,8 @@ let package = Package(
         // Temp trees with raw-byte names, the du oracle, and a runner for the built CLI.
         .target(name: "QuotaWatchTestSupport", path: "Tests/QuotaWatchTestSupport", swiftSettings: strict),
         .testTarget(name: "QuotaWatchCoreTests", dependencies: ["QuotaWatchCore"], swiftSettings: strict),
+        .testTarget(
+            name: "QuotaWatchViewTests", dependencies: ["QuotaWatchView", "QuotaWatchCore"], swiftSettings: strict),
         .testTarget(
             name: "QuotaWatchPolicyTests",
             dependencies: ["QuotaWatchPolicy", "QuotaWatchConfig", "QuotaWatchCore", "QuotaWatchTestSupport"],
