@@ -22,6 +22,7 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let directoryNotEmpty = Errno(rawValue: ENOTEMPTY)
     public static let addressInUse = Errno(rawValue: EADDRINUSE)
     public static let connectionRefused = Errno(rawValue: ECONNREFUSED)
+    public static let brokenPipe = Errno(rawValue: EPIPE)
     public static let staleHandle = Errno(rawValue: ESTALE)
     public static let crossDevice = Errno(rawValue: EXDEV)
     public static let diskQuotaExceeded = Errno(rawValue: EDQUOT)

@@ -61,7 +61,9 @@ struct ControlProtocolTests {
 
     @Test("each mistake gets an error naming the field and what it must be")
     func errors() {
-        #expect(error(#"{"command":"frobnicate"}"#) == "unknown command 'frobnicate'; the commands are status, clean")
+        #expect(
+            error(#"{"command":"frobnicate"}"#)
+                == "unknown command 'frobnicate'; the commands are status, clean, events")
         #expect(error(#"{"sync":true}"#)?.contains(#"has no "command""#) == true)
         #expect(error(#"{"command":7}"#) == #"'command' must be a string such as "status""#)
         #expect(

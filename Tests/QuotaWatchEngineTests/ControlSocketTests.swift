@@ -230,7 +230,7 @@ struct ControlSocketTests {
         let raw = try await fixture.rawExchange(Array(#"{"command":"frobnicate"}"#.utf8) + [0x0A])
         #expect(
             String(decoding: raw, as: UTF8.self)
-                == #"{"error":"unknown command 'frobnicate'; the commands are status, clean"}"# + "\n")
+                == #"{"error":"unknown command 'frobnicate'; the commands are status, clean, events"}"# + "\n")
         #expect(fixture.engine.requestCount == 0, "the handler never sees unknown commands")
     }
 

@@ -38,13 +38,17 @@ public enum ControlCommand: Hashable, Sendable {
     case status(StatusQuery)
     /// Run every cleaner now; the reply is the run's summary, sent when the run ends.
     case clean(CleanRequest)
+    /// Keep the connection open and stream every event the engine emits, one JSON line each,
+    /// after a first `{"event":"subscribed","capacity":N}` line (see ``ControlEventFeed``).
+    case events
 
-    public static let names = ["status", "clean"]
+    public static let names = ["status", "clean", "events"]
 
     public var name: String {
         switch self {
         case .status: "status"
         case .clean: "clean"
+        case .events: "events"
         }
     }
 }
@@ -103,6 +107,8 @@ extension ControlRequest: Codable {
         case .clean(let clean):
             try container.encode(clean.trigger, forKey: Key("trigger"))
             if clean.dryRun { try container.encode(true, forKey: Key("dry_run")) }
+        case .events:
+            break
         }
     }
 
@@ -136,6 +142,12 @@ extension ControlRequest: Codable {
             }
             let dryRun = try Self.field("dry_run", Bool.self, "true or false", in: container) ?? false
             command = .clean(CleanRequest(trigger: trigger, dryRun: dryRun))
+        case "events":
+            if let unknown = present.subtracting(["command"]).sorted().first {
+                throw ControlProtocol.Failure("unknown field '\(unknown)' in an events request; it has none")
+            }
+            sync = false
+            command = .events
         default:
             throw ControlProtocol.Failure(
                 "unknown command '\(name)'; the commands are " + ControlCommand.names.joined(separator: ", "))
