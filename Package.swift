@@ -64,6 +64,7 @@ let package = Package(
             name: "quotawatch",
             dependencies: [
                 "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchEngine", "QuotaWatchPolicy", "QuotaWatchConfig",
+                "QuotaWatchView", "QuotaWatchTerminal",
             ],
             swiftSettings: strict
         ),

@@ -81,6 +81,13 @@ public final class TerminalScreen {
         _ = wrefresh(window)
     }
 
+    /// Makes the next ``draw(_:)`` repaint every cell, not only what changed: after a resize,
+    /// or when something else wrote to the terminal (a warning on stderr).
+    public func invalidate() {
+        guard !isStopped else { return }
+        _ = clearok(window, true)
+    }
+
     /// The next key, waiting at most `timeoutMilliseconds` (negative: forever); nil when none
     /// came in time.
     public func readKey(timeoutMilliseconds: Int) -> TerminalKey? {

@@ -98,10 +98,12 @@ public struct EventLine: Sendable, Equatable {
                 + "at \(fields.size("bytes_per_second"))/s (rule \(fields.string("rule")))"
             line.severity = .warning
         case "cleanup":
+            let dryRun = fields.object["dry_run"] as? Bool == true
             var text =
-                "trigger \(fields.string("trigger")): removed \(fields.integer("removed") ?? 0), "
-                + "freed \(fields.size("freed")) in \(fields.seconds("seconds"))"
-            if fields.object["dry_run"] as? Bool == true { text += " (dry run)" }
+                "trigger \(fields.string("trigger")): \(dryRun ? "would remove" : "removed") "
+                + "\(fields.integer("removed") ?? 0), \(dryRun ? "would free" : "freed") \(fields.size("freed")) "
+                + "in \(fields.seconds("seconds"))"
+            if dryRun { text += " (dry run)" }
             let cleaners = fields.object["cleaners"] as? [[String: Any]] ?? []
             let failed = cleaners.compactMap { cleaner -> String? in
                 guard let error = cleaner["error"] as? String else { return nil }

@@ -25,7 +25,7 @@ public struct WatchModel: Sendable {
     /// engine had not yet seen a change of directory) is ignored.
     public mutating func receive(_ newFrame: WatchFrame, listRows: Int) {
         guard newFrame.directory == state.directory else { return }
-        growth.record(newFrame)
+        if newFrame.crawl == nil { growth.record(newFrame) }
         // Paused, the list stays as it was, except that a directory just entered is shown once.
         guard !state.paused || restorePending else { return }
         frame = newFrame
