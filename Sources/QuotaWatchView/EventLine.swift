@@ -143,6 +143,10 @@ public struct EventLine: Sendable, Equatable {
             let paths = fields.object["paths"] as? [String] ?? []
             line.details = "\(paths.count) subtree(s) polled, not watched: " + paths.prefix(3).joined(separator: ", ")
             line.severity = .warning
+        case "subscribed":
+            line.details =
+                "to the daemon's events from now on (\(fields.integer("capacity") ?? 0) kept if this view lags)"
+            line.severity = .good
         case "dropped":
             line.details = "\(fields.integer("count") ?? 0) event(s) dropped: this view read them too slowly"
             line.severity = .warning

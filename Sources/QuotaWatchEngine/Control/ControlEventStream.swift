@@ -9,6 +9,9 @@ import Synchronization
 public final class ControlEventStream: Sendable {
     private let connection: FileDescriptor
     private let buffer = LineBuffer()
+    /// The daemon's first line, `{"event":"subscribed","capacity":N}`: events from here on
+    /// reach this stream.
+    public let greeting: [UInt8]
 
     /// Connects and subscribes; throws as ``ControlClient/request(socketPath:_:timeout:)``
     /// does when nothing answers or the daemon refuses.
@@ -30,7 +33,7 @@ public final class ControlEventStream: Sendable {
             try connection.setReceiveTimeout(timeout)
             // The write side stays open: the daemon takes a closed one for a client gone.
             try connection.sendAll(ControlRequest(.events).encodedLine())
-            guard let first = nextLine() else {
+            guard let first = Self.readLine(connection, buffer) else {
                 throw ControlClientError.protocolError(path: socketPath, detail: "the connection closed at once")
             }
             if let message = ControlProtocol.errorMessage(in: first) {
@@ -41,6 +44,7 @@ public final class ControlEventStream: Sendable {
                     path: socketPath, detail: "the daemon does not stream events (an older quotawatch?)")
             }
             try connection.setReceiveTimeout(.zero)
+            greeting = first
         } catch let error as ControlClientError {
             connection.close()
             throw error
@@ -52,7 +56,9 @@ public final class ControlEventStream: Sendable {
 
     /// The next event line without its newline; nil when the daemon closed the stream (it
     /// stopped) or ``close()`` was called.
-    public func nextLine() -> [UInt8]? {
+    public func nextLine() -> [UInt8]? { Self.readLine(connection, buffer) }
+
+    private static func readLine(_ connection: FileDescriptor, _ buffer: LineBuffer) -> [UInt8]? {
         while true {
             if let line = buffer.takeLine() { return line }
             guard let bytes = try? connection.receiveSome(maximumBytes: 64 * 1024), !bytes.isEmpty else {

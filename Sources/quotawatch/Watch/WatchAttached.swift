@@ -35,6 +35,7 @@ enum WatchAttached {
         let wake = DispatchSemaphore(value: 0)
 
         let stream = try ControlEventStream(socketPath: socket, timeout: .seconds(10))
+        feed.append(event: String(decoding: stream.greeting, as: UTF8.self))
         let events = JoinableThread(name: "watch-events") {
             while let line = stream.nextLine() { feed.append(event: String(decoding: line, as: UTF8.self)) }
             if !stopping.isSet {

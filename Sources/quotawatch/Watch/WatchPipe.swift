@@ -30,8 +30,7 @@ enum WatchPipe {
         let offset = LocalTime.utcOffset
         var text = ""
         for json in events {
-            guard let line = EventLine.parse(json, receivedAt: now, utcOffset: offset, format: format),
-                line.kind != "subscribed"
+            guard let line = EventLine.parse(json, receivedAt: now, utcOffset: offset, format: format)
             else { continue }
             text += line.text + "\n"
         }

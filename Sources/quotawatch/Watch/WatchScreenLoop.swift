@@ -82,8 +82,7 @@ enum WatchScreenLoop {
             changed = true
         }
         for line in taken.events {
-            guard let event = EventLine.parse(line, receivedAt: now, utcOffset: offset, format: format),
-                event.kind != "subscribed"
+            guard let event = EventLine.parse(line, receivedAt: now, utcOffset: offset, format: format)
             else { continue }
             model.receive(event)
             changed = true
