@@ -82,6 +82,9 @@ let package = Package(
         .target(name: "QuotaWatchTestSupport", path: "Tests/QuotaWatchTestSupport", swiftSettings: strict),
         .testTarget(name: "QuotaWatchCoreTests", dependencies: ["QuotaWatchCore"], swiftSettings: strict),
         .testTarget(
+            name: "QuotaWatchTerminalTests", dependencies: ["QuotaWatchTerminal", "QuotaWatchCore"],
+            swiftSettings: strict),
+        .testTarget(
             name: "QuotaWatchViewTests", dependencies: ["QuotaWatchView", "QuotaWatchCore"], swiftSettings: strict),
         .testTarget(
             name: "QuotaWatchPolicyTests",

@@ -23,7 +23,10 @@ public final class TerminalScreen {
     }
 
     /// Columns per character, as the terminal will draw them: the C library's `wcwidth`.
-    public let width = DisplayWidth { scalar in Int(wcwidth(wchar_t(bitPattern: scalar.value))) }
+    public var width: DisplayWidth { Self.systemWidth }
+
+    /// `wcwidth` under the current locale (a UTF-8 one once a screen has started).
+    public static let systemWidth = DisplayWidth { scalar in Int(wcwidth(wchar_t(bitPattern: scalar.value))) }
 
     /// Takes over the terminal on standard input and output. Call it only when both are
     /// terminals (``FileDescriptor/isTerminal``); curses ends the process with a message of

@@ -71,6 +71,15 @@ struct WatchTmuxTests {
         screen = try tmux.waitFor("the shell prompt after Ctrl-C") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
         #expect(!tmux.alternateScreenIsOn)
         #expect(screen.contains("stopped by SIGINT"))
+
+        // SIGTERM from elsewhere too.
+        tmux.type(command)
+        try tmux.waitFor("the header a third time") { $0.contains("QuotaWatch") && $0.contains("level normal") }
+        let watchProcess = try #require(tmux.foregroundChild(), "no process runs in the pane's shell")
+        kill(watchProcess, SIGTERM)
+        screen = try tmux.waitFor("the shell prompt after SIGTERM") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
+        #expect(!tmux.alternateScreenIsOn)
+        #expect(screen.contains("stopped by SIGTERM"))
     }
 
     /// The directory list's row for `name` (the log may name it too, inside a path).
@@ -150,6 +159,16 @@ struct Tmux {
             screen = capture()
         }
         return screen
+    }
+
+    /// The process the pane's shell runs in the foreground (its only child).
+    func foregroundChild() -> pid_t? {
+        guard
+            let shell = (try? run(["display-message", "-p", "-t", Self.session, "#{pane_pid}"]))?.outputText
+                .trimmingCharacters(in: .whitespacesAndNewlines),
+            let children = try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+        else { return nil }
+        return children.split(separator: " ").first.flatMap { pid_t($0) }
     }
 
     func killServer() { _ = try? run(["kill-server"]) }
