@@ -21,7 +21,11 @@ enum WatchInProcess {
         let engine = LiveEngine(options: options)
         let root = options.rootDisplay
         let thread = JoinableThread(name: "engine") {
+            // Called once per directory listed; the screen redraws at most ten times a second.
+            var lastProgress = ContinuousClock.now - .seconds(1)
             let exit = engine.run { progress in
+                guard ContinuousClock.now - lastProgress >= .milliseconds(50) else { return }
+                lastProgress = ContinuousClock.now
                 var frame = WatchFrame(root: root, directory: feed.directory)
                 frame.crawl = (progress.directories, progress.files)
                 frame.rootAllocated = progress.allocatedBytes
