@@ -82,6 +82,45 @@ struct WatchTmuxTests {
         #expect(screen.contains("stopped by SIGTERM"))
     }
 
+    @Test(
+        "attached to a daemon: its rows, its quota states, its events, and c asks it to clean",
+        .enabled(if: tmuxPath != nil, "tmux is not installed: install Debian's tmux (scripts/lib/deps.sh does)"))
+    func attachedView() throws {
+        let tree = try TempTree(prefix: "qw-watch-tmux-attach")
+        for directory in ["root", "root/Caches", "root/Caches/Feed"] { try tree.makeDirectory(TreePath(directory)) }
+        let cli = try CLIRunner.locate()
+        let socket = tree.absolutePath("run/daemon.sock")
+        let daemon = try Daemon.start(
+            cli, root: tree.absolutePath("root"), socket: socket, options: ["--quota", "Caches/*=1MB"])
+        defer { _ = try? daemon.stop() }
+        let tmux = try Tmux(path: Self.tmuxPath!, socket: tree.absolutePath("tmux.sock"))
+        defer { tmux.killServer() }
+
+        tmux.type("LANG=C.UTF-8 '\(cli.executablePath)' watch --socket '\(socket)'")
+        try tmux.waitFor("the attached header") { $0.contains("attached: ") && $0.contains("level normal") }
+        try tmux.waitFor("the subscription") { $0.contains("subscribed to the daemon's events") }
+        try tree.writeFile("root/Caches/Feed/download", byteCount: 2_000_000)
+        try tmux.waitFor("the breach from the daemon") {
+            $0.contains("1 breach") && $0.contains("quota_breach Caches/Feed")
+        }
+        tmux.keys("Enter")
+        try tmux.waitFor("the breached row") { Self.row("Feed/", in: $0)?.contains("[##########]") == true }
+
+        tmux.keys("c")
+        try tmux.waitFor("the confirmation") { $0.contains("Run every cleaner now?") }
+        tmux.keys("y")
+        // The daemon has no --clean: a dry run, reported by the reply and by the event.
+        try tmux.waitFor("the cleanup") {
+            $0.contains("cleanup done: would remove") && $0.contains("cleanup trigger manual")
+        }
+
+        tmux.keys("q")
+        try tmux.waitFor("the shell prompt") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
+        #expect(!tmux.alternateScreenIsOn)
+        // The daemon is still there, untouched by the view's going.
+        #expect(try daemon.status(sync: false).engine.events > 0)
+    }
+
     /// The directory list's row for `name` (the log may name it too, inside a path).
     static func row(_ name: String, in screen: String) -> String? {
         screen.split(separator: "\n").first { $0.hasPrefix("> " + name) || $0.hasPrefix("  " + name) }.map(String.init)
