@@ -1,3 +1,4 @@
+import Foundation
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchSystem
@@ -14,7 +15,7 @@ enum WatchCommand {
             without ROOT does. Keys: arrows move, enter opens a directory, backspace goes up, s
             sorts by size, name or growth, a shows apparent sizes, c runs every cleaner now (after a
             confirmation), p pauses, ? shows them all, q quits. The terminal must be at least 80x24.
-            When stdout is not a terminal, prints one line per event instead: local ISO 8601 time,
+            When stdout is not a terminal (or TERM is unset or dumb), prints one line per event instead: local ISO 8601 time,
             the event's kind as its JSON "event" field, then its details.
             Exit status: 0 on q or a termination signal, 1 on a failure, 64 on bad usage (and the
             other statuses of 'run' for a bad config).
@@ -32,7 +33,12 @@ enum WatchCommand {
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
         let format = try RootOptions.byteFormat(arguments, command: "watch")
-        let screen = FileDescriptor.standardOutput.isTerminal && FileDescriptor(rawValue: 0).isTerminal
+        // A terminal curses cannot drive (no TERM, or TERM=dumb as in Emacs' shell) gets the
+        // lines instead of a screen.
+        let terminalName = ProcessInfo.processInfo.environment["TERM"] ?? ""
+        let screen =
+            FileDescriptor.standardOutput.isTerminal && FileDescriptor(rawValue: 0).isTerminal
+            && !terminalName.isEmpty && terminalName != "dumb"
         let jsonLines = arguments.values["--events"] != nil
 
         guard arguments.positionals.first != nil else {
