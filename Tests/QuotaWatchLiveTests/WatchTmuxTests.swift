@@ -22,7 +22,8 @@ struct WatchTmuxTests {
         try tree.writeFile("root/Library/Caches/Aaa/small", byteCount: 1_000)
         let cli = try CLIRunner.locate()
         let tmux = try Tmux(path: Self.tmuxPath!, socket: tree.absolutePath("tmux.sock"))
-        defer { tmux.killServer() }
+        // The tree holds the server's socket: it must outlive the kill-server that needs it.
+        defer { withExtendedLifetime(tree) { tmux.killServer() } }
 
         let command =
             "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
@@ -94,7 +95,8 @@ struct WatchTmuxTests {
             cli, root: tree.absolutePath("root"), socket: socket, options: ["--quota", "Caches/*=1MB"])
         defer { _ = try? daemon.stop() }
         let tmux = try Tmux(path: Self.tmuxPath!, socket: tree.absolutePath("tmux.sock"))
-        defer { tmux.killServer() }
+        // The tree holds the server's socket: it must outlive the kill-server that needs it.
+        defer { withExtendedLifetime(tree) { tmux.killServer() } }
 
         tmux.type("LANG=C.UTF-8 '\(cli.executablePath)' watch --socket '\(socket)'")
         try tmux.waitFor("the attached header") { $0.contains("attached: ") && $0.contains("level normal") }
@@ -147,6 +149,9 @@ struct Tmux {
     static let session = "qw"
     let path: String
     let socket: String
+    /// The server's process id, for a last-resort kill.
+    private(set) var serverProcess: pid_t = 0
+    private(set) var paneProcess: pid_t = 0
 
     init(path: String, socket: String) throws {
         self.path = path
@@ -156,6 +161,10 @@ struct Tmux {
             "env PS1='\(Self.prompt) ' TERM=screen /bin/sh",
         ])
         guard started.exitStatus == 0 else { throw TmuxError(description: "tmux new-session failed: \(started)") }
+        let pids = try run(["display-message", "-p", "-t", Self.session, "#{pid} #{pane_pid}"]).outputText
+            .split(whereSeparator: \.isWhitespace).map { pid_t($0) ?? 0 }
+        serverProcess = pids.first ?? 0
+        paneProcess = pids.dropFirst().first ?? 0
     }
 
     @discardableResult
@@ -210,7 +219,16 @@ struct Tmux {
         return children.split(separator: " ").first.flatMap { pid_t($0) }
     }
 
-    func killServer() { _ = try? run(["kill-server"]) }
+    /// Ends the server and the shell in it. kill-server alone is not enough here: started from
+    /// the test process, the server inherits its blocked signals and may outlive the command,
+    /// so both are also killed by process id (checked to still be tmux and a shell).
+    func killServer() {
+        _ = try? run(["kill-server"])
+        for (process, name) in [(paneProcess, "sh"), (serverProcess, "tmux")] where process > 1 {
+            let command = (try? String(contentsOfFile: "/proc/\(process)/comm", encoding: .utf8)) ?? ""
+            if command.trimmingCharacters(in: .whitespacesAndNewlines) == name { kill(process, SIGKILL) }
+        }
+    }
 }
 
 struct TmuxError: Error, CustomStringConvertible {
