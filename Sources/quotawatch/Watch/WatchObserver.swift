@@ -13,9 +13,23 @@ final class WatchObserver: EngineObserver {
     /// Children beyond the largest this many are not sent; no screen shows that many rows.
     static let maximumEntries = 2_000
 
+    /// An idle engine's frame is made again at least this often (free space, quota states
+    /// and degraded subtrees' polls change without inotify events being counted).
+    static let idleInterval: UInt64 = 1_000_000_000
+
     let feed: WatchFeed
     let wantsFrames: Bool
     private let next = Atomic<UInt64>(0)
+    /// What the last frame was made from; touched only on the engine thread.
+    private let last = Mutex<(key: FrameKey, at: UInt64)?>(nil)
+
+    /// Everything that changes a frame's tallies: equal keys mean equal rows.
+    private struct FrameKey: Equatable {
+        var directory: [UInt8]
+        var events: UInt64
+        var rescannedDirectories: UInt64
+        var overflows: UInt64
+    }
 
     init(feed: WatchFeed, wantsFrames: Bool) {
         self.feed = feed
@@ -33,7 +47,20 @@ final class WatchObserver: EngineObserver {
     func engineTurn(_ view: EngineView) {
         next.store(view.now + Self.interval, ordering: .relaxed)
         guard wantsFrames else { return }
-        feed.publish(Self.frame(view, directory: feed.directory))
+        let directory = feed.directory
+        let key = FrameKey(
+            directory: directory, events: view.counters.events,
+            rescannedDirectories: view.counters.rescannedDirectories, overflows: view.counters.overflows)
+        let isUnchanged = last.withLock { last in
+            guard let previous = last, previous.key == key, view.now - previous.at < Self.idleInterval else {
+                last = (key, view.now)
+                return false
+            }
+            return true
+        }
+        // Nothing happened since the last frame: the screen already shows this one.
+        if isUnchanged { return }
+        feed.publish(Self.frame(view, directory: directory))
     }
 
     /// The frame of `directory` (raw, relative to the root).
