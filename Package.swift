@@ -39,6 +39,9 @@ let package = Package(
             dependencies: ["CNcursesW", "QuotaWatchCore", "QuotaWatchSystem"],
             swiftSettings: strict
         ),
+        // The `watch` view's model and layout: frames, keys, rows, bars, event lines. Pure, no
+        // curses: QuotaWatchTerminal draws what it returns.
+        .target(name: "QuotaWatchView", dependencies: ["QuotaWatchCore", "QuotaWatchPolicy"], swiftSettings: strict),
         // SQLite from Debian's libsqlite3-dev, for the event history.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         // libmicrohttpd from Debian's libmicrohttpd-dev, for the Prometheus endpoint.
@@ -68,7 +71,7 @@ let package = Package(
             name: "quotawatch",
             dependencies: [
                 "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchEngine", "QuotaWatchPolicy", "QuotaWatchConfig",
-                "QuotaWatchHistory", "QuotaWatchTerminal",
+                "QuotaWatchHistory", "QuotaWatchView", "QuotaWatchTerminal",
             ],
             swiftSettings: strict
         ),
@@ -87,6 +90,11 @@ let package = Package(
         .testTarget(
             name: "QuotaWatchCoreTests", dependencies: ["QuotaWatchCore", "QuotaWatchTestSupport"],
             swiftSettings: strict),
+        .testTarget(
+            name: "QuotaWatchTerminalTests", dependencies: ["QuotaWatchTerminal", "QuotaWatchCore"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "QuotaWatchViewTests", dependencies: ["QuotaWatchView", "QuotaWatchCore"], swiftSettings: strict),
         .testTarget(
             name: "QuotaWatchPolicyTests",
             dependencies: ["QuotaWatchPolicy", "QuotaWatchConfig", "QuotaWatchCore", "QuotaWatchTestSupport"],

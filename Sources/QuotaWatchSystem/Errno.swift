@@ -24,6 +24,7 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let connectionRefused = Errno(rawValue: ECONNREFUSED)
     public static let addressNotAvailable = Errno(rawValue: EADDRNOTAVAIL)
     public static let addressFamilyNotSupported = Errno(rawValue: EAFNOSUPPORT)
+    public static let brokenPipe = Errno(rawValue: EPIPE)
     public static let staleHandle = Errno(rawValue: ESTALE)
     public static let crossDevice = Errno(rawValue: EXDEV)
     public static let diskQuotaExceeded = Errno(rawValue: EDQUOT)

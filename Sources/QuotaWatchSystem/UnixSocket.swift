@@ -308,6 +308,18 @@ extension FileDescriptor {
         return ReceivedLine(bytes: line, ending: .limitReached)
     }
 
+    /// Whatever the peer has sent, up to `maximumBytes`, waiting as the receive timeout allows;
+    /// empty at the end of the stream. For streams of lines, which ``receiveLine`` would cut.
+    ///
+    /// The corresponding C function is `recv`.
+    public func receiveSome(maximumBytes: Int) throws(Errno) -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: maximumBytes)
+        let count = try unsafe chunk.withUnsafeMutableBytes { buffer in
+            valueOrErrno { unsafe system_recv(rawValue, buffer.baseAddress!, buffer.count, 0) }
+        }.get()
+        return Array(chunk[..<count])
+    }
+
     /// How long a receive may wait before failing with EAGAIN; zero (or less) waits forever.
     ///
     /// The corresponding C function is `setsockopt` with `SO_RCVTIMEO`.

@@ -23,7 +23,10 @@ public final class TerminalScreen {
     }
 
     /// Columns per character, as the terminal will draw them: the C library's `wcwidth`.
-    public let width = DisplayWidth { scalar in Int(wcwidth(wchar_t(bitPattern: scalar.value))) }
+    public var width: DisplayWidth { Self.systemWidth }
+
+    /// `wcwidth` under the current locale (a UTF-8 one once a screen has started).
+    public static let systemWidth = DisplayWidth { scalar in Int(wcwidth(wchar_t(bitPattern: scalar.value))) }
 
     /// Takes over the terminal on standard input and output. Call it only when both are
     /// terminals (``FileDescriptor/isTerminal``); curses ends the process with a message of
@@ -79,6 +82,13 @@ public final class TerminalScreen {
         }
         _ = wattrset(window, 0)
         _ = wrefresh(window)
+    }
+
+    /// Makes the next ``draw(_:)`` repaint every cell, not only what changed: after a resize,
+    /// or when something else wrote to the terminal (a warning on stderr).
+    public func invalidate() {
+        guard !isStopped else { return }
+        _ = clearok(window, true)
     }
 
     /// The next key, waiting at most `timeoutMilliseconds` (negative: forever); nil when none

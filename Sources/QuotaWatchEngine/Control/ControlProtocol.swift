@@ -43,8 +43,11 @@ public enum ControlCommand: Hashable, Sendable {
     case cleanList
     /// Delete what a selection of the storage page names, on the cleanup runner.
     case cleanDelete(CleanDeleteRequest)
+    /// Keep the connection open and stream every event the engine emits, one JSON line each,
+    /// after a first `{"event":"subscribed","capacity":N}` line (see ``ControlEventFeed``).
+    case events
 
-    public static let names = ["status", "clean", "clean_list", "clean_delete"]
+    public static let names = ["status", "clean", "clean_list", "clean_delete", "events"]
 
     public var name: String {
         switch self {
@@ -52,6 +55,7 @@ public enum ControlCommand: Hashable, Sendable {
         case .clean: "clean"
         case .cleanList: "clean_list"
         case .cleanDelete: "clean_delete"
+        case .events: "events"
         }
     }
 }
@@ -121,6 +125,8 @@ extension ControlRequest: Codable {
                 case .flag(let flag): try container.encode(flag, forKey: Key(key))
                 }
             }
+        case .events:
+            break
         }
     }
 
@@ -186,6 +192,12 @@ extension ControlRequest: Codable {
             } catch let error as CleanSelectionError {
                 throw ControlProtocol.Failure(error.description)
             }
+        case "events":
+            if let unknown = present.subtracting(["command"]).sorted().first {
+                throw ControlProtocol.Failure("unknown field '\(unknown)' in an events request; it has none")
+            }
+            sync = false
+            command = .events
         default:
             throw ControlProtocol.Failure(
                 "unknown command '\(name)'; the commands are " + ControlCommand.names.joined(separator: ", "))

@@ -95,6 +95,8 @@ public final class ControlServer: Sendable {
         public var maximumConnections: Int
         /// Called on the connection's thread as each connection ends.
         public var onConnectionFinished: (@Sendable (ControlConnectionOutcome) -> Void)?
+        /// Event lines kept per event-stream client before the oldest are dropped.
+        public var eventCapacity = 4096
 
         public init(
             requestTimeout: Duration = .seconds(5), sendTimeout: Duration = .seconds(30),
@@ -110,6 +112,8 @@ public final class ControlServer: Sendable {
     }
 
     public let socketPath: [UInt8]
+    /// Where the engine publishes events for clients that asked for the stream.
+    public let events: ControlEventFeed
     private let listener: UnixSocketListener
     private let connections: ConnectionRegistry
     private let phase = Mutex<Phase>(.bound)
@@ -137,7 +141,8 @@ public final class ControlServer: Sendable {
         defer { lock?.close() }
         self.socketPath = socketPath
         self.listener = try Self.bindReplacingStaleSocket(at: socketPath)
-        self.connections = ConnectionRegistry(options: options, handler: handler)
+        self.events = ControlEventFeed(capacity: options.eventCapacity)
+        self.connections = ConnectionRegistry(options: options, events: events, handler: handler)
     }
 
     deinit { stop() }
@@ -290,6 +295,7 @@ public final class ControlServer: Sendable {
 /// The state the accept thread and the connection threads share with ``ControlServer``.
 final class ConnectionRegistry: Sendable {
     private let options: ControlServer.Options
+    private let events: ControlEventFeed
     private let handler: @Sendable (ControlRequest, ControlReply) -> Void
     private let state = Mutex(State())
 
@@ -304,8 +310,12 @@ final class ConnectionRegistry: Sendable {
         var isShutDown = false
     }
 
-    init(options: ControlServer.Options, handler: @escaping @Sendable (ControlRequest, ControlReply) -> Void) {
+    init(
+        options: ControlServer.Options, events: ControlEventFeed,
+        handler: @escaping @Sendable (ControlRequest, ControlReply) -> Void
+    ) {
         self.options = options
+        self.events = events
         self.handler = handler
     }
 
@@ -325,6 +335,7 @@ final class ConnectionRegistry: Sendable {
             return (Array(state.waitingReplies.values), Array(state.threads.values))
         }
         for slot in waiting { slot.fill(.shuttingDown) }
+        events.closeAll()
         for thread in threads { thread.join() }
         state.withLock { $0.threads.removeAll() }
     }
@@ -393,6 +404,7 @@ final class ConnectionRegistry: Sendable {
         case .success(let decoded): request = decoded
         case .failure(let failure): return refusal(failure.description)
         }
+        if request.command == .events { return streamEvents(connection) }
         switch waitForReply(to: request, id: id) {
         case .document(let document):
             return (document.replyJSON(), .replied)
@@ -421,6 +433,40 @@ final class ConnectionRegistry: Sendable {
         let outcome = slot.wait(timeout: options.replyTimeout)
         state.withLock { _ = $0.waitingReplies.removeValue(forKey: id) }
         return outcome
+    }
+
+    /// Sends every event line the engine publishes until the client hangs up or the server
+    /// stops. Runs on the connection's thread; the engine never waits for it.
+    private func streamEvents(_ connection: FileDescriptor) -> ([UInt8]?, ControlConnectionOutcome) {
+        let subscription = events.subscribe()
+        defer { events.unsubscribe(subscription) }
+        // A late subscriber must not outlive a shutdown that began before it subscribed.
+        if isShutDown { return (nil, .replied) }
+        var greeting = Array(#"{"capacity":\#(events.capacity),"event":"subscribed"}"#.utf8)
+        greeting.append(UInt8(ascii: "\n"))
+        do {
+            try connection.sendAll(greeting)
+            while let lines = subscription.next(timeout: .seconds(1)) {
+                if isShutDown { break }
+                guard !lines.isEmpty else {
+                    // The client sends nothing after its request: a readable socket is one it
+                    // closed, found here rather than at the next event, which may be hours away.
+                    if let ready = try? Readiness.wait(for: [connection], timeoutMilliseconds: 0), !ready.isEmpty {
+                        return (nil, .clientGone(.brokenPipe))
+                    }
+                    continue
+                }
+                var bytes: [UInt8] = []
+                for line in lines {
+                    bytes += line.utf8.map { $0 == UInt8(ascii: "\n") ? UInt8(ascii: " ") : $0 }
+                    bytes.append(UInt8(ascii: "\n"))
+                }
+                try connection.sendAll(bytes)
+            }
+        } catch {
+            return (nil, .clientGone(error))
+        }
+        return (nil, .replied)
     }
 
     private func refusal(_ message: String) -> ([UInt8]?, ControlConnectionOutcome) {

@@ -5,12 +5,12 @@ import Synchronization
 /// A thread that can be waited for: ``join()`` returns once its body has returned. Every
 /// thread `quotawatch run` starts is one of these, so that when `run` ends nothing it started
 /// is still running.
-final class JoinableThread: Sendable {
+public final class JoinableThread: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let done = Atomic<Bool>(false)
 
     /// Starts `body` on a new thread named `name` (as `top -H` and /proc/PID/task show it).
-    init(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
+    public init(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
         let thread = Thread { [self] in
             body()
             done.store(true, ordering: .releasing)
@@ -22,11 +22,11 @@ final class JoinableThread: Sendable {
     }
 
     /// True once the body has returned: ``join()`` will not wait.
-    var hasFinished: Bool { done.load(ordering: .acquiring) }
+    public var hasFinished: Bool { done.load(ordering: .acquiring) }
 
     /// Waits until the body has returned. Calling it again, from any thread, returns at once
     /// once the body is done.
-    func join() {
+    public func join() {
         finished.wait()
         finished.signal()
     }

@@ -62,6 +62,8 @@ public final class LiveEngine: @unchecked Sendable {
     private let markerPrefix: [UInt8]
     private var reportedDegraded: [String] = []
     private var requestsAnswered: UInt64 = 0
+    /// The control socket's event stream (`{"command":"events"}`), fed by emit and publish.
+    private var eventFeed: ControlEventFeed?
     /// Quotas and disk levels; set once the first crawl is done.
     var monitor: PolicyMonitor?
     /// Runs the alert hooks off this thread; nil when none is configured.
@@ -100,6 +102,7 @@ public final class LiveEngine: @unchecked Sendable {
             return .failure("\(error)")
         }
         server.start()
+        eventFeed = server.events
         // Answers the requests still waiting (syncs included) with "shutting down", then
         // joins every connection thread.
         defer { server.stop() }
@@ -262,6 +265,7 @@ public final class LiveEngine: @unchecked Sendable {
         case .clean(let clean): return answerClean(clean, reply)
         case .cleanList: return answerCleanList(reply, &live)
         case .cleanDelete(let delete): return answerCleanDelete(delete, reply, &live)
+        case .events: return reply.fail("the event stream is served by the control server, not the engine")
         }
         guard request.sync else {
             live.flush()
@@ -399,6 +403,7 @@ public final class LiveEngine: @unchecked Sendable {
 
     func emit(_ event: EngineEvent) {
         events?.write(event.jsonLine)
+        if let eventFeed, eventFeed.hasSubscribers { eventFeed.publish(event.jsonLine) }
         for observer in options.observers { observer.engineEmitted(.engine(event)) }
     }
 
@@ -406,6 +411,7 @@ public final class LiveEngine: @unchecked Sendable {
     /// the cleanup triggers.
     func publish(_ event: PolicyEvent) {
         events?.write(event.jsonLine)
+        if let eventFeed, eventFeed.hasSubscribers { eventFeed.publish(event.jsonLine) }
         for observer in options.observers { observer.engineEmitted(.policy(event)) }
         // A hook that fails is not sent its own failure: that would run it again, and fail again.
         var failedHook: String?

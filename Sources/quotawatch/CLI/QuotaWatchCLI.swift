@@ -4,7 +4,7 @@ enum QuotaWatchCLI {
 
     static let subcommands: [Subcommand] = [
         ScanCommand.subcommand, RunCommand.subcommand, StatusCommand.subcommand, CheckConfigCommand.subcommand,
-        CleanNowCommand.subcommand, CleanCommand.subcommand, HistoryCommand.subcommand,
+        CleanNowCommand.subcommand, CleanCommand.subcommand, HistoryCommand.subcommand, WatchCommand.subcommand,
     ]
 
     static func run(_ arguments: [CommandLineArgument]) -> ExitStatus {

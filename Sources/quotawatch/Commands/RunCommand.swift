@@ -39,37 +39,46 @@ enum RunCommand {
         ] + RunPolicy.options + RunCleanup.options + RunHistory.options + RunMetrics.options + RunService.options,
         run: run)
 
-    static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
-        try RunService.configureLog(arguments, command: "run")
-        let root = try RootOptions.singleRoot(arguments, command: "run")
+    /// Every option of `run`; `watch` takes them all, so an option added here (or to the
+    /// option lists this one joins) works there too.
+    static var engineOptionSpecs: [OptionSpec] { subcommand.options }
+
+    /// What ``engineOptions(from:command:)`` made of the command line.
+    enum Prepared {
+        case ready(EngineOptions)
+        /// Nothing to run: the error was reported, exit with this status.
+        case exit(ExitStatus)
+    }
+
+    /// The engine's options from run's command line, with ROOT checked: shared by `run` and
+    /// `watch`. Starts no thread, so signals can still be blocked afterwards.
+    static func engineOptions(from arguments: ParsedArguments, command: String) throws(UsageError) -> Prepared {
+        try RunService.configureLog(arguments, command: command)
+        let root = try RootOptions.singleRoot(arguments, command: command)
         if let format = arguments.values["--events"], format.text != "jsonl" {
             throw UsageError(
-                message: "Unknown event format '\(format.text)': the only format is 'jsonl'", command: "run")
+                message: "Unknown event format '\(format.text)': the only format is 'jsonl'", command: command)
         }
-        let workers = try arguments.integer("--workers", default: CrawlOptions().workers, in: 1...256, command: "run")
-        let settle = try arguments.integer("--settle", default: 20, in: 1...10_000, command: "run")
-        let poll = try arguments.integer("--poll-interval", default: 2, in: 1...3600, command: "run")
+        let workers = try arguments.integer("--workers", default: CrawlOptions().workers, in: 1...256, command: command)
+        let settle = try arguments.integer("--settle", default: 20, in: 1...10_000, command: command)
+        let poll = try arguments.integer("--poll-interval", default: 2, in: 1...3600, command: command)
 
         let policySource = RunPolicy.Source(arguments)
         let policy: PolicyConfig
         do {
             policy = try policySource.build()
         } catch {
-            if error.status == .usage { throw UsageError(message: error.description, command: "run") }
+            if error.status == .usage { throw UsageError(message: error.description, command: command) }
             Log.write(.error, "Error: \(error.description)")
-            return error.status
+            return .exit(error.status)
         }
 
         // A bad ROOT is a usage error, as for scan, before anything is started.
         do {
             try TreeScanner().openRoot(root.bytes).descriptor.close()
         } catch {
-            return RootOptions.report(error)
+            return .exit(RootOptions.report(error))
         }
-
-        TerminationSignals.block()
-        ResourceLimits.raiseOpenFileLimit()
-        MemoryTuning.returnLargeBlocksToKernel()
 
         let absolute = RootOptions.absoluteBytes(root.bytes)
         var options = EngineOptions(
@@ -87,6 +96,19 @@ enum RunCommand {
         if policySource.file != nil {
             options.reloadPolicy = { () throws(RunPolicy.Failure) -> PolicyConfig in try policySource.build() }
         }
+        return .ready(options)
+    }
+
+    static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
+        var options: EngineOptions
+        switch try engineOptions(from: arguments, command: "run") {
+        case .ready(let ready): options = ready
+        case .exit(let status): return status
+        }
+
+        TerminationSignals.block()
+        ResourceLimits.raiseOpenFileLimit()
+        MemoryTuning.returnLargeBlocksToKernel()
 
         guard let metrics = try RunMetrics.start(arguments, adding: &options) else { return .failure }
         defer { metrics.stop() }
@@ -94,6 +116,11 @@ enum RunCommand {
         let engine = LiveEngine(options: options)
         let exit = engine.run { progress.update($0) }
         progress.clear()
+        return report(exit)
+    }
+
+    /// Says why the engine stopped; 0 after a signal or a stop.
+    static func report(_ exit: EngineExit) -> ExitStatus {
         switch exit {
         case .stopped:
             return .success

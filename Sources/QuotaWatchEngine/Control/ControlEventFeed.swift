@@ -1,0 +1,97 @@
+import Dispatch
+import Synchronization
+
+/// The control socket's event stream: every event the engine emits, as its JSON line, to each
+/// client that sent `{"command":"events"}` (`quotawatch watch` attached to a daemon).
+///
+/// The engine only ever appends to a bounded queue per subscriber and returns: a subscriber
+/// that reads too slowly loses its oldest lines, never the engine's time, and is told how many
+/// with a `{"event":"dropped","count":N}` line before the next ones it gets.
+public final class ControlEventFeed: Sendable {
+    /// Lines kept per subscriber before the oldest are dropped.
+    public let capacity: Int
+    private let subscribers = Mutex<[UInt64: Subscription]>([:])
+    private let nextID = Atomic<UInt64>(0)
+    private let subscriberCount = Atomic<Int>(0)
+
+    public init(capacity: Int = 4096) { self.capacity = capacity }
+
+    /// Cheap enough to ask for every event: the engine encodes no line when nobody listens.
+    public var hasSubscribers: Bool { subscriberCount.load(ordering: .relaxed) > 0 }
+
+    /// Hands `line` (one JSON object, no newline) to every subscriber. O(subscribers).
+    public func publish(_ line: String) {
+        let current = subscribers.withLock { Array($0.values) }
+        for subscription in current { subscription.append(line, capacity: capacity) }
+    }
+
+    func subscribe() -> Subscription {
+        let subscription = Subscription(id: nextID.add(1, ordering: .relaxed).newValue)
+        subscribers.withLock { $0[subscription.id] = subscription }
+        subscriberCount.add(1, ordering: .relaxed)
+        return subscription
+    }
+
+    func unsubscribe(_ subscription: Subscription) {
+        let removed = subscribers.withLock { $0.removeValue(forKey: subscription.id) != nil }
+        if removed { subscriberCount.subtract(1, ordering: .relaxed) }
+    }
+
+    /// Wakes every subscriber to end its stream (the server is stopping).
+    func closeAll() {
+        let current = subscribers.withLock { Array($0.values) }
+        for subscription in current { subscription.close() }
+    }
+
+    /// One subscriber's queue, filled by the engine and drained by its connection's thread.
+    final class Subscription: Sendable {
+        let id: UInt64
+        private let queue = Mutex(Queue())
+        private let ready = DispatchSemaphore(value: 0)
+
+        struct Queue {
+            var lines: [String] = []
+            var dropped = 0
+            var isClosed = false
+        }
+
+        init(id: UInt64) { self.id = id }
+
+        func append(_ line: String, capacity: Int) {
+            let wasEmpty = queue.withLock { queue in
+                let wasEmpty = queue.lines.isEmpty
+                queue.lines.append(line)
+                if queue.lines.count > capacity {
+                    let excess = queue.lines.count - capacity
+                    queue.lines.removeFirst(excess)
+                    queue.dropped += excess
+                }
+                return wasEmpty
+            }
+            if wasEmpty { ready.signal() }
+        }
+
+        func close() {
+            queue.withLock { $0.isClosed = true }
+            ready.signal()
+        }
+
+        /// Waits up to `timeout` for lines; returns what is queued (a `dropped` line first when
+        /// some were lost), or nil once closed.
+        func next(timeout: Duration) -> [String]? {
+            let (seconds, attoseconds) = timeout.components
+            _ = ready.wait(
+                timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
+            return queue.withLock { queue in
+                if queue.isClosed { return nil }
+                var lines = queue.lines
+                if queue.dropped > 0 {
+                    lines.insert(#"{"count":\#(queue.dropped),"event":"dropped"}"#, at: 0)
+                }
+                queue.lines.removeAll(keepingCapacity: true)
+                queue.dropped = 0
+                return lines
+            }
+        }
+    }
+}

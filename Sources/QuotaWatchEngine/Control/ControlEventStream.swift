@@ -1,0 +1,93 @@
+import QuotaWatchCore
+import QuotaWatchSystem
+import Synchronization
+
+/// The client side of `{"command":"events"}`: a connection that stays open and yields the
+/// daemon's event lines as they come (`quotawatch watch` attached to a daemon).
+///
+/// ``nextLine()`` blocks on one thread; ``close()`` from another wakes it to return nil.
+public final class ControlEventStream: Sendable {
+    private let connection: FileDescriptor
+    private let buffer = LineBuffer()
+    /// The daemon's first line, `{"event":"subscribed","capacity":N}`: events from here on
+    /// reach this stream.
+    public let greeting: [UInt8]
+
+    /// Connects and subscribes; throws as ``ControlClient/request(socketPath:_:timeout:)``
+    /// does when nothing answers or the daemon refuses.
+    public init(socketPath: [UInt8], timeout: Duration) throws(ControlClientError) {
+        let connection: FileDescriptor
+        do {
+            connection = try UnixSocket.connect(to: socketPath, timeout: timeout)
+        } catch .noSuchFileOrDirectory, .connectionRefused, .notDirectory {
+            throw .noDaemon(path: socketPath)
+        } catch .permissionDenied, .notPermitted {
+            throw .permissionDenied(path: socketPath)
+        } catch .nameTooLong {
+            throw .pathTooLong(path: socketPath)
+        } catch {
+            throw .system(path: socketPath, error)
+        }
+        self.connection = connection
+        do {
+            try connection.setReceiveTimeout(timeout)
+            // The write side stays open: the daemon takes a closed one for a client gone.
+            try connection.sendAll(ControlRequest(.events).encodedLine())
+            guard let first = Self.readLine(connection, buffer) else {
+                throw ControlClientError.protocolError(path: socketPath, detail: "the connection closed at once")
+            }
+            if let message = ControlProtocol.errorMessage(in: first) {
+                throw ControlClientError.daemonError(path: socketPath, message: message)
+            }
+            guard String(decoding: first, as: UTF8.self).contains(#""event":"subscribed""#) else {
+                throw ControlClientError.protocolError(
+                    path: socketPath, detail: "the daemon does not stream events (an older quotawatch?)")
+            }
+            try connection.setReceiveTimeout(.zero)
+            greeting = first
+        } catch let error as ControlClientError {
+            connection.close()
+            throw error
+        } catch {
+            connection.close()
+            throw .system(path: socketPath, (error as? Errno) ?? .invalidArgument)
+        }
+    }
+
+    /// The next event line without its newline; nil when the daemon closed the stream (it
+    /// stopped) or ``close()`` was called.
+    public func nextLine() -> [UInt8]? { Self.readLine(connection, buffer) }
+
+    private static func readLine(_ connection: FileDescriptor, _ buffer: LineBuffer) -> [UInt8]? {
+        while true {
+            if let line = buffer.takeLine() { return line }
+            guard let bytes = try? connection.receiveSome(maximumBytes: 64 * 1024), !bytes.isEmpty else {
+                return nil
+            }
+            buffer.append(bytes)
+        }
+    }
+
+    /// Ends the stream: a thread in ``nextLine()`` returns nil. Call ``release()`` after it has.
+    public func close() { try? connection.shutdown(.both) }
+
+    /// Closes the descriptor once no thread reads it.
+    public func release() { connection.close() }
+}
+
+/// Bytes received and not yet returned as lines. Only the reading thread touches it; the
+/// lock is what lets the stream be Sendable for ``ControlEventStream/close()``.
+private final class LineBuffer: Sendable {
+    private let pending = Mutex<[UInt8]>([])
+
+    func append(_ bytes: [UInt8]) { pending.withLock { $0 += bytes } }
+
+    func takeLine() -> [UInt8]? {
+        pending.withLock { pending in
+            guard let newline = pending.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+            let line = Array(pending[..<newline])
+            pending.removeFirst(newline + 1)
+            return line
+        }
+    }
+}

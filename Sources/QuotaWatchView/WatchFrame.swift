@@ -1,0 +1,93 @@
+import QuotaWatchCore
+
+/// What the view shows of the engine at one moment: the current directory's children,
+/// largest first, the quotas, the disk level and the counters. Built on the engine thread
+/// (in-process) or from control replies (attached), at a cost of what is on screen, never of
+/// the tree.
+public struct WatchFrame: Sendable, Equatable {
+    /// One child directory of the current directory.
+    public struct Entry: Sendable, Equatable {
+        public var name: [UInt8]
+        public var allocated: UInt64
+        public var apparent: UInt64
+        public var files: UInt64
+        public var dirs: UInt64
+
+        public init(name: [UInt8], allocated: UInt64, apparent: UInt64, files: UInt64, dirs: UInt64) {
+            self.name = name
+            self.allocated = allocated
+            self.apparent = apparent
+            self.files = files
+            self.dirs = dirs
+        }
+    }
+
+    /// One quota directory, as `status --quotas` reports it.
+    public struct Quota: Sendable, Equatable {
+        /// Relative to the root, escaped as reports write paths.
+        public var path: String
+        public var used: UInt64?
+        public var limit: UInt64
+        public var effectiveLimit: UInt64
+        /// "ok", "warning" or "breach".
+        public var state: String
+
+        public init(path: String, used: UInt64?, limit: UInt64, effectiveLimit: UInt64, state: String) {
+            self.path = path
+            self.used = used
+            self.limit = limit
+            self.effectiveLimit = effectiveLimit
+            self.state = state
+        }
+    }
+
+    /// The root, absolute and escaped.
+    public var root: String
+    /// The directory `entries` belong to, raw bytes relative to the root; empty for the root.
+    public var directory: [UInt8]
+    /// False when `directory` is no longer in the tree (deleted or moved away).
+    public var directoryExists = true
+    public var rootAllocated: UInt64 = 0
+    public var rootApparent: UInt64 = 0
+    public var rootFiles: UInt64 = 0
+    public var rootDirs: UInt64 = 0
+    /// The children of `directory`, largest allocated first.
+    public var entries: [Entry] = []
+    /// Every quota directory; empty without quotas.
+    public var quotas: [Quota] = []
+    /// The disk level's name ("normal", "warning", "critical"); nil before the policy starts.
+    public var level: String?
+    public var free: UInt64?
+    public var diskTotal: UInt64?
+    /// inotify events read since the engine started.
+    public var events: UInt64 = 0
+    public var overflows: UInt64 = 0
+    /// Subtrees polled because they could not be watched.
+    public var degraded = 0
+    public var isResyncing = false
+    /// Directories and files counted so far while the first crawl runs; nil once it is done.
+    public var crawl: (directories: Int, files: Int)?
+    /// A monotonic clock's reading in seconds, for rates between frames.
+    public var seconds: Double = 0
+
+    public init(root: String, directory: [UInt8]) {
+        self.root = root
+        self.directory = directory
+    }
+
+    public static func == (lhs: WatchFrame, rhs: WatchFrame) -> Bool {
+        lhs.root == rhs.root && lhs.directory == rhs.directory && lhs.directoryExists == rhs.directoryExists
+            && lhs.rootAllocated == rhs.rootAllocated && lhs.rootApparent == rhs.rootApparent
+            && lhs.rootFiles == rhs.rootFiles && lhs.rootDirs == rhs.rootDirs && lhs.entries == rhs.entries
+            && lhs.quotas == rhs.quotas && lhs.level == rhs.level && lhs.free == rhs.free
+            && lhs.diskTotal == rhs.diskTotal && lhs.events == rhs.events && lhs.overflows == rhs.overflows
+            && lhs.degraded == rhs.degraded && lhs.isResyncing == rhs.isResyncing
+            && lhs.crawl?.directories == rhs.crawl?.directories && lhs.crawl?.files == rhs.crawl?.files
+            && lhs.seconds == rhs.seconds
+    }
+
+    /// The path of a child of `directory`, raw.
+    public func childPath(_ name: [UInt8]) -> [UInt8] {
+        directory.isEmpty ? name : directory + [UInt8(ascii: "/")] + name
+    }
+}

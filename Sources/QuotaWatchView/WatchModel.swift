@@ -1,0 +1,108 @@
+import QuotaWatchCore
+
+/// Everything the view knows, fed by frames, events and keys, and drawn by ``WatchLayout``.
+/// Pure: the app owns one on its drawing thread and hands it what arrives.
+public struct WatchModel: Sendable {
+    public var state = WatchState()
+    /// The last frame taken (held while paused); nil before the first.
+    public private(set) var frame: WatchFrame?
+    public private(set) var growth = GrowthTracker()
+    /// The newest events last, at most ``logCapacity``.
+    public private(set) var log: [EventLine] = []
+    public var logCapacity = 200
+    /// Leftovers reported and not yet removed by a cleanup, by path.
+    public private(set) var candidates: [String: EventLine.Leftover] = [:]
+    /// Set by the app: attached to a daemon on this socket, shown in the header.
+    public var attachedTo: String?
+    /// Set by the app: a message for the status line (a failed clean request, say).
+    public var notice: String?
+    public var format: ByteFormat
+    private var restorePending = false
+
+    public init(format: ByteFormat = .decimal) { self.format = format }
+
+    /// Takes a new frame, unless paused. A frame of another directory than the one shown (the
+    /// engine had not yet seen a change of directory) is ignored.
+    public mutating func receive(_ newFrame: WatchFrame, listRows: Int) {
+        guard newFrame.directory == state.directory else { return }
+        if newFrame.crawl == nil { growth.record(newFrame) }
+        // Paused, the list stays as it was, except that a directory just entered is shown once.
+        guard !state.paused || restorePending else { return }
+        frame = newFrame
+        let names = rowNames()
+        if restorePending {
+            restorePending = false
+            state.restoreSelection(rows: names, visibleRows: listRows)
+        }
+        state.cursor.clamp(count: names.count, visibleRows: listRows)
+    }
+
+    /// Takes one event (already parsed).
+    public mutating func receive(_ event: EventLine) {
+        log.append(event)
+        if log.count > logCapacity { log.removeFirst(log.count - logCapacity) }
+        if let leftover = event.leftover { candidates[leftover.path] = leftover }
+        for path in event.removedPaths { candidates.removeValue(forKey: path) }
+    }
+
+    /// Applies a key; see ``WatchState/handle(_:rows:visibleRows:cleanAllowed:)``.
+    public mutating func handle(_ key: TerminalKey, listRows: Int, cleanAllowed: Bool = true) -> WatchCommand {
+        let command = state.handle(key, rows: rowNames(), visibleRows: listRows, cleanAllowed: cleanAllowed)
+        if case .showDirectory = command {
+            restorePending = true
+            // Paused or not, the new directory's first frame is shown.
+            frame = frame.map { old in
+                var blank = WatchFrame(root: old.root, directory: state.directory)
+                blank.rootAllocated = old.rootAllocated
+                blank.rootApparent = old.rootApparent
+                blank.quotas = old.quotas
+                blank.level = old.level
+                blank.free = old.free
+                blank.diskTotal = old.diskTotal
+                blank.events = old.events
+                return blank
+            }
+        }
+        return command
+    }
+
+    /// The rows of the list in the order shown.
+    public func rows() -> [WatchRow] {
+        guard let frame else { return [] }
+        let quotas = Dictionary(frame.quotas.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        var rows = frame.entries.map { entry in
+            WatchRow(
+                name: entry.name, display: DisplayWidth.builtIn.printable(EscapedName.string(entry.name)),
+                size: state.showsApparent ? entry.apparent : entry.allocated, files: entry.files,
+                growth: growth.bytesPerSecond(entry.name),
+                quota: quotas[EscapedName.string(frame.childPath(entry.name))])
+        }
+        switch state.sort {
+        case .size:
+            rows.sort { $0.size != $1.size ? $0.size > $1.size : $0.name.lexicographicallyPrecedes($1.name) }
+        case .name:
+            rows.sort { $0.name.lexicographicallyPrecedes($1.name) }
+        case .growth:
+            rows.sort {
+                let (left, right) = ($0.growth ?? 0, $1.growth ?? 0)
+                return left != right ? left > right : $0.size > $1.size
+            }
+        }
+        return rows
+    }
+
+    func rowNames() -> [[UInt8]] { rows().map(\.name) }
+}
+
+/// One line of the directory list.
+public struct WatchRow: Sendable, Equatable {
+    public var name: [UInt8]
+    /// The name escaped and with control characters shown, ready to draw.
+    public var display: String
+    /// Allocated or apparent, as the view shows.
+    public var size: UInt64
+    public var files: UInt64
+    /// Bytes per second over the last seconds; nil until known.
+    public var growth: Double?
+    public var quota: WatchFrame.Quota?
+}

@@ -1,0 +1,108 @@
+import QuotaWatchCore
+
+/// The order of the directory list; `s` cycles through them.
+public enum SortOrder: String, Sendable, CaseIterable {
+    case size, name, growth
+
+    public var next: SortOrder {
+        let all = Self.allCases
+        return all[(all.firstIndex(of: self)! + 1) % all.count]
+    }
+}
+
+/// What the app must do after a key.
+public enum WatchCommand: Sendable, Equatable {
+    case none
+    /// Ask the engine for the rows of this directory (raw, relative to the root) from now on.
+    case showDirectory([UInt8])
+    /// Run every cleaner now (confirmed).
+    case cleanNow
+    case quit
+}
+
+/// Where the user is and what they asked for: the key → state machine, pure.
+public struct WatchState: Sendable, Equatable {
+    public enum Dialog: Sendable, Equatable {
+        case none, help, confirmClean
+    }
+
+    /// The directory shown, raw bytes relative to the root; empty for the root.
+    public var directory: [UInt8] = []
+    public var cursor = ListCursor()
+    public var sort = SortOrder.size
+    public var showsApparent = false
+    public var paused = false
+    public var dialog = Dialog.none
+    /// The child selected in each directory left by `enter`, so backspace comes back to it.
+    private var selectedBeforeEntering: [[UInt8]: [UInt8]] = [:]
+
+    public init() {}
+
+    /// Applies `key`. `rows` are the names in the list as shown (sorted), `visibleRows` how many
+    /// the screen has for them; `cleanAllowed` is false when no cleanup can be asked for.
+    public mutating func handle(
+        _ key: TerminalKey, rows: [[UInt8]], visibleRows: Int, cleanAllowed: Bool = true
+    ) -> WatchCommand {
+        switch dialog {
+        case .help:
+            dialog = .none
+            return key == .character("q") ? .quit : .none
+        case .confirmClean:
+            switch ConfirmDialog(question: "").answer(to: key) {
+            case .confirmed?:
+                dialog = .none
+                return .cleanNow
+            case .cancelled?:
+                dialog = .none
+            case nil:
+                break
+            }
+            return .none
+        case .none:
+            break
+        }
+        if cursor.handle(key, count: rows.count, visibleRows: visibleRows) { return .none }
+        switch key {
+        case .enter, .right:
+            guard rows.indices.contains(cursor.selected) else { return .none }
+            let name = rows[cursor.selected]
+            selectedBeforeEntering[directory] = name
+            directory = directory.isEmpty ? name : directory + [UInt8(ascii: "/")] + name
+            cursor = ListCursor()
+            return .showDirectory(directory)
+        case .backspace, .left:
+            guard !directory.isEmpty else { return .none }
+            if let slash = directory.lastIndex(of: UInt8(ascii: "/")) {
+                directory = Array(directory[..<slash])
+            } else {
+                directory = []
+            }
+            cursor = ListCursor()
+            return .showDirectory(directory)
+        case .character("s"):
+            sort = sort.next
+        case .character("a"):
+            showsApparent.toggle()
+        case .character("p"):
+            paused.toggle()
+        case .character("?"), .character("h"):
+            dialog = .help
+        case .character("c"):
+            if cleanAllowed { dialog = .confirmClean }
+        case .character("q"), .character("Q"):
+            return .quit
+        default:
+            break
+        }
+        return .none
+    }
+
+    /// Once the rows of a directory just entered or left arrive: selects the child we came
+    /// back from, if any.
+    public mutating func restoreSelection(rows: [[UInt8]], visibleRows: Int) {
+        guard let name = selectedBeforeEntering.removeValue(forKey: directory),
+            let index = rows.firstIndex(of: name)
+        else { return }
+        cursor.select(index, count: rows.count, visibleRows: visibleRows)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchSystem
+
+/// `quotawatch watch [ROOT]`: the live view, in-process or attached to a daemon.
+enum WatchCommand {
+    static let subcommand = Subcommand(
+        name: "watch",
+        abstract: "Show the tree, its quotas, level, leftovers and events live in the terminal.",
+        discussion: """
+            With ROOT, runs the engine here with every option of 'run' (the view is its front end;
+            other clients reach it on the same socket), unless a daemon already answers on ROOT's
+            socket (or --socket PATH): then it attaches to that daemon, as 'watch --socket PATH'
+            without ROOT does. Keys: arrows move, enter opens a directory, backspace goes up, s
+            sorts by size, name or growth, a shows apparent sizes, c runs every cleaner now (after a
+            confirmation), p pauses, ? shows them all, q quits. The terminal must be at least 80x24.
+            When stdout is not a terminal (or TERM is unset or dumb), prints one line per event instead: local ISO 8601 time,
+            the event's kind as its JSON "event" field, then its details.
+            Exit status: 0 on q or a termination signal, 1 on a failure, 64 on bad usage (and the
+            other statuses of 'run' for a bad config).
+            """,
+        arguments: [
+            ArgumentSpec(
+                name: "root", help: "The directory to watch (without it, --socket names a daemon).",
+                isOptional: true)
+        ],
+        options: RunCommand.engineOptionSpecs + [
+            OptionSpec(name: "--iec", help: "Show sizes in KiB, MiB, GiB (powers of 1024)."),
+            OptionSpec(name: "--bytes", help: "Show exact byte counts."),
+        ],
+        run: run)
+
+    static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
+        let format = try RootOptions.byteFormat(arguments, command: "watch")
+        // A terminal curses cannot drive (no TERM, or TERM=dumb as in Emacs' shell) gets the
+        // lines instead of a screen.
+        let terminalName = ProcessInfo.processInfo.environment["TERM"] ?? ""
+        let screen =
+            FileDescriptor.standardOutput.isTerminal && FileDescriptor(rawValue: 0).isTerminal
+            && !terminalName.isEmpty && terminalName != "dumb"
+        let jsonLines = arguments.values["--events"] != nil
+
+        guard arguments.positionals.first != nil else {
+            guard let socket = arguments.values["--socket"]?.bytes else {
+                throw UsageError(
+                    message: "Name the directory to watch, or a daemon's socket: quotawatch watch ROOT",
+                    command: "watch")
+            }
+            return attach(socket, screen: screen, format: format)
+        }
+        var options: EngineOptions
+        switch try RunCommand.engineOptions(from: arguments, command: "watch") {
+        case .ready(let ready): options = ready
+        case .exit(let status): return status
+        }
+        if let answered = WatchAttached.probe(options.socketPath) {
+            if let error = answered, case .permissionDenied = error {
+                Console.error("Error: \(error)\n")
+                return .failure
+            }
+            return attach(options.socketPath, screen: screen, format: format)
+        }
+        // Blocked before the metrics server starts its thread, which must not take a SIGTERM.
+        TerminationSignals.block()
+        guard let metrics = try RunMetrics.start(arguments, adding: &options) else { return .failure }
+        defer { metrics.stop() }
+        let session = WatchInProcess.session(options, screen: screen)
+        return screen
+            ? WatchScreenLoop.run(session, format: format)
+            : WatchPipe.run(session, format: format, jsonLines: jsonLines)
+    }
+
+    private static func attach(_ socket: [UInt8], screen: Bool, format: ByteFormat) -> ExitStatus {
+        let session: WatchSession
+        do {
+            session = try WatchAttached.session(socket: socket, screen: screen)
+        } catch {
+            Console.error("Error: \(error)\n")
+            return .failure
+        }
+        return screen ? WatchScreenLoop.run(session, format: format) : WatchPipe.run(session, format: format)
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchSystem
+import QuotaWatchView
+import Synchronization
+
+/// `watch --socket PATH`, or `watch ROOT` when a daemon already serves ROOT: the same view
+/// from control requests (`status` of the directory shown and of the root, `status --quotas`)
+/// a few times a second, and the log from the daemon's event stream.
+enum WatchAttached {
+    /// Time between two rounds of status requests.
+    static let refresh: Duration = .milliseconds(250)
+    /// Children of the directory shown asked for: the largest ones.
+    static let maximumEntries = 500
+
+    /// Whether a daemon answers on `socket`: nil when nothing listens there, else the error
+    /// a request got (nil error: it answered).
+    static func probe(_ socket: [UInt8]) -> ControlClientError?? {
+        do {
+            _ = try ControlClient.request(
+                socketPath: socket, ControlRequest(.status(.tree(TreeSelection(depth: 0)))), timeout: .seconds(5))
+            return .some(nil)
+        } catch .noDaemon {
+            return nil
+        } catch {
+            return .some(error)
+        }
+    }
+
+    static func session(socket: [UInt8], screen: Bool) throws(ControlClientError) -> WatchSession {
+        TerminationSignals.block()
+        let feed = WatchFeed()
+        let stopping = StopFlag()
+        let wake = DispatchSemaphore(value: 0)
+
+        let stream = try ControlEventStream(socketPath: socket, timeout: .seconds(10))
+        feed.append(event: String(decoding: stream.greeting, as: UTF8.self))
+        let events = JoinableThread(name: "watch-events") {
+            while let line = stream.nextLine() { feed.append(event: String(decoding: line, as: UTF8.self)) }
+            if !stopping.isSet {
+                feed.finish(.success, message: "quotawatch: the daemon on \(EscapedName.string(socket)) stopped")
+            }
+        }
+        let poller: JoinableThread? =
+            screen
+            ? JoinableThread(name: "watch-status") {
+                poll(socket: socket, feed: feed, stopping: stopping, wake: wake)
+            } : nil
+
+        let signals: TerminationSignalWaiter?
+        let signalThread: JoinableThread?
+        do {
+            let waiter = try TerminationSignalWaiter()
+            signals = waiter
+            signalThread = JoinableThread(name: "watch-signals") {
+                while let signal = waiter.wait() {
+                    guard signal != TerminationSignals.hangup else { continue }
+                    feed.finish(.success, message: "quotawatch: stopped by \(TerminationSignals.name(signal))")
+                    return
+                }
+            }
+        } catch {
+            signals = nil
+            signalThread = nil
+        }
+        return WatchSession(
+            feed: feed, socketPath: socket, attachedTo: EscapedName.string(socket),
+            stop: {
+                stopping.set()
+                wake.signal()
+                stream.close()
+                signals?.stop()
+                events.join()
+                poller?.join()
+                signalThread?.join()
+                stream.release()
+                signals?.close()
+            })
+    }
+
+    /// Asks for a frame every ``refresh`` until stopped.
+    private static func poll(socket: [UInt8], feed: WatchFeed, stopping: StopFlag, wake: DispatchSemaphore) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var answeredOnce = false
+        while !stopping.isSet {
+            do {
+                var frame = try frame(socket: socket, directory: feed.directory)
+                let elapsed = clock.now - start
+                frame.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                feed.publish(frame)
+                answeredOnce = true
+            } catch .noDaemon where answeredOnce {
+                feed.finish(.success, message: "quotawatch: the daemon on \(EscapedName.string(socket)) stopped")
+                return
+            } catch {
+                feed.notice("status: \(error)")
+            }
+            _ = wake.wait(timeout: .now() + .milliseconds(Int(refresh.components.attoseconds / 1_000_000_000_000_000)))
+        }
+    }
+
+    /// One frame: the directory shown with its largest children, the root's totals, the quotas.
+    static func frame(socket: [UInt8], directory: [UInt8]) throws(ControlClientError) -> WatchFrame {
+        let timeout: Duration = .seconds(10)
+        let listing = try request(
+            socket, .tree(TreeSelection(subtree: directory, depth: 1, top: maximumEntries + 1)), timeout)
+        let report: StatusReport
+        do {
+            report = try StatusWire.report(from: listing)
+        } catch {
+            throw .protocolError(path: socket, detail: "the status reply could not be read: \(error)")
+        }
+        var frame = WatchFrame(root: report.root, directory: directory)
+        let shownPath = directory.isEmpty ? "." : EscapedName.string(directory)
+        frame.entries = report.directories.filter { $0.path != shownPath }.map { row in
+            let raw = EscapedName.bytes(row.path) ?? Array(row.path.utf8)
+            let name = raw.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? raw
+            return WatchFrame.Entry(
+                name: name, allocated: row.allocated, apparent: row.apparent, files: row.files, dirs: row.dirs)
+        }
+        .sorted { $0.allocated > $1.allocated }
+        frame.directoryExists = report.directories.contains { $0.path == shownPath }
+        var root = report.directories.first { $0.path == "." }
+        if root == nil {
+            let rootReply = try request(socket, .tree(TreeSelection(depth: 0)), timeout)
+            root = (try? StatusWire.report(from: rootReply))?.directories.first
+        }
+        if let root {
+            frame.rootAllocated = root.allocated
+            frame.rootApparent = root.apparent
+            frame.rootFiles = root.files
+            frame.rootDirs = root.dirs
+        }
+        if let quotas = try? request(socket, .quotas, timeout), let status = try? QuotaStatus.decode(quotas) {
+            WatchObserver.apply(status, to: &frame)
+        }
+        frame.events = report.engine.events
+        frame.overflows = report.engine.overflows
+        frame.degraded = report.engine.degraded.count
+        return frame
+    }
+
+    private static func request(
+        _ socket: [UInt8], _ query: StatusQuery, _ timeout: Duration
+    ) throws(ControlClientError) -> [UInt8] {
+        try ControlClient.request(socketPath: socket, ControlRequest(.status(query)), timeout: timeout)
+    }
+}
+
+/// Set once, read from any thread.
+final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
+}

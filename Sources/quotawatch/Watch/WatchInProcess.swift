@@ -1,0 +1,48 @@
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchSystem
+import QuotaWatchView
+
+/// `watch ROOT` with no daemon serving ROOT: the engine runs here, on a thread of its own,
+/// with everything `run` would do (socket, policy, cleaners, hooks); the view follows it
+/// through a ``WatchObserver``.
+enum WatchInProcess {
+    static func session(_ options: EngineOptions, screen: Bool) -> WatchSession {
+        var options = options
+        let feed = WatchFeed()
+        options.observers.append(WatchObserver(feed: feed, wantsFrames: screen))
+        // The screen owns stdout; `--events jsonl` writes there only in pipe mode.
+        if screen { options.emitsEvents = false }
+
+        TerminationSignals.block()
+        ResourceLimits.raiseOpenFileLimit()
+        MemoryTuning.returnLargeBlocksToKernel()
+
+        let engine = LiveEngine(options: options)
+        let root = options.rootDisplay
+        let thread = JoinableThread(name: "engine") {
+            // Called once per directory listed; the screen redraws at most ten times a second.
+            var lastProgress = ContinuousClock.now - .seconds(1)
+            let exit = engine.run { progress in
+                guard ContinuousClock.now - lastProgress >= .milliseconds(50) else { return }
+                lastProgress = ContinuousClock.now
+                var frame = WatchFrame(root: root, directory: feed.directory)
+                frame.crawl = (progress.directories, progress.files)
+                frame.rootAllocated = progress.allocatedBytes
+                feed.publish(frame)
+            }
+            switch exit {
+            case .stopped: feed.finish(.success)
+            case .signal(let signal):
+                feed.finish(.success, message: "quotawatch: stopped by \(TerminationSignals.name(signal))")
+            case .failure(let message): feed.finish(.failure, message: "quotawatch: error: \(message)")
+            }
+        }
+        return WatchSession(
+            feed: feed, socketPath: options.socketPath, attachedTo: nil,
+            stop: {
+                engine.stop()
+                thread.join()
+            })
+    }
+}

@@ -1,0 +1,107 @@
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchView
+import Synchronization
+
+/// Follows the in-process engine for `watch ROOT`: every event's line into the feed, and,
+/// while a screen shows them, a frame of the current directory every ``interval``.
+///
+/// A frame costs the engine the children of the directory shown (their tallies, sorted by
+/// size, at most ``maximumEntries``) plus the quota rows: what is on the screen, never the tree.
+final class WatchObserver: EngineObserver {
+    static let interval: UInt64 = 200_000_000
+    /// Children beyond the largest this many are not sent; no screen shows that many rows.
+    static let maximumEntries = 2_000
+
+    /// An idle engine's frame is made again at least this often (free space, quota states
+    /// and degraded subtrees' polls change without inotify events being counted).
+    static let idleInterval: UInt64 = 1_000_000_000
+
+    let feed: WatchFeed
+    let wantsFrames: Bool
+    private let next = Atomic<UInt64>(0)
+    /// What the last frame was made from; touched only on the engine thread.
+    private let last = Mutex<(key: FrameKey, at: UInt64)?>(nil)
+
+    /// Everything that changes a frame's tallies: equal keys mean equal rows.
+    private struct FrameKey: Equatable {
+        var directory: [UInt8]
+        var events: UInt64
+        var rescannedDirectories: UInt64
+        var overflows: UInt64
+    }
+
+    init(feed: WatchFeed, wantsFrames: Bool) {
+        self.feed = feed
+        self.wantsFrames = wantsFrames
+    }
+
+    var nextTurn: UInt64? { wantsFrames ? next.load(ordering: .relaxed) : nil }
+
+    func engine(_ change: EngineLifecycle, _ view: EngineView) {
+        if change == .ready { engineTurn(view) }
+    }
+
+    func engineEmitted(_ event: ObservedEvent) { feed.append(event: event.jsonLine) }
+
+    func engineTurn(_ view: EngineView) {
+        next.store(view.now + Self.interval, ordering: .relaxed)
+        guard wantsFrames else { return }
+        let directory = feed.directory
+        let key = FrameKey(
+            directory: directory, events: view.counters.events,
+            rescannedDirectories: view.counters.rescannedDirectories, overflows: view.counters.overflows)
+        let isUnchanged = last.withLock { last in
+            guard let previous = last, previous.key == key, view.now - previous.at < Self.idleInterval else {
+                last = (key, view.now)
+                return false
+            }
+            return true
+        }
+        // Nothing happened since the last frame: the screen already shows this one.
+        if isUnchanged { return }
+        feed.publish(Self.frame(view, directory: directory))
+    }
+
+    /// The frame of `directory` (raw, relative to the root).
+    static func frame(_ view: EngineView, directory: [UInt8]) -> WatchFrame {
+        let tree = view.tree
+        var frame = WatchFrame(root: view.rootDisplay, directory: directory)
+        let total = tree.tally(of: tree.root)
+        frame.rootAllocated = total.usage.allocated
+        frame.rootApparent = total.usage.apparent
+        frame.rootFiles = total.files
+        frame.rootDirs = total.dirs
+        let components = directory.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+        if let shown = tree.directory(atComponents: components) {
+            var entries = tree.subdirectories(of: shown).map { child in
+                let tally = tree.tally(of: child)
+                return WatchFrame.Entry(
+                    name: Array(tree.name(of: child)), allocated: tally.usage.allocated,
+                    apparent: tally.usage.apparent, files: tally.files, dirs: tally.dirs)
+            }
+            entries.sort { $0.allocated > $1.allocated }
+            frame.entries = Array(entries.prefix(maximumEntries))
+        } else {
+            frame.directoryExists = false
+        }
+        if let status = view.quotas() { apply(status, to: &frame) }
+        frame.events = view.counters.events
+        frame.overflows = view.counters.overflows
+        frame.degraded = view.counters.degraded.count
+        frame.isResyncing = view.isResyncing
+        frame.seconds = Double(view.now) / 1e9
+        return frame
+    }
+
+    /// The quota rows and the disk level, from the engine or from a daemon's reply.
+    static func apply(_ status: QuotaStatus, to frame: inout WatchFrame) {
+        frame.quotas = status.quotas.map { row in
+            WatchFrame.Quota(
+                path: row.path, used: row.used, limit: row.limit, effectiveLimit: row.effectiveLimit, state: row.state)
+        }
+        frame.level = status.level.level
+        frame.free = status.level.free
+        frame.diskTotal = status.level.total
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchSystem
+import QuotaWatchView
+
+/// One running `watch`: whatever feeds ``feed`` (the in-process engine, or the threads that
+/// ask a daemon), how to ask for a cleanup, and how to stop it all.
+struct WatchSession {
+    let feed: WatchFeed
+    /// The control socket: the daemon's when attached, the in-process engine's own otherwise.
+    let socketPath: [UInt8]
+    /// Shown in the header when attached.
+    let attachedTo: String?
+    /// Asks everything feeding the session to stop; returns once it has, every thread joined.
+    let stop: () -> Void
+
+    /// Runs every cleaner now through the control socket (the `clean` command, as `clean-now`
+    /// sends it), on a thread of its own; the outcome comes back as a notice, the run itself
+    /// as a `cleanup` event in the log.
+    func cleanNow(format: ByteFormat) {
+        let feed = self.feed
+        let socketPath = self.socketPath
+        feed.notice("cleanup requested…")
+        Thread.detachNewThread {
+            do {
+                let reply = try ControlClient.request(
+                    socketPath: socketPath, ControlRequest(.clean(CleanRequest(trigger: "manual"))),
+                    timeout: .seconds(600))
+                let object = (try? JSONSerialization.jsonObject(with: Data(reply))) as? [String: Any]
+                let removed = (object?["removed"] as? NSNumber)?.intValue ?? 0
+                let freed = (object?["freed"] as? NSNumber)?.uint64Value ?? 0
+                let dryRun = object?["dry_run"] as? Bool == true
+                feed.notice(
+                    "cleanup done: \(dryRun ? "would remove" : "removed") \(removed), "
+                        + "\(dryRun ? "would free" : "freed") \(format.string(freed))")
+            } catch {
+                feed.notice("cleanup failed: \(error)")
+            }
+        }
+    }
+}
+
+/// The local zone's offset from UTC now, in seconds, for event lines.
+enum LocalTime {
+    static var utcOffset: Int { TimeZone.current.secondsFromGMT(for: Date()) }
+    static var millisecondsNow: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+}

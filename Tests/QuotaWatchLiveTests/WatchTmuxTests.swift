@@ -1,0 +1,236 @@
+import Foundation
+import QuotaWatchTestSupport
+import Testing
+
+/// `quotawatch watch` on a real terminal: tmux runs it in a window of a known size, and
+/// `capture-pane` shows what a person would see.
+@Suite("watch in tmux", .serialized)
+struct WatchTmuxTests {
+    static let tmuxPath = ProcessRunner.findExecutable("tmux")
+
+    @Test(
+        "header, a breached row, sorting, descending, a resize, and q and Ctrl-C give the terminal back",
+        .enabled(if: tmuxPath != nil, "tmux is not installed: install Debian's tmux (scripts/lib/deps.sh does)"))
+    func theViewInATerminal() throws {
+        let tree = try TempTree(prefix: "qw-watch-tmux")
+        for directory in ["root", "root/Library", "root/Library/Caches", "root/Library/Caches/Feed"] {
+            try tree.makeDirectory(TreePath(directory))
+        }
+        try tree.makeDirectory("root/Library/Caches/Aaa")
+        try tree.makeDirectory("root/Documents")
+        try tree.writeFile("root/Documents/notes", byteCount: 10_000)
+        try tree.writeFile("root/Library/Caches/Aaa/small", byteCount: 1_000)
+        let cli = try CLIRunner.locate()
+        let tmux = try Tmux(path: Self.tmuxPath!, socket: tree.absolutePath("tmux.sock"))
+        // The tree holds the server's socket: it must outlive the kill-server that needs it.
+        defer { withExtendedLifetime(tree) { tmux.killServer() } }
+
+        let command =
+            "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
+            + "--socket '\(tree.absolutePath("run/watch.sock"))' --quota 'Library/Caches/*=1MB'"
+        tmux.type(command)
+        var screen = try tmux.waitFor("the header") { $0.contains("QuotaWatch") && $0.contains("level normal") }
+        #expect(screen.contains("root"))
+        #expect(screen.contains("level "))
+        #expect(screen.contains("sort: size"))
+        #expect(tmux.alternateScreenIsOn)
+
+        try tree.writeFile("root/Library/Caches/Feed/download", byteCount: 2_000_000)
+        screen = try tmux.waitFor("the breach in the header and the log") {
+            $0.contains("1 breach") && $0.contains("quota_breach Library/Caches/Feed")
+        }
+
+        // Library is the largest directory of the root, so the cursor is on it.
+        tmux.keys("Enter")
+        try tmux.waitFor("Library's children") { $0.contains("./Library ") && Self.row("Caches/", in: $0) != nil }
+        tmux.keys("Enter")
+        screen = try tmux.waitFor("the breached row") { screen in
+            Self.row("Feed/", in: screen)?.contains("[##########]") == true
+        }
+        #expect(screen.contains("./Library/Caches"))
+        let sizeOrder = try Self.order(of: ["Feed/", "Aaa/"], in: screen)
+        #expect(sizeOrder == ["Feed/", "Aaa/"])
+
+        tmux.keys("s")
+        screen = try tmux.waitFor("name order") { $0.contains("sort: name") }
+        #expect(try Self.order(of: ["Feed/", "Aaa/"], in: screen) == ["Aaa/", "Feed/"])
+
+        tmux.resize(columns: 70, rows: 20)
+        try tmux.waitFor("the too-small message") { $0.contains("window too small: 70x20") }
+        tmux.resize(columns: 100, rows: 30)
+        try tmux.waitFor("the view again") { $0.contains("./Library/Caches") && $0.contains("sort: name") }
+
+        tmux.keys("q")
+        screen = try tmux.waitFor("the shell prompt") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
+        #expect(!tmux.alternateScreenIsOn)
+        #expect(!screen.contains("QuotaWatch "))
+
+        // Ctrl-C stops it as cleanly, through the engine's signal thread.
+        tmux.type(command)
+        try tmux.waitFor("the header again") { $0.contains("QuotaWatch") && $0.contains("level normal") }
+        tmux.keys("C-c")
+        screen = try tmux.waitFor("the shell prompt after Ctrl-C") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
+        #expect(!tmux.alternateScreenIsOn)
+        #expect(screen.contains("stopped by SIGINT"))
+
+        // SIGTERM from elsewhere too.
+        tmux.type(command)
+        try tmux.waitFor("the header a third time") { $0.contains("QuotaWatch") && $0.contains("level normal") }
+        let watchProcess = try #require(tmux.foregroundChild(), "no process runs in the pane's shell")
+        kill(watchProcess, SIGTERM)
+        screen = try tmux.waitFor("the shell prompt after SIGTERM") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
+        #expect(!tmux.alternateScreenIsOn)
+        #expect(screen.contains("stopped by SIGTERM"))
+    }
+
+    @Test(
+        "attached to a daemon: its rows, its quota states, its events, and c asks it to clean",
+        .enabled(if: tmuxPath != nil, "tmux is not installed: install Debian's tmux (scripts/lib/deps.sh does)"))
+    func attachedView() throws {
+        let tree = try TempTree(prefix: "qw-watch-tmux-attach")
+        for directory in ["root", "root/Caches", "root/Caches/Feed"] { try tree.makeDirectory(TreePath(directory)) }
+        let cli = try CLIRunner.locate()
+        let socket = tree.absolutePath("run/daemon.sock")
+        let daemon = try Daemon.start(
+            cli, root: tree.absolutePath("root"), socket: socket, options: ["--quota", "Caches/*=1MB"])
+        defer { _ = try? daemon.stop() }
+        let tmux = try Tmux(path: Self.tmuxPath!, socket: tree.absolutePath("tmux.sock"))
+        // The tree holds the server's socket: it must outlive the kill-server that needs it.
+        defer { withExtendedLifetime(tree) { tmux.killServer() } }
+
+        tmux.type("LANG=C.UTF-8 '\(cli.executablePath)' watch --socket '\(socket)'")
+        try tmux.waitFor("the attached header") { $0.contains("attached: ") && $0.contains("level normal") }
+        try tmux.waitFor("the subscription") { $0.contains("subscribed to the daemon's events") }
+        try tree.writeFile("root/Caches/Feed/download", byteCount: 2_000_000)
+        try tmux.waitFor("the breach from the daemon") {
+            $0.contains("1 breach") && $0.contains("quota_breach Caches/Feed")
+        }
+        tmux.keys("Enter")
+        try tmux.waitFor("the breached row") { Self.row("Feed/", in: $0)?.contains("[##########]") == true }
+
+        tmux.keys("c")
+        try tmux.waitFor("the confirmation") { $0.contains("Run every cleaner now?") }
+        tmux.keys("y")
+        // The daemon has no --clean: a dry run, reported by the reply and by the event.
+        try tmux.waitFor("the cleanup") {
+            $0.contains("cleanup done: would remove") && $0.contains("cleanup trigger manual")
+        }
+
+        tmux.keys("q")
+        try tmux.waitFor("the shell prompt") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
+        #expect(!tmux.alternateScreenIsOn)
+        // The daemon is still there, untouched by the view's going.
+        #expect(try daemon.status(sync: false).engine.events > 0)
+    }
+
+    /// The directory list's row for `name` (the log may name it too, inside a path).
+    static func row(_ name: String, in screen: String) -> String? {
+        screen.split(separator: "\n").first { $0.hasPrefix("> " + name) || $0.hasPrefix("  " + name) }.map(String.init)
+    }
+
+    /// The names in the order their rows appear on `screen`.
+    static func order(of names: [String], in screen: String) throws -> [String] {
+        let lines = screen.split(separator: "\n").map(String.init)
+        return try names.map { name in
+            let index = lines.firstIndex { $0.hasPrefix("> " + name) || $0.hasPrefix("  " + name) }
+            return (name, try #require(index, "no row for \(name) in\n\(screen)"))
+        }
+        .sorted { $0.1 < $1.1 }.map(\.0)
+    }
+
+    static func lastLine(_ screen: String) -> String {
+        screen.split(separator: "\n").last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.map(String.init) ?? ""
+    }
+}
+
+/// A private tmux server (its own socket, no user config) with one window running a shell.
+struct Tmux {
+    static let prompt = "qwprompt$"
+    static let session = "qw"
+    let path: String
+    let socket: String
+    /// The server's process id, for a last-resort kill.
+    private(set) var serverProcess: pid_t = 0
+    private(set) var paneProcess: pid_t = 0
+
+    init(path: String, socket: String) throws {
+        self.path = path
+        self.socket = socket
+        let started = try run([
+            "new-session", "-d", "-s", Self.session, "-x", "100", "-y", "30",
+            "env PS1='\(Self.prompt) ' TERM=screen /bin/sh",
+        ])
+        guard started.exitStatus == 0 else { throw TmuxError(description: "tmux new-session failed: \(started)") }
+        let pids = try run(["display-message", "-p", "-t", Self.session, "#{pid} #{pane_pid}"]).outputText
+            .split(whereSeparator: \.isWhitespace).map { pid_t($0) ?? 0 }
+        serverProcess = pids.first ?? 0
+        paneProcess = pids.dropFirst().first ?? 0
+    }
+
+    @discardableResult
+    func run(_ arguments: [String]) throws -> ProcessResult {
+        try ProcessRunner.run(path, ["-S", socket, "-f", "/dev/null"] + arguments)
+    }
+
+    /// Types `text` and Enter.
+    func type(_ text: String) {
+        _ = try? run(["send-keys", "-t", Self.session, "-l", text])
+        keys("Enter")
+    }
+
+    func keys(_ names: String...) { _ = try? run(["send-keys", "-t", Self.session] + names) }
+
+    func resize(columns: Int, rows: Int) {
+        _ = try? run(["resize-window", "-t", Self.session, "-x", "\(columns)", "-y", "\(rows)"])
+    }
+
+    func capture() -> String { (try? run(["capture-pane", "-p", "-t", Self.session]))?.outputText ?? "" }
+
+    var alternateScreenIsOn: Bool {
+        (try? run(["display-message", "-p", "-t", Self.session, "#{alternate_on}"]))?.outputText
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+    }
+
+    /// Captures the pane until `condition` holds. A terminal offers nothing to wait on, so this
+    /// is the one place a test polls: every 50 ms, for at most `timeout`.
+    @discardableResult
+    func waitFor(
+        _ what: String, timeout: Duration = .seconds(30), _ condition: (String) -> Bool
+    ) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        var screen = capture()
+        while !condition(screen) {
+            guard ContinuousClock.now < deadline else {
+                throw TmuxError(description: "no \(what) within \(timeout); the pane shows:\n\(screen)")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+            screen = capture()
+        }
+        return screen
+    }
+
+    /// The process the pane's shell runs in the foreground (its only child).
+    func foregroundChild() -> pid_t? {
+        guard
+            let shell = (try? run(["display-message", "-p", "-t", Self.session, "#{pane_pid}"]))?.outputText
+                .trimmingCharacters(in: .whitespacesAndNewlines),
+            let children = try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+        else { return nil }
+        return children.split(separator: " ").first.flatMap { pid_t($0) }
+    }
+
+    /// Ends the server and the shell in it. kill-server alone is not enough here: started from
+    /// the test process, the server inherits its blocked signals and may outlive the command,
+    /// so both are also killed by process id (checked to still be tmux and a shell).
+    func killServer() {
+        _ = try? run(["kill-server"])
+        for (process, name) in [(paneProcess, "sh"), (serverProcess, "tmux")] where process > 1 {
+            let command = (try? String(contentsOfFile: "/proc/\(process)/comm", encoding: .utf8)) ?? ""
+            if command.trimmingCharacters(in: .whitespacesAndNewlines) == name { kill(process, SIGKILL) }
+        }
+    }
+}
+
+struct TmuxError: Error, CustomStringConvertible {
+    var description: String
+}

@@ -1,0 +1,109 @@
+import QuotaWatchCore
+import QuotaWatchView
+import Testing
+
+@Suite struct WatchStateTests {
+    @Test func sortOrdersCycleThroughSizeNameAndGrowth() {
+        var model = WatchModel()
+        model.receive(frame([("b", 300), ("a", 200), ("c", 100)], seconds: 0), listRows: 10)
+        model.receive(frame([("b", 300), ("a", 200), ("c", 5_100)], seconds: 1), listRows: 10)
+        #expect(model.rows().map(\.display) == ["c", "b", "a"])
+        _ = model.handle(.character("s"), listRows: 10)
+        #expect(model.state.sort == .name)
+        #expect(model.rows().map(\.display) == ["a", "b", "c"])
+        _ = model.handle(.character("s"), listRows: 10)
+        #expect(model.state.sort == .growth)
+        #expect(model.rows().first?.display == "c")
+        #expect(model.rows().first?.growth == 5_000)
+        _ = model.handle(.character("s"), listRows: 10)
+        #expect(model.state.sort == .size)
+    }
+
+    @Test func enterDescendsAndBackspaceComesBackToTheSameRow() {
+        var model = WatchModel()
+        model.receive(frame([("big", 300), ("mid", 200), ("small", 100)]), listRows: 10)
+        _ = model.handle(.down, listRows: 10)
+        let command = model.handle(.enter, listRows: 10)
+        #expect(command == .showDirectory(Array("mid".utf8)))
+        model.receive(frame("mid", [("inner", 50)]), listRows: 10)
+        #expect(model.rows().map(\.display) == ["inner"])
+        #expect(model.handle(.enter, listRows: 10) == .showDirectory(Array("mid/inner".utf8)))
+        #expect(model.handle(.backspace, listRows: 10) == .showDirectory(Array("mid".utf8)))
+        #expect(model.handle(.backspace, listRows: 10) == .showDirectory([]))
+        model.receive(frame([("big", 300), ("mid", 200), ("small", 100)]), listRows: 10)
+        #expect(model.state.cursor.selected == 1)
+        #expect(model.handle(.backspace, listRows: 10) == .none)
+    }
+
+    @Test func aFrameOfAnotherDirectoryIsIgnored() {
+        var model = WatchModel()
+        model.receive(frame([("a", 1)]), listRows: 10)
+        model.receive(frame("elsewhere", [("x", 1)]), listRows: 10)
+        #expect(model.rows().map(\.display) == ["a"])
+    }
+
+    @Test func cleaningNeedsAConfirmation() {
+        var model = WatchModel()
+        #expect(model.handle(.character("c"), listRows: 10) == .none)
+        #expect(model.state.dialog == .confirmClean)
+        #expect(model.handle(.character("x"), listRows: 10) == .none)
+        #expect(model.state.dialog == .confirmClean)
+        #expect(model.handle(.character("n"), listRows: 10) == .none)
+        #expect(model.state.dialog == .none)
+        _ = model.handle(.character("c"), listRows: 10)
+        #expect(model.handle(.character("y"), listRows: 10) == .cleanNow)
+        #expect(model.handle(.character("c"), listRows: 10, cleanAllowed: false) == .none)
+        #expect(model.state.dialog == .none)
+    }
+
+    @Test func pauseHoldsTheListAndApparentToggles() {
+        var model = WatchModel()
+        model.receive(frame([("a", 100)]), listRows: 10)
+        _ = model.handle(.character("p"), listRows: 10)
+        model.receive(frame([("a", 900)]), listRows: 10)
+        #expect(model.rows().first?.size == 100)
+        _ = model.handle(.character("a"), listRows: 10)
+        #expect(model.rows().first?.size == 50)
+        _ = model.handle(.character("p"), listRows: 10)
+        model.receive(frame([("a", 900)]), listRows: 10)
+        #expect(model.rows().first?.size == 450)
+    }
+
+    @Test func helpClosesOnAnyKeyAndQuitQuits() {
+        var model = WatchModel()
+        _ = model.handle(.character("?"), listRows: 10)
+        #expect(model.state.dialog == .help)
+        #expect(model.handle(.down, listRows: 10) == .none)
+        #expect(model.state.dialog == .none)
+        #expect(model.handle(.character("q"), listRows: 10) == .quit)
+    }
+
+    @Test func arrowsMoveTheCursorWithinTheList() {
+        var model = WatchModel()
+        model.receive(frame((0..<30).map { ("d\($0)", UInt64(1000 - $0)) }), listRows: 5)
+        for _ in 0..<12 { _ = model.handle(.down, listRows: 5) }
+        #expect(model.state.cursor.selected == 12)
+        #expect(model.state.cursor.visibleRange(count: 30, visibleRows: 5) == 8..<13)
+        _ = model.handle(.up, listRows: 5)
+        #expect(model.state.cursor.selected == 11)
+    }
+}
+
+@Suite struct GrowthTrackerTests {
+    @Test func ratesComeFromSuccessiveFramesAndResetOnANewDirectory() {
+        var tracker = GrowthTracker(window: 5)
+        tracker.record(frame([("a", 1_000)], seconds: 10, events: 0))
+        #expect(tracker.bytesPerSecond(Array("a".utf8)) == nil)
+        tracker.record(frame([("a", 3_000)], seconds: 12, events: 100))
+        #expect(tracker.bytesPerSecond(Array("a".utf8)) == 1_000)
+        #expect(tracker.eventsPerSecond == 50)
+        tracker.record(frame([("a", 3_000)], seconds: 30, events: 100))
+        tracker.record(frame([("a", 2_000)], seconds: 31, events: 100))
+        #expect(tracker.bytesPerSecond(Array("a".utf8)) == -1_000)
+        tracker.record(frame("other", [("a", 9_000)], seconds: 32))
+        #expect(tracker.bytesPerSecond(Array("a".utf8)) == nil)
+        #expect(WatchLayout.growthText(1_500_000, .decimal) == "+1.5 MB/s")
+        #expect(WatchLayout.growthText(-300, .decimal) == "-300 B/s")
+        #expect(WatchLayout.growthText(0.2, .decimal) == "0 B/s")
+    }
+}
