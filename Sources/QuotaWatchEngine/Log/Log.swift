@@ -39,6 +39,8 @@ public enum LogLevel: Int, Sendable, CaseIterable, Comparable {
 public enum Log {
     private static let threshold = Atomic<Int>(LogLevel.info.rawValue)
     private static let prefixesPriority = Atomic<Bool>(false)
+    /// Where messages go instead of standard error while a full-screen view owns the terminal.
+    private static let redirection = Mutex<(@Sendable (LogLevel, String) -> Void)?>(nil)
 
     /// Messages less severe than `level` are dropped; `journal`: prefix lines with `<N>`.
     public static func configure(level: LogLevel, journal: Bool) {
@@ -71,6 +73,12 @@ public enum Log {
         emit(.debug, "quotawatch: debug: \(message())")
     }
 
+    /// Sends every message to `sink` instead of standard error, until called again with nil:
+    /// `watch` shows them on its screen, which a line written to the terminal would scramble.
+    public static func redirect(to sink: (@Sendable (LogLevel, String) -> Void)?) {
+        redirection.withLock { $0 = sink }
+    }
+
     /// Output the user asked for by name (`--trace`): never filtered by the level, and in the
     /// journal at `info`.
     public static func requested(_ text: String) { emit(.info, text) }
@@ -78,6 +86,10 @@ public enum Log {
     private static func emit(_ level: LogLevel, _ text: String) {
         var lines = text
         if lines.hasSuffix("\n") { lines.removeLast() }
+        if let sink = redirection.withLock({ $0 }) {
+            sink(level, lines)
+            return
+        }
         if prefixesPriority.load(ordering: .relaxed) {
             let prefix = "<\(level.rawValue)>"
             lines = lines.split(separator: "\n", omittingEmptySubsequences: false)

@@ -1,5 +1,6 @@
 import Foundation
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchTerminal
 import QuotaWatchView
 
@@ -12,6 +13,10 @@ enum WatchScreenLoop {
 
     static func run(_ session: WatchSession, format: ByteFormat) -> ExitStatus {
         let screen = TerminalScreen()
+        // A warning written to the terminal would scramble the screen: it becomes a notice.
+        let feed = session.feed
+        Log.redirect { _, text in feed.notice(text) }
+        defer { Log.redirect(to: nil) }
         var model = WatchModel(format: format)
         model.attachedTo = session.attachedTo
         var layout = layoutFor(screen)
