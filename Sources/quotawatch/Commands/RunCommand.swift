@@ -51,7 +51,9 @@ enum RunCommand {
     }
 
     /// The engine's options from run's command line, with ROOT checked: shared by `run` and
-    /// `watch`. Starts no thread, so signals can still be blocked afterwards.
+    /// `watch`. Observers it adds may start threads (the notifier's sender, the history
+    /// writer), so the caller blocks the termination signals first: a thread started with
+    /// them open could take a SIGTERM or SIGHUP and end the process.
     static func engineOptions(from arguments: ParsedArguments, command: String) throws(UsageError) -> Prepared {
         try RunService.configureLog(arguments, command: command)
         let root = try RootOptions.singleRoot(arguments, command: command)
@@ -100,13 +102,13 @@ enum RunCommand {
     }
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
+        TerminationSignals.block()
         var options: EngineOptions
         switch try engineOptions(from: arguments, command: "run") {
         case .ready(let ready): options = ready
         case .exit(let status): return status
         }
 
-        TerminationSignals.block()
         ResourceLimits.raiseOpenFileLimit()
         MemoryTuning.returnLargeBlocksToKernel()
 

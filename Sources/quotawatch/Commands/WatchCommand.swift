@@ -49,6 +49,8 @@ enum WatchCommand {
             }
             return attach(socket, screen: screen, format: format)
         }
+        // Before any thread starts (``RunCommand/engineOptions(from:command:)`` says why).
+        TerminationSignals.block()
         var options: EngineOptions
         switch try RunCommand.engineOptions(from: arguments, command: "watch") {
         case .ready(let ready): options = ready
@@ -61,8 +63,6 @@ enum WatchCommand {
             }
             return attach(options.socketPath, screen: screen, format: format)
         }
-        // Blocked before the metrics server starts its thread, which must not take a SIGTERM.
-        TerminationSignals.block()
         guard let metrics = try RunMetrics.start(arguments, adding: &options) else { return .failure }
         defer { metrics.stop() }
         let session = WatchInProcess.session(options, screen: screen)

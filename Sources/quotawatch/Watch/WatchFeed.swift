@@ -18,6 +18,7 @@ final class WatchFeed: Sendable {
         var events: [String] = []
         var droppedEvents = 0
         var notices: [String] = []
+        var logLines: [(warns: Bool, text: String)] = []
         var finished: Finish?
     }
 
@@ -34,6 +35,8 @@ final class WatchFeed: Sendable {
         var events: [String]
         var droppedEvents: Int
         var notices: [String]
+        /// The daemon's own log lines, which the screen shows in its event log.
+        var logLines: [(warns: Bool, text: String)]
         var finished: Finish?
     }
 
@@ -64,6 +67,15 @@ final class WatchFeed: Sendable {
         changed.signal()
     }
 
+    /// A line of the engine's log (``Log/redirect(to:)``); `warns` for a warning or an error.
+    func log(_ text: String, warns: Bool) {
+        state.withLock { state in
+            state.logLines.append((warns, text))
+            if state.logLines.count > Self.eventCapacity { state.logLines.removeFirst() }
+        }
+        changed.signal()
+    }
+
     /// The first call wins.
     func finish(_ status: ExitStatus, message: String? = nil) {
         state.withLock { state in
@@ -78,11 +90,12 @@ final class WatchFeed: Sendable {
         state.withLock { state in
             let taken = Taken(
                 frame: state.frame, events: state.events, droppedEvents: state.droppedEvents, notices: state.notices,
-                finished: state.finished)
+                logLines: state.logLines, finished: state.finished)
             state.frame = nil
             state.events.removeAll()
             state.droppedEvents = 0
             state.notices.removeAll()
+            state.logLines.removeAll()
             return taken
         }
     }

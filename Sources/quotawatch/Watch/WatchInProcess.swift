@@ -13,9 +13,9 @@ enum WatchInProcess {
         options.observers.append(WatchObserver(feed: feed, wantsFrames: screen))
         // The screen owns stdout; `--events jsonl` writes there only in pipe mode.
         if screen { options.emitsEvents = false }
-        // And the terminal: the engine's log lines become notices from its first line on
-        // (``WatchScreenLoop`` gives standard error back when the screen closes).
-        if screen { Log.redirect { _, text in feed.notice(text) } }
+        // And the terminal: the engine's log lines go to the view's event log from its first
+        // line on (``WatchScreenLoop`` gives standard error back when the screen closes).
+        if screen { Log.redirect { level, text in feed.log(text, warns: level <= .warning) } }
 
         TerminationSignals.block()
         ResourceLimits.raiseOpenFileLimit()

@@ -13,9 +13,9 @@ enum WatchScreenLoop {
 
     static func run(_ session: WatchSession, format: ByteFormat) -> ExitStatus {
         let screen = TerminalScreen()
-        // A warning written to the terminal would scramble the screen: it becomes a notice.
-        let feed = session.feed
-        Log.redirect { _, text in feed.notice(text) }
+        // A line written to the terminal would scramble the screen: the log goes to the view's
+        // event log instead, from the engine's first line on (``WatchInProcess``), and back to
+        // standard error when the screen closes.
         defer { Log.redirect(to: nil) }
         var model = WatchModel(format: format)
         model.attachedTo = session.attachedTo
@@ -90,6 +90,14 @@ enum WatchScreenLoop {
             guard let event = EventLine.parse(line, receivedAt: now, utcOffset: offset, format: format)
             else { continue }
             model.receive(event)
+            changed = true
+        }
+        for (warns, text) in taken.logLines {
+            let message = text.hasPrefix("quotawatch: ") ? String(text.dropFirst("quotawatch: ".count)) : text
+            model.receive(
+                EventLine(
+                    time: EventLine.localTime(now, utcOffset: offset), kind: "log", details: message,
+                    severity: warns ? .warning : .info))
             changed = true
         }
         if let notice = taken.notices.last {
