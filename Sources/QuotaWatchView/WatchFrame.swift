@@ -51,6 +51,8 @@ public struct WatchFrame: Sendable, Equatable {
     public var rootApparent: UInt64 = 0
     public var rootFiles: UInt64 = 0
     public var rootDirs: UInt64 = 0
+    /// The app's size as the phone shows it (`watch --ios`); nil when not asked for.
+    public var phone: PhoneStorage?
     /// The children of `directory`, largest allocated first.
     public var entries: [Entry] = []
     /// Every quota directory; empty without quotas.

@@ -154,6 +154,10 @@ public struct WatchLayout: Sendable {
         } else {
             line.append(" level ?", .dim)
         }
+        if let phone = frame.phone {
+            // Always in the phone's units, whatever the table uses.
+            line.append("  \(phone.version): \(ByteFormat.decimal.string(phone.total))", .bold)
+        }
         if let rate = model.growth.eventsPerSecond {
             line.append("  \(Int(rate.rounded())) ev/s")
         }

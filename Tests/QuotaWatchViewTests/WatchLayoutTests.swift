@@ -40,6 +40,20 @@ let layout80 = WatchLayout(rows: 24, columns: 80, width: .builtIn)
         #expect(screen.allSatisfy { DisplayWidth.builtIn.columns($0.text) <= 80 })
     }
 
+    @Test func withIOSTheStatusLineShowsThePhonesFigureInDecimalUnitsWhateverTheTableUses() {
+        var model = WatchModel(format: .binary)
+        var withPhone = frame([("Library", 9_000_000)])
+        withPhone.phone = PhoneStorage(
+            version: IOSVersion(major: 16), rawAllocated: 12_345_678, rawApparent: 10_000_000,
+            cachesAllocated: 2_000_000, appAllocated: 5_300_000)
+        model.receive(withPhone, listRows: 10)
+        let screen = layout80.screen(model, now: 0)
+        // iOS 16 leaves Library/Caches out: 12 345 678 - 2 000 000 + 5 300 000.
+        #expect(screen[1].text.contains("iOS 16: 15.6 MB"))
+        #expect(screen[0].text.contains("11.8 MiB allocated"))
+        #expect(screen.allSatisfy { DisplayWidth.builtIn.columns($0.text) <= 80 })
+    }
+
     @Test func iecUnitsApplyEverywhere() {
         var model = WatchModel(format: .binary)
         model.receive(frame([("a", 1_048_576)]), listRows: 10)

@@ -15,6 +15,7 @@ enum WatchCommand {
             without ROOT does. Keys: arrows move, enter opens a directory, backspace goes up, s
             sorts by size, name or growth, a shows apparent sizes, c runs every cleaner now (after a
             confirmation), p pauses, ? shows them all, q quits. The terminal must be at least 80x24.
+            --ios adds the app's size as the phone shows it to the status line (see 'scan --ios').
             When stdout is not a terminal (or TERM is unset or dumb), prints one line per event instead: local ISO 8601 time,
             the event's kind as its JSON "event" field, then its details.
             Exit status: 0 on q or a termination signal, 1 on a failure, 64 on bad usage (and the
@@ -28,7 +29,7 @@ enum WatchCommand {
         options: RunCommand.engineOptionSpecs + [
             OptionSpec(name: "--iec", help: "Show sizes in KiB, MiB, GiB (powers of 1024)."),
             OptionSpec(name: "--bytes", help: "Show exact byte counts."),
-        ],
+        ] + PhoneStorageOptions.options,
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
@@ -40,6 +41,8 @@ enum WatchCommand {
             FileDescriptor.standardOutput.isTerminal && FileDescriptor(rawValue: 0).isTerminal
             && !terminalName.isEmpty && terminalName != "dumb"
         let jsonLines = arguments.values["--events"] != nil
+        // The bundle is crawled once, now: the figure follows the sandbox, not the bundle.
+        let phone = try PhoneStorageOptions.measure(arguments, command: "watch")
 
         guard arguments.positionals.first != nil else {
             guard let socket = arguments.values["--socket"]?.bytes else {
@@ -47,7 +50,7 @@ enum WatchCommand {
                     message: "Name the directory to watch, or a daemon's socket: quotawatch watch ROOT",
                     command: "watch")
             }
-            return attach(socket, screen: screen, format: format)
+            return attach(socket, screen: screen, format: format, phone: phone)
         }
         // Before any thread starts (``RunCommand/engineOptions(from:command:)`` says why).
         TerminationSignals.block()
@@ -61,20 +64,22 @@ enum WatchCommand {
                 Console.error("Error: \(error)\n")
                 return .failure
             }
-            return attach(options.socketPath, screen: screen, format: format)
+            return attach(options.socketPath, screen: screen, format: format, phone: phone)
         }
         guard let metrics = try RunMetrics.start(arguments, adding: &options) else { return .failure }
         defer { metrics.stop() }
-        let session = WatchInProcess.session(options, screen: screen)
+        let session = WatchInProcess.session(options, screen: screen, phone: phone)
         return screen
             ? WatchScreenLoop.run(session, format: format)
             : WatchPipe.run(session, format: format, jsonLines: jsonLines)
     }
 
-    private static func attach(_ socket: [UInt8], screen: Bool, format: ByteFormat) -> ExitStatus {
+    private static func attach(
+        _ socket: [UInt8], screen: Bool, format: ByteFormat, phone: PhoneStorageOptions.Measured?
+    ) -> ExitStatus {
         let session: WatchSession
         do {
-            session = try WatchAttached.session(socket: socket, screen: screen)
+            session = try WatchAttached.session(socket: socket, screen: screen, phone: phone)
         } catch {
             Console.error("Error: \(error)\n")
             return .failure

@@ -28,7 +28,9 @@ enum WatchAttached {
         }
     }
 
-    static func session(socket: [UInt8], screen: Bool) throws(ControlClientError) -> WatchSession {
+    static func session(
+        socket: [UInt8], screen: Bool, phone: PhoneStorageOptions.Measured? = nil
+    ) throws(ControlClientError) -> WatchSession {
         TerminationSignals.block()
         let feed = WatchFeed()
         let stopping = StopFlag()
@@ -45,7 +47,7 @@ enum WatchAttached {
         let poller: JoinableThread? =
             screen
             ? JoinableThread(name: "watch-status") {
-                poll(socket: socket, feed: feed, stopping: stopping, wake: wake)
+                poll(socket: socket, feed: feed, phone: phone, stopping: stopping, wake: wake)
             } : nil
 
         let signals: TerminationSignalWaiter?
@@ -80,13 +82,17 @@ enum WatchAttached {
     }
 
     /// Asks for a frame every ``refresh`` until stopped.
-    private static func poll(socket: [UInt8], feed: WatchFeed, stopping: StopFlag, wake: DispatchSemaphore) {
+    private static func poll(
+        socket: [UInt8], feed: WatchFeed, phone: PhoneStorageOptions.Measured?, stopping: StopFlag,
+        wake: DispatchSemaphore
+    ) {
         let clock = ContinuousClock()
         let start = clock.now
         var answeredOnce = false
         while !stopping.isSet {
             do {
                 var frame = try frame(socket: socket, directory: feed.directory)
+                if let phone { frame.phone = try phoneStorage(phone, socket: socket, root: frame) }
                 let elapsed = clock.now - start
                 frame.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 feed.publish(frame)
@@ -99,6 +105,19 @@ enum WatchAttached {
             }
             _ = wake.wait(timeout: .now() + .milliseconds(Int(refresh.components.attoseconds / 1_000_000_000_000_000)))
         }
+    }
+
+    /// The phone's figure from the frame's root totals and one more request, for
+    /// `Library/Caches` alone (a sandbox without one counts it as empty).
+    static func phoneStorage(
+        _ phone: PhoneStorageOptions.Measured, socket: [UInt8], root frame: WatchFrame
+    ) throws(ControlClientError) -> PhoneStorage {
+        let caches = TreeSelection(subtree: Array(PhoneStorage.cachesPath.utf8), depth: 0)
+        let reply = try? request(socket, .tree(caches), .seconds(10))
+        let cachesRow = reply.flatMap { try? StatusWire.report(from: $0) }?.directories.first
+        return PhoneStorage(
+            version: phone.version, rawAllocated: frame.rootAllocated, rawApparent: frame.rootApparent,
+            cachesAllocated: cachesRow?.allocated, appAllocated: phone.appAllocated)
     }
 
     /// One frame: the directory shown with its largest children, the root's totals, the quotas.

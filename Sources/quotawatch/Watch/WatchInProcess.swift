@@ -7,10 +7,12 @@ import QuotaWatchView
 /// with everything `run` would do (socket, policy, cleaners, hooks); the view follows it
 /// through a ``WatchObserver``.
 enum WatchInProcess {
-    static func session(_ options: EngineOptions, screen: Bool) -> WatchSession {
+    static func session(
+        _ options: EngineOptions, screen: Bool, phone: PhoneStorageOptions.Measured? = nil
+    ) -> WatchSession {
         var options = options
         let feed = WatchFeed()
-        options.observers.append(WatchObserver(feed: feed, wantsFrames: screen))
+        options.observers.append(WatchObserver(feed: feed, wantsFrames: screen, phone: phone))
         // The screen owns stdout; `--events jsonl` writes there only in pipe mode.
         if screen { options.emitsEvents = false }
         // And the terminal: the engine's log lines go to the view's event log from its first

@@ -19,6 +19,8 @@ final class WatchObserver: EngineObserver {
 
     let feed: WatchFeed
     let wantsFrames: Bool
+    /// `--ios`: each frame carries the app's size as the phone shows it.
+    let phone: PhoneStorageOptions.Measured?
     private let next = Atomic<UInt64>(0)
     /// What the last frame was made from; touched only on the engine thread.
     private let last = Mutex<(key: FrameKey, at: UInt64)?>(nil)
@@ -31,9 +33,10 @@ final class WatchObserver: EngineObserver {
         var overflows: UInt64
     }
 
-    init(feed: WatchFeed, wantsFrames: Bool) {
+    init(feed: WatchFeed, wantsFrames: Bool, phone: PhoneStorageOptions.Measured? = nil) {
         self.feed = feed
         self.wantsFrames = wantsFrames
+        self.phone = phone
     }
 
     var nextTurn: UInt64? { wantsFrames ? next.load(ordering: .relaxed) : nil }
@@ -60,7 +63,10 @@ final class WatchObserver: EngineObserver {
         }
         // Nothing happened since the last frame: the screen already shows this one.
         if isUnchanged { return }
-        feed.publish(Self.frame(view, directory: directory))
+        var frame = Self.frame(view, directory: directory)
+        // The root's tally and one lookup of Library/Caches: O(its depth).
+        frame.phone = phone?.storage(view.tree)
+        feed.publish(frame)
     }
 
     /// The frame of `directory` (raw, relative to the root).
