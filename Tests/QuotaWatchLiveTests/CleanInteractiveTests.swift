@@ -7,60 +7,9 @@ import Testing
 /// the screen. Skipped where tmux is not installed.
 @Suite("clean on a terminal")
 struct CleanInteractiveTests {
-    /// A tmux server of this test's own, holding one window with the command in it.
-    private final class Terminal {
-        let tmux: String
-        let server: String
-
-        init(tmux: String, command: String) throws {
-            self.tmux = tmux
-            server = "qw-clean-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            let started = try ProcessRunner.run(
-                tmux, ["-L", server, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", command])
-            guard started.exitStatus == 0 else { throw DaemonError("tmux did not start", result: started) }
-            let shown = try ProcessRunner.run(
-                tmux, ["-L", server, "display-message", "-p", "#{pid} #{pane_pid} #{socket_path}"])
-            let words = shown.outputText.split(whereSeparator: \.isWhitespace).map(String.init)
-            processes = words.compactMap { pid_t($0) }
-            socket = words.last { $0.hasPrefix("/") }
-        }
-
-        private var socket: String?
-
-        /// The server and the pane's process. The server inherits this test process's blocked
-        /// signals, so it cannot be asked to stop (it waits for a SIGCHLD that never comes):
-        /// both are killed.
-        private var processes: [pid_t] = []
-
-        deinit {
-            for process in processes.reversed() { kill(process, SIGKILL) }
-            if let socket { unlink(socket) }
-        }
-
-        var screen: String {
-            (try? ProcessRunner.run(tmux, ["-L", server, "capture-pane", "-p", "-S", "-200"]))?.outputText ?? ""
-        }
-
-        func send(_ keys: String...) throws {
-            let sent = try ProcessRunner.run(tmux, ["-L", server, "send-keys"] + keys)
-            guard sent.exitStatus == 0 else { throw DaemonError("tmux send-keys failed", result: sent) }
-        }
-
-        /// Waits until the screen shows `text`: the terminal has nothing else to wait on.
-        func waitFor(_ text: String, timeout: Duration = .seconds(30)) throws {
-            let deadline = ContinuousClock.now + timeout
-            while !screen.contains(text) {
-                guard ContinuousClock.now < deadline else {
-                    throw DaemonError("the screen never showed '\(text)':\n\(screen)")
-                }
-                usleep(50_000)
-            }
-        }
-    }
-
     private func command(_ setup: CleanFixture) -> String {
-        "env STATE_DIRECTORY='\(setup.state.rootPath)' '\(setup.fixture.cli.executablePath)' clean '\(setup.rootPath)';"
-            + " echo EXIT=$?; exec sleep 600"
+        "env LANG=C.UTF-8 STATE_DIRECTORY='\(setup.state.rootPath)' '\(setup.fixture.cli.executablePath)' "
+            + "clean '\(setup.rootPath)'; echo EXIT=$?"
     }
 
     @Test(
@@ -68,28 +17,32 @@ struct CleanInteractiveTests {
         .enabled(if: ProcessRunner.findExecutable("tmux") != nil, "needs tmux (Debian's tmux package)"))
     func markConfirmDelete() throws {
         let setup = try CleanFixture()
-        let tmux = try #require(ProcessRunner.findExecutable("tmux"))
+        let tmux = try Tmux(
+            path: try #require(ProcessRunner.findExecutable("tmux")), socket: setup.tree.absolutePath("tmux.sock"))
+        // The tree holds the server's socket: it must outlive the kill-server that needs it.
+        defer { withExtendedLifetime(setup) { tmux.killServer() } }
         let leftovers = CleanFixture.expected.filter { $0.value == "leftovers" }.map(\.key)
 
-        let quitting = try Terminal(tmux: tmux, command: command(setup))
-        try quitting.waitFor("space: mark")
-        try quitting.send("Space")
-        try quitting.waitFor("marked 3 file(s)")
-        try quitting.send("q")
-        try quitting.waitFor("EXIT=0")
-        #expect(quitting.screen.contains("Nothing was deleted."))
+        tmux.type(command(setup))
+        try tmux.waitFor("the page") { $0.contains("space: mark") }
+        tmux.keys("Space")
+        try tmux.waitFor("the marked leftovers") { $0.contains("marked 3 file(s)") }
+        tmux.keys("q")
+        var screen = try tmux.waitFor("the exit") { $0.contains("EXIT=0") }
+        #expect(screen.contains("Nothing was deleted."))
         for path in CleanFixture.expected.keys { #expect(try setup.exists(path), "q removed \(path)") }
 
-        let terminal = try Terminal(tmux: tmux, command: command(setup))
-        try terminal.waitFor("space: mark")
-        #expect(terminal.screen.contains("leftovers — download leftovers"), "\(terminal.screen)")
-        try terminal.send("Space")
-        try terminal.waitFor("marked 3 file(s)")
-        try terminal.send("Enter")
-        try terminal.waitFor("Delete 3 file(s)")
-        try terminal.send("y")
-        try terminal.waitFor("EXIT=0")
-        #expect(terminal.screen.contains("removed 3 file(s)"), "\(terminal.screen)")
+        tmux.keys("clear", "Enter")
+        tmux.type(command(setup))
+        screen = try tmux.waitFor("the page") { $0.contains("space: mark") }
+        #expect(screen.contains("leftovers — download leftovers"), "\(screen)")
+        tmux.keys("Space")
+        try tmux.waitFor("the marked leftovers") { $0.contains("marked 3 file(s)") }
+        tmux.keys("Enter")
+        try tmux.waitFor("the confirmation") { $0.contains("Delete 3 file(s)") }
+        tmux.keys("y")
+        screen = try tmux.waitFor("the exit") { $0.contains("EXIT=0") }
+        #expect(screen.contains("removed 3 file(s)"), "\(screen)")
         for path in CleanFixture.expected.keys {
             #expect(try setup.exists(path) == !leftovers.contains(path), "\(path)")
         }

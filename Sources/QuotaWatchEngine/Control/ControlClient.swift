@@ -46,17 +46,11 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
 
 /// The client side of the control protocol, for `quotawatch status`.
 public enum ControlClient {
-    /// Sends `request` to the daemon listening on `socketPath` and returns its reply, one JSON
-    /// document without the newline that ended it. Connecting, sending and receiving must all
-    /// be done within `timeout`. An error document from the daemon is thrown as
-    /// ``ControlClientError/daemonError(path:message:)``.
-    public static func request(
-        socketPath: [UInt8], _ request: ControlRequest, timeout: Duration
-    ) throws(ControlClientError) -> [UInt8] {
-        let deadline = ContinuousClock.now + timeout
-        let connection: FileDescriptor
+    /// Connects to the daemon's socket, each failure named as a client error: nobody
+    /// listening, no permission, too slow, a path too long for a socket address.
+    static func connect(socketPath: [UInt8], timeout: Duration) throws(ControlClientError) -> FileDescriptor {
         do {
-            connection = try UnixSocket.connect(to: socketPath, timeout: timeout)
+            return try UnixSocket.connect(to: socketPath, timeout: timeout)
         } catch .noSuchFileOrDirectory, .connectionRefused, .notDirectory {
             throw .noDaemon(path: socketPath)
         } catch .permissionDenied, .notPermitted {
@@ -68,6 +62,17 @@ public enum ControlClient {
         } catch {
             throw .system(path: socketPath, error)
         }
+    }
+
+    /// Sends `request` to the daemon listening on `socketPath` and returns its reply, one JSON
+    /// document without the newline that ended it. Connecting, sending and receiving must all
+    /// be done within `timeout`. An error document from the daemon is thrown as
+    /// ``ControlClientError/daemonError(path:message:)``.
+    public static func request(
+        socketPath: [UInt8], _ request: ControlRequest, timeout: Duration
+    ) throws(ControlClientError) -> [UInt8] {
+        let deadline = ContinuousClock.now + timeout
+        let connection = try connect(socketPath: socketPath, timeout: timeout)
         defer { connection.close() }
 
         let reply: ReceivedLine

@@ -16,18 +16,7 @@ public final class ControlEventStream: Sendable {
     /// Connects and subscribes; throws as ``ControlClient/request(socketPath:_:timeout:)``
     /// does when nothing answers or the daemon refuses.
     public init(socketPath: [UInt8], timeout: Duration) throws(ControlClientError) {
-        let connection: FileDescriptor
-        do {
-            connection = try UnixSocket.connect(to: socketPath, timeout: timeout)
-        } catch .noSuchFileOrDirectory, .connectionRefused, .notDirectory {
-            throw .noDaemon(path: socketPath)
-        } catch .permissionDenied, .notPermitted {
-            throw .permissionDenied(path: socketPath)
-        } catch .nameTooLong {
-            throw .pathTooLong(path: socketPath)
-        } catch {
-            throw .system(path: socketPath, error)
-        }
+        let connection = try ControlClient.connect(socketPath: socketPath, timeout: timeout)
         self.connection = connection
         do {
             try connection.setReceiveTimeout(timeout)
