@@ -10,21 +10,14 @@ struct WatchPipeTests {
         let tree = try TempTree(prefix: "qw-watch-pipe")
         for directory in ["root", "root/Caches", "root/Caches/Feed"] { try tree.makeDirectory(TreePath(directory)) }
         let cli = try CLIRunner.locate()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: cli.executablePath)
-        process.arguments = [
-            "watch", tree.absolutePath("root"), "--socket", tree.absolutePath("run/watch.sock"),
-            "--quota", "Caches/*=1MB", "--iec",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // A hung watch must not hang the suite: it is killed after a minute, which ends the reads.
-        let guardTimer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: guardTimer)
-        defer { guardTimer.cancel() }
-        let lines = LineReader(output.fileHandleForReading)
+        let watch = try PipedWatch(
+            cli,
+            [
+                "watch", tree.absolutePath("root"), "--socket", tree.absolutePath("run/watch.sock"),
+                "--quota", "Caches/*=1MB", "--iec",
+            ])
+        defer { watch.cancelGuard() }
+        let lines = watch.lines
 
         let ready = try #require(lines.next { $0.contains(" ready ") }, "no ready line; got \(lines.seen)")
         #expect(
@@ -37,8 +30,7 @@ struct WatchPipeTests {
         #expect(breach.contains("quota_breach Caches/Feed "))
         #expect(breach.contains(" MiB allocated, limit 976.6 KiB (rule Caches/*)"))
 
-        process.terminate()
-        process.waitUntilExit()
+        let process = watch.terminate()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
     }
@@ -55,18 +47,10 @@ extension WatchPipeTests {
             cli, root: tree.absolutePath("root"), socket: socket, options: ["--quota", "Caches/*=1MB"])
         defer { _ = try? daemon.stop() }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: cli.executablePath)
         // ROOT with its socket: a daemon answers there, so watch attaches instead of crawling.
-        process.arguments = ["watch", tree.absolutePath("root"), "--socket", socket]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let guardTimer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: guardTimer)
-        defer { guardTimer.cancel() }
-        let lines = LineReader(output.fileHandleForReading)
+        let watch = try PipedWatch(cli, ["watch", tree.absolutePath("root"), "--socket", socket])
+        defer { watch.cancelGuard() }
+        let lines = watch.lines
 
         // Events written after this line reach the view.
         let subscribed = try #require(lines.next { $0.contains(" subscribed ") }, "not subscribed; got \(lines.seen)")
@@ -76,9 +60,37 @@ extension WatchPipeTests {
         #expect(breach.contains("quota_breach Caches/Feed "))
         #expect(breach.contains(" MB allocated, limit 1.0 MB (rule Caches/*)"))
 
+        #expect(watch.terminate().terminationStatus == 0)
+    }
+}
+
+/// `quotawatch watch` with its standard output on a pipe (pipe mode), read line by line.
+struct PipedWatch {
+    let process = Process()
+    let lines: LineReader
+    private let guardTimer: DispatchWorkItem
+
+    init(_ cli: CLIRunner, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: cli.executablePath)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // A hung watch must not hang the suite: it is killed after a minute, which ends the reads.
+        let process = self.process
+        guardTimer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: guardTimer)
+        lines = LineReader(output.fileHandleForReading)
+    }
+
+    func cancelGuard() { guardTimer.cancel() }
+
+    /// SIGTERM, and waits for the exit.
+    func terminate() -> Process {
         process.terminate()
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        return process
     }
 }
 
