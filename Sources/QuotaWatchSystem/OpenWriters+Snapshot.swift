@@ -42,10 +42,17 @@ public final class OpenWritersSnapshot: Sendable {
         var writers: [FileIdentity: Int32] = [:]
     }
 
+    /// Reads every writer at once: ``OpenWriters/snapshot()``, or a test's stand-in.
+    public typealias Reading = @Sendable () throws(Errno) -> [FileIdentity: Int32]
+
     private let state = Mutex(State())
     private let maximumAge: Duration
+    private let read: Reading
 
-    public init(maximumAge: Duration = .milliseconds(100)) { self.maximumAge = maximumAge }
+    public init(maximumAge: Duration = .milliseconds(100), read: @escaping Reading = OpenWriters.snapshot) {
+        self.maximumAge = maximumAge
+        self.read = read
+    }
 
     /// The process holding `identity` open for writing in a reading of `/proc` at most
     /// `maximumAge` old, or nil.
@@ -54,7 +61,7 @@ public final class OpenWritersSnapshot: Sendable {
         let result: Result<Int32?, Errno> = state.withLock { state in
             if let takenAt = state.takenAt, now - takenAt < maximumAge { return .success(state.writers[identity]) }
             do throws(Errno) {
-                state.writers = try OpenWriters.snapshot()
+                state.writers = try read()
             } catch {
                 return .failure(error)
             }

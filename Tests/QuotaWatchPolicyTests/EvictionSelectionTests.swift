@@ -55,6 +55,35 @@ struct EvictionSelectionTests {
         #expect(picks.first?.keepsOtherNames == false)
     }
 
+    @Test("100 000 candidates: every inode picked once, in age order, each with its first name's rule")
+    func largeDirectory() {
+        // Ages scrambled by a fixed permutation (a multiplier coprime to the count), every
+        // tenth inode hard-linked to a second name inside the directory.
+        let count = 100_000
+        var candidates: [CleanupCandidate] = []
+        for index in 0..<count {
+            let age = Int64(index * 7_919 % count)
+            let linked = index % 10 == 0
+            let names = linked ? ["d/\(index)", "e/\(index)"] : ["d/\(index)"]
+            for name in names {
+                var candidate = file(
+                    name, inode: UInt64(index), bytes: 10, modified: age, links: linked ? 2 : 1, names: names)
+                candidate.rule = "rule-\(index)-\(name)"
+                candidates.append(candidate)
+            }
+        }
+        let picks = EvictionSelection.select(candidates, used: UInt64(count) * 10, target: 0)
+        #expect(picks.count == count)
+        #expect(Set(picks.map(\.inode)).count == count)
+        let ages = picks.map { Int64(Int($0.inode) * 7_919 % count) }
+        #expect(ages == (0..<Int64(count)).map { $0 })
+        #expect(picks.allSatisfy { $0.rule == "rule-\($0.inode)-d/\($0.inode)" })
+        #expect(picks.filter { $0.names.count == 2 }.count == count / 10)
+        // Stopping halfway takes the oldest half and nothing else.
+        let half = EvictionSelection.select(candidates, used: UInt64(count) * 10, target: UInt64(count) * 5)
+        #expect(half.map(\.inode) == Array(picks.prefix(count / 2)).map(\.inode))
+    }
+
     @Test("inodes with a name outside the directory come after every inode wholly inside it")
     func preferWholeInodes() {
         let candidates = [

@@ -61,6 +61,39 @@ struct QuotaBookTests {
             ])
     }
 
+    @Test("a whole group evaluated or listed at once gets the shares each member gets alone")
+    func groupSharesAtOnce() throws {
+        var config = PolicyConfig()
+        var weights: [[UInt8]: Double] = [:]
+        for index in stride(from: 0, to: 2_000, by: 7) { weights[Array("tmp/m\(index)".utf8)] = Double(index % 5) }
+        config.budgets = [
+            BudgetRule(glob: try PathGlob("tmp/*"), budget: 10_000_000, weights: weights, activityWeight: 0.5)
+        ]
+        var book = QuotaBook<Int>(config: config)
+        for index in 0..<2_000 {
+            attach(&book, index, "tmp/m\(index)")
+            for _ in 0..<(index % 3) { book.recordChange(index, at: .seconds(Double(index % 11))) }
+        }
+        let moment = Moment.seconds(20)
+        let alone = (0..<2_000).map { book.effectiveLimit(rule: 0, for: $0, level: .warning, at: moment) }
+        #expect(Set(alone).count > 3, "the shares differ, so a mix-up would show")
+        let rows = book.rows(level: .warning, at: moment)
+        let byPath = Dictionary(uniqueKeysWithValues: rows.map { (String(decoding: $0.path, as: UTF8.self), $0) })
+        #expect((0..<2_000).allSatisfy { byPath["tmp/m\($0)"]?.effectiveLimit == alone[$0] })
+        // Everyone far over its share: every breach names the limit it alone would get.
+        let events = book.evaluateAll(usage: { _ in usage(20_000_000) }, level: .warning, at: moment, time: time)
+        #expect(events.count == 2_000)
+        for event in events {
+            guard case .quota(_, let path, _, _, _, let effective, _, _) = event.detail,
+                let index = Int(String(decoding: path.dropFirst(5), as: UTF8.self))
+            else {
+                Issue.record("not a quota event: \(event.jsonLine)")
+                continue
+            }
+            #expect(effective == alone[index])
+        }
+    }
+
     @Test("a renamed directory keeps its state for the rules it still matches")
     func rename() throws {
         var book = QuotaBook<Int>(config: try config())

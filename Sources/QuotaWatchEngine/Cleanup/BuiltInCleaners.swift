@@ -37,8 +37,10 @@ public struct EvictionCleaner: Cleaner {
         guard let directory = context.directory else { return CleanupResult() }
         let target = limit ?? directory.target
         guard directory.used > target else { return CleanupResult() }
-        // Every inode in eviction order: a pick that is refused (open for writing, say) frees
-        // nothing, and the next one is taken until the directory is under its target.
+        // Every inode in eviction order, selected once: a pick that is refused (open for
+        // writing, say) frees nothing, and the next one is taken until the directory is under
+        // its target. Each pick costs O(its names) here, so a directory far over its quota
+        // costs one sort and one removal check per name, in a dry run as in a real one.
         let picks = EvictionSelection.select(
             context.candidates.filter { !$0.isDirectory }, used: directory.used, target: 0, order: order,
             size: directory.size)
@@ -48,10 +50,9 @@ public struct EvictionCleaner: Cleaner {
             try Task.checkCancellation()
             var allGone = true
             var removedNames: [[UInt8]] = []
-            let rule = context.candidates.first { $0.inode == pick.inode && $0.device == pick.device }?.rule ?? name
             for path in pick.names {
                 let outcome = context.remover.remove(
-                    path: path, identity: FileIdentity(device: pick.device, inode: pick.inode), rule: rule)
+                    path: path, identity: FileIdentity(device: pick.device, inode: pick.inode), rule: pick.rule)
                 if case .removed = outcome {
                     removedNames.append(path)
                 } else {

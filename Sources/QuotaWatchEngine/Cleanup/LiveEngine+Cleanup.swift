@@ -38,14 +38,18 @@ extension LiveEngine {
         let dryBackend: UnrecordedDeleter
         let backend: any RemovalBackend
         var auditLog: AuditLog?
+        // One reading of /proc serves every name checked within 100 ms (see CleanupDeleter).
+        let writers = OpenWritersSnapshot()
         do {
-            dryBackend = UnrecordedDeleter(deleter: try Deleter(root: root, dryRun: true, isProtected: isProtected))
+            dryBackend = UnrecordedDeleter(
+                deleter: try CleanupDeleter.make(root: root, dryRun: true, isProtected: isProtected, writers: writers))
             if deletes {
                 guard let directory = options.cleanup.stateDirectory else {
                     return "no state directory for the audit log of deletions: set STATE_DIRECTORY (or HOME), "
                         + "or run without --clean"
                 }
-                let deleter = try Deleter(root: root, dryRun: false, isProtected: isProtected)
+                let deleter = try CleanupDeleter.make(
+                    root: root, dryRun: false, isProtected: isProtected, writers: writers)
                 let log: AuditLog
                 do {
                     log = try AuditLog(directory: directory)

@@ -16,6 +16,8 @@ public struct EvictionPick: Sendable, Hashable {
     public var freesInDirectory: UInt64
     /// Whether the inode has names outside the directory, so the disk gets nothing back.
     public var keepsOtherNames: Bool
+    /// The rule of the inode's first name in the candidate list, for the audit log.
+    public var rule: String
 }
 
 /// Chooses what to evict from a directory over its quota until it is under its target.
@@ -31,12 +33,27 @@ public enum EvictionSelection {
         size: SizeKind = .allocated
     ) -> [EvictionPick] {
         guard used > target else { return [] }
+        // One pass to group the names of each inode, one sort, one pass to pick: O(n log n) in
+        // the number of candidates. A cleaner asks once for the whole order (target 0) and
+        // walks it, so nothing here is ever redone per pick.
         var units: [Identity: CleanupCandidate] = [:]
         var names: [Identity: Set<[UInt8]>] = [:]
+        var rules: [Identity: String] = [:]
         for candidate in candidates where !candidate.isDirectory {
             let identity = Identity(device: candidate.device, inode: candidate.inode)
-            units[identity] = units[identity].map { merged($0, candidate) } ?? candidate
-            names[identity, default: []].formUnion(candidate.namesInDirectory + [candidate.path])
+            if let known = units[identity] {
+                // A second name of the inode: from now on its names are kept as a set.
+                if names[identity] == nil { names[identity] = [known.path] }
+                names[identity]!.formUnion(candidate.namesInDirectory + [candidate.path])
+                units[identity] = merged(known, candidate)
+            } else {
+                units[identity] = candidate
+                rules[identity] = candidate.rule
+                // Most files have one name: no set for them.
+                if candidate.namesInDirectory != [candidate.path] {
+                    names[identity] = Set(candidate.namesInDirectory + [candidate.path])
+                }
+            }
         }
         let ordered = units.values.sorted { lhs, rhs in
             if lhs.allNamesInDirectory != rhs.allNamesInDirectory { return lhs.allNamesInDirectory }
@@ -47,13 +64,15 @@ public enum EvictionSelection {
         }
         var remaining = used
         var picks: [EvictionPick] = []
-        for unit in ordered where remaining > target {
+        for unit in ordered {
+            guard remaining > target else { break }
             let identity = Identity(device: unit.device, inode: unit.inode)
             let bytes = unit.bytes(size)
             picks.append(
                 EvictionPick(
-                    names: names[identity]!.sorted { $0.lexicographicallyPrecedes($1) }, device: unit.device,
-                    inode: unit.inode, freesInDirectory: bytes, keepsOtherNames: !unit.allNamesInDirectory))
+                    names: names[identity].map { $0.sorted { $0.lexicographicallyPrecedes($1) } } ?? [unit.path],
+                    device: unit.device, inode: unit.inode, freesInDirectory: bytes,
+                    keepsOtherNames: !unit.allNamesInDirectory, rule: rules[identity] ?? unit.rule))
             remaining -= min(bytes, remaining)
         }
         return picks

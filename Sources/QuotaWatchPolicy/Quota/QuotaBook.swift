@@ -114,34 +114,68 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
     /// The limit of `rule` for `key` now: the fixed limit or the budget share, scaled by
     /// `level`. O(members of the group) for a budget rule.
     public func effectiveLimit(rule: Int, for key: Key, level: DiskLevel, at moment: Moment) -> UInt64 {
-        let scale = config.levels.scale[level]
-        if rule < config.quotas.count { return config.quotas[rule].effectiveLimit(scale: scale) }
-        let budget = config.budgets[rule - config.quotas.count]
-        let members = budgetMembers[rule - config.quotas.count]
+        effectiveLimit(rule: rule, for: key, level: level, weights: nil, at: moment)
+    }
+
+    /// The weights of one budget group's members at one moment, and their sum.
+    struct GroupWeights {
+        var weights: [Key: Double] = [:]
         var total = 0.0
-        var own = 0.0
-        for member in members {
+    }
+
+    /// Every member's weight in `group` at `moment`, summed in the one order
+    /// ``effectiveLimit(rule:for:level:at:)`` sums them, so a share from these is the same.
+    func groupWeights(_ group: Int, at moment: Moment) -> GroupWeights {
+        let budget = config.budgets[group]
+        var result = GroupWeights()
+        for member in budgetMembers[group] {
             guard let entry = entries[member] else { continue }
             let weight = BudgetSplit.Member(
                 baseWeight: budget.baseWeight(of: entry.path),
                 activity: entry.activity.value(at: moment, halfLife: config.activityHalfLife)
             ).weight(activityWeight: budget.activityWeight)
-            total += weight
-            if member == key { own = weight }
+            result.total += weight
+            result.weights[member] = weight
         }
+        return result
+    }
+
+    /// With `weights` (every group's, as of `moment`) a budget share costs O(1) instead of
+    /// O(members): what keeps evaluating or listing a whole group O(members), not O(members²).
+    private func effectiveLimit(
+        rule: Int, for key: Key, level: DiskLevel, weights: [GroupWeights]?, at moment: Moment
+    ) -> UInt64 {
+        let scale = config.levels.scale[level]
+        if rule < config.quotas.count { return config.quotas[rule].effectiveLimit(scale: scale) }
+        let group = rule - config.quotas.count
+        let budget = config.budgets[group]
+        let members = weights?[group] ?? groupWeights(group, at: moment)
         return BudgetSplit.share(
-            budget: budget.budget, scale: scale, weight: own, totalWeight: total, memberCount: members.count)
+            budget: budget.budget, scale: scale, weight: members.weights[key] ?? 0, totalWeight: members.total,
+            memberCount: budgetMembers[group].count)
+    }
+
+    /// Every budget group's weights as of `moment`.
+    private func allGroupWeights(at moment: Moment) -> [GroupWeights] {
+        budgetMembers.indices.map { groupWeights($0, at: moment) }
     }
 
     /// Evaluates `key` with its current usage: the quota transitions and forecasts to report.
     public mutating func evaluate(
         _ key: Key, usage: DirectoryUsage, level: DiskLevel, at moment: Moment, time: WallTime
     ) -> [PolicyEvent] {
+        evaluate(key, usage: usage, level: level, weights: nil, at: moment, time: time)
+    }
+
+    private mutating func evaluate(
+        _ key: Key, usage: DirectoryUsage, level: DiskLevel, weights: [GroupWeights]?, at moment: Moment,
+        time: WallTime
+    ) -> [PolicyEvent] {
         guard var entry = entries[key] else { return [] }
         var events: [PolicyEvent] = []
         for (slot, rule) in entry.rules.enumerated() {
             let (glob, limit, thresholds) = describe(rule)
-            let effective = effectiveLimit(rule: rule, for: key, level: level, at: moment)
+            let effective = effectiveLimit(rule: rule, for: key, level: level, weights: weights, at: moment)
             let used = usage[thresholds.size]
             if let state = entry.trackers[slot].update(used: used, effectiveLimit: effective, thresholds: thresholds) {
                 events.append(
@@ -171,9 +205,12 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
         usage: (Key) -> DirectoryUsage?, level: DiskLevel, at moment: Moment, time: WallTime
     ) -> [PolicyEvent] {
         var events: [PolicyEvent] = []
+        // Evaluating changes no weight (activity and membership stay), so the groups' weights
+        // are taken once for the whole pass.
+        let weights = allGroupWeights(at: moment)
         for key in entries.keys.sorted(by: { entries[$0]!.path.lexicographicallyPrecedes(entries[$1]!.path) }) {
             guard let current = usage(key) else { continue }
-            events += evaluate(key, usage: current, level: level, at: moment, time: time)
+            events += evaluate(key, usage: current, level: level, weights: weights, at: moment, time: time)
         }
         return events
     }
@@ -195,10 +232,11 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
     /// Every quota directory and rule, by path, as of the last evaluation.
     public func rows(level: DiskLevel, at moment: Moment) -> [Row] {
         var rows: [Row] = []
+        let weights = allGroupWeights(at: moment)
         for (key, entry) in entries {
             for (slot, rule) in entry.rules.enumerated() {
                 let (glob, limit, thresholds) = describe(rule)
-                let effective = effectiveLimit(rule: rule, for: key, level: level, at: moment)
+                let effective = effectiveLimit(rule: rule, for: key, level: level, weights: weights, at: moment)
                 let used = entry.lastUsage?[thresholds.size]
                 let forecast = entry.forecasts[slot]
                 rows.append(
