@@ -123,6 +123,38 @@ struct WatchTmuxTests {
         #expect(try daemon.status(sync: false).engine.events > 0)
     }
 
+    @Test(
+        "a terminal that goes away (the window closed, ssh lost) ends the view instead of leaving it spinning",
+        .enabled(if: tmuxPath != nil, "tmux is not installed: install Debian's tmux (scripts/lib/deps.sh does)"))
+    func terminalHangUp() throws {
+        let tree = try TempTree(prefix: "qw-watch-tmux-hangup")
+        try tree.makeDirectory("root")
+        let cli = try CLIRunner.locate()
+        let tmux = try Tmux(path: Self.tmuxPath!, socket: tree.absolutePath("tmux.sock"))
+        defer { withExtendedLifetime(tree) { tmux.killServer() } }
+
+        tmux.type(
+            "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
+                + "--socket '\(tree.absolutePath("run/watch.sock"))'")
+        try tmux.waitFor("the header") { $0.contains("QuotaWatch") && $0.contains("level normal") }
+        let view = try #require(tmux.foregroundChild(), "no process in the pane")
+        defer { kill(view, SIGKILL) }  // only if it outlived the test's checks
+
+        tmux.killServer()  // the pane's terminal is gone; the view blocks SIGHUP (a reload)
+        // An orphan is reaped by another process: nothing here can wait on it, so poll.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while Self.isRunning(view) && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(!Self.isRunning(view), "watch \(view) still runs after its terminal went away")
+    }
+
+    /// Whether `process` exists and is not a zombie.
+    static func isRunning(_ process: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return false }
+        return !stat[stat.index(after: end)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+    }
+
     /// The directory list's row for `name` (the log may name it too, inside a path).
     static func row(_ name: String, in screen: String) -> String? {
         screen.split(separator: "\n").first { $0.hasPrefix("> " + name) || $0.hasPrefix("  " + name) }.map(String.init)
@@ -221,12 +253,14 @@ struct Tmux {
 
     /// Ends the server and the shell in it. kill-server alone is not enough here: started from
     /// the test process, the server inherits its blocked signals and may outlive the command,
-    /// so both are also killed by process id (checked to still be tmux and a shell).
+    /// so both are also killed by process id (checked to still be tmux and a shell); that also
+    /// closes the pane's terminal, as a closed window or a lost ssh connection does.
     func killServer() {
         _ = try? run(["kill-server"])
         for (process, name) in [(paneProcess, "sh"), (serverProcess, "tmux")] where process > 1 {
             let command = (try? String(contentsOfFile: "/proc/\(process)/comm", encoding: .utf8)) ?? ""
-            if command.trimmingCharacters(in: .whitespacesAndNewlines) == name { kill(process, SIGKILL) }
+            // The server names itself "tmux: server".
+            if command.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix(name) { kill(process, SIGKILL) }
         }
     }
 }
