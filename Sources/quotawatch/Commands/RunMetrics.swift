@@ -33,14 +33,14 @@ enum RunMetrics {
     /// a usage error; a start that fails (a port in use, a file that cannot be written) is
     /// reported here and gives nil.
     static func start(
-        _ arguments: ParsedArguments, adding options: inout EngineOptions
+        _ arguments: ParsedArguments, adding options: inout EngineOptions, command: String = "run"
     ) throws(UsageError)
         -> Running?
     {
         let running = Running()
         let listen = arguments.values["--metrics-listen"]
         let file = arguments.values["--metrics-textfile"]
-        let interval = try arguments.integer("--metrics-interval", default: 10, in: 1...86_400, command: "run")
+        let interval = try arguments.integer("--metrics-interval", default: 10, in: 1...86_400, command: command)
         guard listen != nil || file != nil else { return running }
 
         var address: TCPAddress?
@@ -48,7 +48,7 @@ enum RunMetrics {
             do {
                 address = try TCPAddress(parsing: listen.text)
             } catch {
-                throw UsageError(message: "Invalid value for '--metrics-listen': \(error)", command: "run")
+                throw UsageError(message: "Invalid value for '--metrics-listen': \(error)", command: command)
             }
         }
         if let file {
@@ -57,7 +57,7 @@ enum RunMetrics {
                 throw UsageError(
                     message: "Invalid value '\(file.text)' for '--metrics-textfile': node_exporter's textfile "
                         + "collector reads only files named *.prom; give a path such as /var/lib/node_exporter/quotawatch.prom",
-                    command: "run")
+                    command: command)
             }
             let textfile = MetricsTextfile(path: file.bytes, minimumInterval: .seconds(interval))
             do {

@@ -66,7 +66,7 @@ enum WatchCommand {
             }
             return attach(options.socketPath, screen: screen, format: format, phone: phone)
         }
-        guard let metrics = try RunMetrics.start(arguments, adding: &options) else { return .failure }
+        guard let metrics = try RunMetrics.start(arguments, adding: &options, command: "watch") else { return .failure }
         defer { metrics.stop() }
         let session = WatchInProcess.session(options, screen: screen, phone: phone)
         return screen
