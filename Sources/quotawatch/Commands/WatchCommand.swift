@@ -64,7 +64,9 @@ enum WatchCommand {
                 Console.error("Error: \(error)\n")
                 return .failure
             }
-            return attach(options.socketPath, screen: screen, format: format, phone: phone)
+            return attach(
+                options.socketPath, screen: screen, format: format, phone: phone,
+                warning: ignoredWhenAttached(arguments, root: options.rootDisplay, socket: options.socketPath))
         }
         guard let metrics = try RunMetrics.start(arguments, adding: &options, command: "watch") else { return .failure }
         defer { metrics.stop() }
@@ -74,8 +76,22 @@ enum WatchCommand {
             : WatchPipe.run(session, format: format, jsonLines: jsonLines)
     }
 
+    /// The warning for engine options given to `watch ROOT` that the daemon already serving
+    /// ROOT makes moot (its own apply); nil when none was given.
+    static func ignoredWhenAttached(_ arguments: ParsedArguments, root: String, socket: [UInt8]) -> String? {
+        let kept: Set = ["--socket", "--log-level"]
+        let ignored = RunCommand.engineOptionSpecs.map(\.name).filter {
+            !kept.contains($0) && (arguments.has($0) || arguments.values[$0] != nil)
+        }
+        guard !ignored.isEmpty else { return nil }
+        return "quotawatch: warning: a daemon already serves \(root) (socket \(EscapedName.string(socket))): "
+            + "showing it with its own options; \(ignored.joined(separator: ", ")) ignored "
+            + "(stop that daemon to run the engine here with them)"
+    }
+
     private static func attach(
-        _ socket: [UInt8], screen: Bool, format: ByteFormat, phone: PhoneStorageOptions.Measured?
+        _ socket: [UInt8], screen: Bool, format: ByteFormat, phone: PhoneStorageOptions.Measured?,
+        warning: String? = nil
     ) -> ExitStatus {
         let session: WatchSession
         do {
@@ -83,6 +99,10 @@ enum WatchCommand {
         } catch {
             Console.error("Error: \(error)\n")
             return .failure
+        }
+        if let warning {
+            // On the screen, in its log: a line on the terminal would be drawn over.
+            if screen { session.feed.log(warning, warns: true) } else { Console.error(warning + "\n") }
         }
         return screen ? WatchScreenLoop.run(session, format: format) : WatchPipe.run(session, format: format)
     }
