@@ -12,14 +12,16 @@ enum WatchCommand {
             With ROOT, runs the engine here with every option of 'run' (the view is its front end;
             other clients reach it on the same socket), unless a daemon already answers on ROOT's
             socket (or --socket PATH): then it attaches to that daemon, as 'watch --socket PATH'
-            without ROOT does. Keys: arrows move, enter opens a directory, backspace goes up, s
-            sorts by size, name or growth, a shows apparent sizes, c runs every cleaner now (after a
-            confirmation), p pauses, ? shows them all, q quits. The terminal must be at least 80x24.
+            without ROOT does, and names the options of 'run' it ignores. ROOT's socket is the one
+            'run' uses (see 'quotawatch run --help'). Keys: arrows move, enter opens a directory,
+            backspace goes up, s sorts by size, name or growth, a shows apparent sizes, c runs every
+            cleaner now (after a confirmation), p pauses, ? shows them all, q quits. The terminal
+            must be at least 80x24; the view ends when the terminal goes away.
             --ios adds the app's size as the phone shows it to the status line (see 'scan --ios').
-            When stdout is not a terminal (or TERM is unset or dumb), prints one line per event instead: local ISO 8601 time,
-            the event's kind as its JSON "event" field, then its details.
-            Exit status: 0 on q or a termination signal, 1 on a failure, 64 on bad usage (and the
-            other statuses of 'run' for a bad config).
+            When stdout is not a terminal (or TERM is unset or dumb), prints one line per event
+            instead: local ISO 8601 time, the event's kind as its JSON "event" field, then its details.
+            Exit status: 0 on q, a termination signal or a lost terminal, 1 on a failure, 64 on bad
+            usage (and the other statuses of 'run' for a bad config).
             """,
         arguments: [
             ArgumentSpec(
