@@ -147,6 +147,26 @@ struct WatchTmuxTests {
         #expect(!Self.isRunning(view), "watch \(view) still runs after its terminal went away")
     }
 
+    @Test(
+        "--metrics-listen with port 0: the view's log says where the metrics are (stderr is behind the screen)",
+        .enabled(if: tmuxPath != nil, "tmux is not installed: install Debian's tmux (scripts/lib/deps.sh does)"))
+    func metricsAddressOnTheScreen() throws {
+        let tree = try TempTree(prefix: "qw-watch-tmux-metrics")
+        try tree.makeDirectory("root")
+        let cli = try CLIRunner.locate()
+        let tmux = try Tmux(path: Self.tmuxPath!, socket: tree.absolutePath("tmux.sock"))
+        defer { withExtendedLifetime(tree) { tmux.killServer() } }
+
+        tmux.type(
+            "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
+                + "--socket '\(tree.absolutePath("run/watch.sock"))' --metrics-listen 127.0.0.1:0")
+        try tmux.waitFor("the metrics address in the log") {
+            $0.contains("QuotaWatch") && $0.contains("log metrics at http://127.0.0.1:")
+        }
+        tmux.keys("q")
+        try tmux.waitFor("the shell prompt") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
+    }
+
     /// Whether `process` exists and is not a zombie.
     static func isRunning(_ process: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),

@@ -23,6 +23,10 @@ enum RunMetrics {
         fileprivate var server: HTTPServer?
         fileprivate var textfile: MetricsTextfile?
 
+        /// `quotawatch: metrics at http://HOST:PORT/metrics`, once serving; nil without
+        /// --metrics-listen.
+        var announcement: String? { server.map { "quotawatch: metrics at http://\($0.address)/metrics" } }
+
         func stop() {
             server?.stop()
             textfile?.stop()
@@ -31,9 +35,11 @@ enum RunMetrics {
 
     /// Adds the exporter to `options` and starts the server and the file writer. A bad value is
     /// a usage error; a start that fails (a port in use, a file that cannot be written) is
-    /// reported here and gives nil.
+    /// reported here and gives nil. `announces`: say on stderr where the metrics are served
+    /// (`watch`'s screen shows ``Running/announcement`` instead, which stderr would be hidden behind).
     static func start(
-        _ arguments: ParsedArguments, adding options: inout EngineOptions, command: String = "run"
+        _ arguments: ParsedArguments, adding options: inout EngineOptions, command: String = "run",
+        announces: Bool = true
     ) throws(UsageError)
         -> Running?
     {
@@ -96,7 +102,7 @@ enum RunMetrics {
                 Console.error("Error: \(error)\n")
                 return nil
             }
-            Console.error("quotawatch: metrics at http://\(running.server!.address)/metrics\n")
+            if announces, let announcement = running.announcement { Console.error(announcement + "\n") }
         }
         return running
     }

@@ -70,9 +70,12 @@ enum WatchCommand {
                 options.socketPath, screen: screen, format: format, phone: phone,
                 warning: ignoredWhenAttached(arguments, root: options.rootDisplay, socket: options.socketPath))
         }
-        guard let metrics = try RunMetrics.start(arguments, adding: &options, command: "watch") else { return .failure }
+        guard let metrics = try RunMetrics.start(arguments, adding: &options, command: "watch", announces: !screen)
+        else { return .failure }
         defer { metrics.stop() }
         let session = WatchInProcess.session(options, screen: screen, phone: phone)
+        // Where the metrics are, on the screen: a line on stderr before it would be hidden behind it.
+        if screen, let announcement = metrics.announcement { session.feed.log(announcement, warns: false) }
         return screen
             ? WatchScreenLoop.run(session, format: format)
             : WatchPipe.run(session, format: format, jsonLines: jsonLines)
