@@ -27,6 +27,9 @@ struct CleanInteractiveTests {
 
         private var socket: String?
 
+        /// The tmux server, then the pane's process.
+        var serverAndPane: [pid_t] { processes }
+
         /// The server and the pane's process. The server inherits this test process's blocked
         /// signals, so it cannot be asked to stop (it waits for a SIGCHLD that never comes):
         /// both are killed.
@@ -95,5 +98,31 @@ struct CleanInteractiveTests {
         }
         let intents = try setup.auditRecords().filter { $0["record"] as? String == "intent" }
         #expect(Set(intents.compactMap { $0["path"] as? String }) == Set(leftovers))
+    }
+
+    @Test(
+        "the terminal going away (window closed, ssh lost) ends the page, deleting nothing, instead of spinning",
+        .enabled(if: ProcessRunner.findExecutable("tmux") != nil, "needs tmux (Debian's tmux package)"))
+    func terminalHangUp() throws {
+        let setup = try CleanFixture()
+        let tmux = try #require(ProcessRunner.findExecutable("tmux"))
+        // exec: the pane's process is clean itself.
+        let terminal = try Terminal(
+            tmux: tmux,
+            command: "exec env STATE_DIRECTORY='\(setup.state.rootPath)' "
+                + "'\(setup.fixture.cli.executablePath)' clean '\(setup.rootPath)'")
+        try terminal.waitFor("space: mark")
+        try terminal.send("Space")
+        try terminal.waitFor("marked 3 file(s)")
+        let processes = terminal.serverAndPane
+        try #require(processes.count == 2, "\(processes)")
+        kill(processes[0], SIGKILL)  // the server: the pane's terminal is closed under the page
+
+        // An orphan is reaped by another process: nothing here can wait on it, so poll.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while WatchTmuxTests.isRunning(processes[1]) && ContinuousClock.now < deadline { usleep(50_000) }
+        #expect(!WatchTmuxTests.isRunning(processes[1]), "clean still runs after its terminal went away")
+        for path in CleanFixture.expected.keys { #expect(try setup.exists(path), "\(path) was removed") }
+        #expect(try setup.auditRecords().isEmpty)
     }
 }
