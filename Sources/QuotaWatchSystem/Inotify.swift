@@ -68,6 +68,20 @@ public enum Readiness {
     }
 }
 
+extension FileDescriptor {
+    /// Whether the other end is gone: a terminal hung up (its window closed, the ssh
+    /// connection lost), a pipe's writer closed. A read would only ever say EOF or EIO again.
+    /// Does not wait.
+    ///
+    /// The corresponding C function is `poll`.
+    public var isHungUp: Bool {
+        // Hang-ups and errors are reported whatever is asked for: ask for nothing else.
+        var entry = pollfd(fd: rawValue, events: 0, revents: 0)
+        guard unsafe system_poll(&entry, 1, 0) == 1 else { return false }
+        return Int32(entry.revents) & (POLLHUP | POLLERR | POLLNVAL) != 0
+    }
+}
+
 /// A pipe used to wake a thread blocked in ``Readiness/wait(for:timeoutMilliseconds:)``.
 public struct WakeupPipe: Sendable {
     public let readEnd: FileDescriptor

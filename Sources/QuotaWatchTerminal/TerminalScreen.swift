@@ -105,6 +105,10 @@ public final class TerminalScreen {
         }
     }
 
+    /// Whether the terminal is gone (its window closed, the ssh connection lost): ``readKey(timeoutMilliseconds:)``
+    /// then returns nil at once, every time, so a loop waiting for a key would spin for ever.
+    public var isHungUp: Bool { FileDescriptor(rawValue: 0).isHungUp }
+
     /// Gives the terminal back: leaves the alternate screen, shows the cursor, restores the
     /// modes. Calling it again does nothing.
     public func stop() {

@@ -12,6 +12,12 @@ struct WatchUsageTests {
             ["watch", "ROOT", "--quota", "Caches/*=20XB"],
             ["watch", "ROOT", "--settle", "0"],
             ["watch", "ROOT", "--frobnicate"],
+            ["watch", "ROOT", "--history-sample", "1ms"],
+            ["watch", "ROOT", "--history-keep", "zz"],
+            ["watch", "ROOT", "--history-max-size", "1XB"],
+            ["watch", "ROOT", "--metrics-listen", "foo"],
+            ["watch", "ROOT", "--metrics-textfile", "metrics.txt"],
+            ["watch", "ROOT", "--metrics-interval", "0"],
         ])
     func badOptions(arguments: [String]) throws {
         let tree = try TempTree()

@@ -21,7 +21,7 @@ struct DirectoryHandlesTests {
         let directories = tree.subtree(of: tree.root).dropFirst()
         #expect(directories.count == 2 * count)
         let inodes = Set(directories.map { tree.inode(of: $0) })
-        #expect(try openDescriptors(of: inodes) == 0)
+        #expect(try openDescriptors(of: inodes, on: rootStatus.device) == 0)
         var handles = DirectoryHandles(root: root, capacity: 5)
         var order = Array(directories)
         var random = SeededGenerator(seed: 6)
@@ -35,24 +35,25 @@ struct DirectoryHandlesTests {
                     #expect(try handles.descriptor(for: directory, in: tree).rawValue == descriptor.rawValue)
                 }
             }
-            #expect(try openDescriptors(of: inodes) <= 5, "round \(round)")
+            #expect(try openDescriptors(of: inodes, on: rootStatus.device) <= 5, "round \(round)")
         }
         for directory in directories { handles.forget(directory) }
-        #expect(try openDescriptors(of: inodes) == 0)
+        #expect(try openDescriptors(of: inodes, on: rootStatus.device) == 0)
         _ = try handles.descriptor(for: order[0], in: tree)
-        #expect(try openDescriptors(of: inodes) == 1)
+        #expect(try openDescriptors(of: inodes, on: rootStatus.device) == 1)
         handles.forgetAll()
-        #expect(try openDescriptors(of: inodes) == 0)
+        #expect(try openDescriptors(of: inodes, on: rootStatus.device) == 0)
     }
 
-    /// Descriptors of this process open on one of `inodes`. Other tests run meanwhile and open
-    /// descriptors of their own, so only ours are counted.
-    private func openDescriptors(of inodes: Set<UInt64>) throws -> Int {
+    /// Descriptors of this process open on one of `inodes` of `device`. Other tests run
+    /// meanwhile and open descriptors of their own, so only ours are counted: the device too,
+    /// since a directory of another file system (such as /proc) can have the same inode number.
+    private func openDescriptors(of inodes: Set<UInt64>, on device: UInt64) throws -> Int {
         try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count { entry in
             guard let number = Int32(entry), let status = try? FileDescriptor(rawValue: number).status() else {
                 return false
             }
-            return status.kind == .directory && inodes.contains(status.inode)
+            return status.kind == .directory && status.device == device && inodes.contains(status.inode)
         }
     }
 }

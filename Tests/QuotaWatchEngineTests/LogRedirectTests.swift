@@ -1,9 +1,13 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchTestSupport
 import Synchronization
 import Testing
 
 @testable import QuotaWatchEngine
 
-@Suite("Log redirection")
+/// Serialized: the log's redirection is one per process, and each test here sets it.
+@Suite("Log redirection", .serialized)
 struct LogRedirectTests {
     @Test("while redirected, messages reach the sink with their level and not stderr; nil gives stderr back")
     func redirectAndRestore() {
@@ -21,5 +25,33 @@ struct LogRedirectTests {
         #expect(messages.count == 1, "only the message sent while redirected reaches the sink")
         #expect(messages.first?.0 == .warning)
         #expect(messages.first?.1 == "quotawatch: warning: first \(marker)")
+    }
+
+    @Test(
+        "a metrics file that cannot be written is a warning in the log, so watch's screen shows it instead of being written across"
+    )
+    func metricsTextfileWarnsThroughTheLog() throws {
+        let tree = try TempTree(prefix: "qw-metrics-warning")
+        try tree.makeDirectory("collector")
+        let path = tree.absolutePath("collector/quotawatch.prom")
+        let textfile = MetricsTextfile(path: Array(path.utf8), minimumInterval: .zero)
+        try textfile.writeNow(MetricsSnapshot(version: "1", root: "/r"))
+        try FileManager.default.removeItem(atPath: tree.absolutePath("collector"))
+
+        let received = Mutex<[(LogLevel, String)]>([])
+        Log.redirect { level, text in
+            guard text.contains(path) else { return }
+            received.withLock { $0.append((level, text)) }
+        }
+        defer { Log.redirect(to: nil) }
+        textfile.start()
+        textfile.offer(MetricsSnapshot(version: "1", root: "/r"))
+        textfile.stop()  // writes what is pending, then joins the writer
+
+        let messages = received.withLock { $0 }
+        #expect(messages.count == 1, "\(messages)")
+        #expect(messages.first?.0 == .warning)
+        #expect(
+            messages.first?.1.hasPrefix("quotawatch: warning: cannot write the metrics file") ?? false, "\(messages)")
     }
 }

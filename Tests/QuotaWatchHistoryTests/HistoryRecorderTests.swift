@@ -105,3 +105,33 @@ struct HistoryRecorderTests {
         #expect(!FileManager.default.fileExists(atPath: state.absolutePath("history.sqlite")))
     }
 }
+
+@Suite("history recorder: its warnings")
+struct HistoryRecorderLogTests {
+    @Test("by default a warning goes to the daemon's log, which watch shows on its screen instead of stderr")
+    func warningsGoThroughTheLog() throws {
+        let state = try TempTree(prefix: "qw-history-log")
+        try state.writeFile("not-a-directory", byteCount: 1)
+        // A state directory below a regular file: it can never be made.
+        let settings = HistorySettings(stateDirectory: Array(state.absolutePath("not-a-directory/state").utf8))
+        let marker = state.rootPath
+        let received = Mutex<[(LogLevel, String)]>([])
+        Log.redirect { level, text in
+            guard text.contains(marker) else { return }  // other suites log in this process too
+            received.withLock { $0.append((level, text)) }
+        }
+        defer { Log.redirect(to: nil) }
+        let recorder = HistoryRecorder(settings: settings)
+        recorder.start()
+        recorder.engineEmitted(.engine(.overflow))
+        recorder.stop()  // reports what could not be written before it returns
+
+        let messages = received.withLock { $0 }
+        #expect(!messages.isEmpty, "no warning reached the log")
+        #expect(
+            messages.contains { $0.1.contains("cannot write") && $0.1.contains("run without --history") }, "\(messages)"
+        )
+        #expect(
+            messages.allSatisfy { $0.0 == .warning && $0.1.hasPrefix("quotawatch: warning: history: ") }, "\(messages)")
+    }
+}

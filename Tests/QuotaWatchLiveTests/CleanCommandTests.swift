@@ -154,6 +154,21 @@ struct CleanCommandTests {
         #expect(try setup.auditRecords().isEmpty)
     }
 
+    @Test("a state directory that cannot be made: --yes deletes nothing and names clean's way out, not run's --clean")
+    func unwritableStateDirectory() throws {
+        let setup = try CleanFixture()
+        try setup.state.writeFile("file", byteCount: 1)
+        let state = setup.state.absolutePath("file/state")  // below a regular file: never a directory
+        let words = ["clean", setup.rootPath, "--yes", "--category", "tmp"].map { Array($0.utf8) }
+        let result = try ProcessRunner.run(
+            setup.fixture.cli.executablePath, words, environment: ["STATE_DIRECTORY": state])
+        #expect(result.exitStatus == 1, "\(result)")
+        #expect(result.errorText.contains("cannot open the audit log"), "\(result.errorText)")
+        #expect(result.errorText.contains("or use --dry-run"), "\(result.errorText)")
+        #expect(!result.errorText.contains("--clean"), "clean has no --clean: \(result.errorText)")
+        #expect(try setup.exists("tmp/scratch/part.bin"))
+    }
+
     @Test("--json has the documented shape")
     func jsonShape() throws {
         let setup = try CleanFixture()

@@ -49,4 +49,28 @@ struct CleanInteractiveTests {
         let intents = try setup.auditRecords().filter { $0["record"] as? String == "intent" }
         #expect(Set(intents.compactMap { $0["path"] as? String }) == Set(leftovers))
     }
+
+    @Test(
+        "the terminal going away (window closed, ssh lost) ends the page, deleting nothing, instead of spinning",
+        .enabled(if: ProcessRunner.findExecutable("tmux") != nil, "needs tmux (Debian's tmux package)"))
+    func terminalHangUp() throws {
+        let setup = try CleanFixture()
+        let tmux = try Tmux(
+            path: try #require(ProcessRunner.findExecutable("tmux")), socket: setup.tree.absolutePath("tmux.sock"))
+        defer { withExtendedLifetime(setup) { tmux.killServer() } }
+        tmux.type(command(setup))
+        try tmux.waitFor("the page") { $0.contains("space: mark") }
+        tmux.keys("Space")
+        try tmux.waitFor("the marked leftovers") { $0.contains("marked 3 file(s)") }
+        let page = try #require(tmux.foregroundChild(), "no process in the pane")
+        defer { kill(page, SIGKILL) }  // only if it outlived the test's checks
+
+        tmux.killServer()  // the pane's terminal is closed under the page
+        // An orphan is reaped by another process: nothing here can wait on it, so poll.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while WatchTmuxTests.isRunning(page) && ContinuousClock.now < deadline { usleep(50_000) }
+        #expect(!WatchTmuxTests.isRunning(page), "clean still runs after its terminal went away")
+        for path in CleanFixture.expected.keys { #expect(try setup.exists(path), "\(path) was removed") }
+        #expect(try setup.auditRecords().isEmpty)
+    }
 }

@@ -80,12 +80,14 @@ struct Tmux {
 
     /// Ends the server and the shell in it. kill-server alone is not enough here: started from
     /// the test process, the server inherits its blocked signals and may outlive the command,
-    /// so both are also killed by process id (checked to still be tmux and a shell).
+    /// so both are also killed by process id (checked to still be tmux and a shell); that also
+    /// closes the pane's terminal, as a closed window or a lost ssh connection does.
     func killServer() {
         _ = try? run(["kill-server"])
         for (process, name) in [(paneProcess, "sh"), (serverProcess, "tmux")] where process > 1 {
             let command = (try? String(contentsOfFile: "/proc/\(process)/comm", encoding: .utf8)) ?? ""
-            if command.trimmingCharacters(in: .whitespacesAndNewlines) == name { kill(process, SIGKILL) }
+            // The server names itself "tmux: server".
+            if command.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix(name) { kill(process, SIGKILL) }
         }
     }
 }

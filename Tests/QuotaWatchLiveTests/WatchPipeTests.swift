@@ -94,6 +94,43 @@ struct PipedWatch {
     }
 }
 
+@Suite("watch attached with run's options")
+struct WatchAttachedOptionsTests {
+    @Test(
+        "watch ROOT with engine options, when a daemon serves ROOT, says they are ignored instead of dropping them silently"
+    )
+    func ignoredOptionsAreNamed() throws {
+        let tree = try TempTree(prefix: "qw-watch-attach-options")
+        try tree.makeDirectory("root")
+        let cli = try CLIRunner.locate()
+        let socket = tree.absolutePath("run/daemon.sock")
+        let daemon = try Daemon.start(cli, root: tree.absolutePath("root"), socket: socket)
+        defer { _ = try? daemon.stop() }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: cli.executablePath)
+        process.arguments = [
+            "watch", tree.absolutePath("root"), "--socket", socket, "--quota", "*=1MB", "--metrics-listen",
+            "127.0.0.1:0", "--iec",
+        ]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let guardTimer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: guardTimer)
+        defer { guardTimer.cancel() }
+        let lines = LineReader(errors.fileHandleForReading)
+
+        let warning = try #require(lines.next { $0.contains("daemon already serves") }, "got \(lines.seen)")
+        #expect(warning.contains("--quota, --metrics-listen ignored"), "\(warning)")
+        #expect(!warning.contains("--iec"), "a display option is not ignored: \(warning)")
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+}
+
 /// Lines of a pipe, read as they come.
 final class LineReader {
     private let handle: FileHandle

@@ -123,6 +123,58 @@ struct WatchTmuxTests {
         #expect(try daemon.status(sync: false).engine.events > 0)
     }
 
+    @Test(
+        "a terminal that goes away (the window closed, ssh lost) ends the view instead of leaving it spinning",
+        .enabled(if: tmuxPath != nil, "tmux is not installed: install Debian's tmux (scripts/lib/deps.sh does)"))
+    func terminalHangUp() throws {
+        let tree = try TempTree(prefix: "qw-watch-tmux-hangup")
+        try tree.makeDirectory("root")
+        let cli = try CLIRunner.locate()
+        let tmux = try Tmux(path: Self.tmuxPath!, socket: tree.absolutePath("tmux.sock"))
+        defer { withExtendedLifetime(tree) { tmux.killServer() } }
+
+        tmux.type(
+            "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
+                + "--socket '\(tree.absolutePath("run/watch.sock"))'")
+        try tmux.waitFor("the header") { $0.contains("QuotaWatch") && $0.contains("level normal") }
+        let view = try #require(tmux.foregroundChild(), "no process in the pane")
+        defer { kill(view, SIGKILL) }  // only if it outlived the test's checks
+
+        tmux.killServer()  // the pane's terminal is gone; the view blocks SIGHUP (a reload)
+        // An orphan is reaped by another process: nothing here can wait on it, so poll.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while Self.isRunning(view) && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(!Self.isRunning(view), "watch \(view) still runs after its terminal went away")
+    }
+
+    @Test(
+        "--metrics-listen with port 0: the view's log says where the metrics are (stderr is behind the screen)",
+        .enabled(if: tmuxPath != nil, "tmux is not installed: install Debian's tmux (scripts/lib/deps.sh does)"))
+    func metricsAddressOnTheScreen() throws {
+        let tree = try TempTree(prefix: "qw-watch-tmux-metrics")
+        try tree.makeDirectory("root")
+        let cli = try CLIRunner.locate()
+        let tmux = try Tmux(path: Self.tmuxPath!, socket: tree.absolutePath("tmux.sock"))
+        defer { withExtendedLifetime(tree) { tmux.killServer() } }
+
+        tmux.type(
+            "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
+                + "--socket '\(tree.absolutePath("run/watch.sock"))' --metrics-listen 127.0.0.1:0")
+        try tmux.waitFor("the metrics address in the log") {
+            $0.contains("QuotaWatch") && $0.contains("log metrics at http://127.0.0.1:")
+        }
+        tmux.keys("q")
+        try tmux.waitFor("the shell prompt") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
+    }
+
+    /// Whether `process` exists and is not a zombie.
+    static func isRunning(_ process: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return false }
+        return !stat[stat.index(after: end)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+    }
+
     /// The directory list's row for `name` (the log may name it too, inside a path).
     static func row(_ name: String, in screen: String) -> String? {
         screen.split(separator: "\n").first { $0.hasPrefix("> " + name) || $0.hasPrefix("  " + name) }.map(String.init)

@@ -60,7 +60,9 @@ public enum ManualClean {
             do {
                 log = try AuditLog(directory: stateDirectory)
             } catch {
-                throw ManualCleanError(error.description)
+                // `clean` has no --clean to leave out: a dry run is its way to delete nothing.
+                throw ManualCleanError(
+                    error.reason + "; set STATE_DIRECTORY to a writable directory, or use --dry-run to delete nothing")
             }
             _ = try? log.recover(using: deleter)
             backend = AuditedDeleter(deleter: deleter, log: log)

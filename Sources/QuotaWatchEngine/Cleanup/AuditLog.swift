@@ -151,10 +151,11 @@ public struct AuditLogError: Error, Sendable, Equatable, CustomStringConvertible
     public var path: [UInt8]
     public var errno: Errno
 
-    public var description: String {
-        "cannot open the audit log '\(EscapedName.string(path))': \(errno); "
-            + "set STATE_DIRECTORY to a writable directory, or run without --clean"
-    }
+    /// What went wrong, without the way out: that depends on who asked (the daemon's
+    /// `--clean`, or `clean --yes`).
+    public var reason: String { "cannot open the audit log '\(EscapedName.string(path))': \(errno)" }
+
+    public var description: String { reason + "; set STATE_DIRECTORY to a writable directory, or run without --clean" }
 
     /// What a cleaner reports when an intent could not be recorded.
     var intentMessage: String {

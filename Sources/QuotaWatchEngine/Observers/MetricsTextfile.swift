@@ -7,7 +7,7 @@ import QuotaWatchSystem
 /// in the same directory, synced, then renamed over `NAME.prom`, so the collector reads the
 /// old file or the new one, never half of one.
 ///
-/// A write that fails is reported on stderr (once per distinct error) and tried again with
+/// A write that fails is reported in the log (once per distinct error) and tried again with
 /// the next snapshot; it never reaches the engine.
 public final class MetricsTextfile: @unchecked Sendable {
     public let path: [UInt8]
@@ -67,9 +67,8 @@ public final class MetricsTextfile: @unchecked Sendable {
                 let message = "\(error)"
                 guard message != lastError else { continue }
                 lastError = message
-                try? FileDescriptor.standardError.writeAll(
-                    "quotawatch: warning: cannot write the metrics file '\(EscapedName.string(path))': \(message)\n"
-                        .utf8)
+                // Through the log: `watch` shows it on its screen instead of writing across it.
+                Log.warning("cannot write the metrics file '\(EscapedName.string(path))': \(message)")
             }
         }
     }

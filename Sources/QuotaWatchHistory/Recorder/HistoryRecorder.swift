@@ -34,7 +34,7 @@ public final class HistoryRecorder: EngineObserver {
 
     /// `report` receives the recorder's warnings, one line each. Nothing is opened until
     /// ``start()`` (the engine's `ready`), so a daemon that fails to start leaves no thread.
-    public init(settings: HistorySettings, report: @escaping @Sendable (String) -> Void = HistoryReport.standardError) {
+    public init(settings: HistorySettings, report: @escaping @Sendable (String) -> Void = HistoryReport.log) {
         self.settings = settings
         self.report = report
         queue = HistoryQueue(capacity: settings.capacity)

@@ -1,5 +1,5 @@
+import QuotaWatchEngine
 import QuotaWatchPolicy
-import QuotaWatchSystem
 
 /// How the recorder records.
 public struct HistorySettings: Sendable {
@@ -23,9 +23,11 @@ public struct HistorySettings: Sendable {
     public var databasePath: [UInt8] { stateDirectory + Array("/\(HistoryStore.fileName)".utf8) }
 }
 
-/// Where the recorder's warnings go: a line on stderr, as the daemon's other warnings.
+/// Where the recorder's warnings go: the daemon's log, as its other warnings, so that
+/// `--log-level` and the journal's priorities apply and `watch` shows them on its screen
+/// instead of writing across it.
 public enum HistoryReport {
-    @Sendable public static func standardError(_ message: String) {
-        try? FileDescriptor.standardError.writeAll("quotawatch: warning: history: \(message)\n".utf8)
+    @Sendable public static func log(_ message: String) {
+        Log.warning("history: \(message)")
     }
 }

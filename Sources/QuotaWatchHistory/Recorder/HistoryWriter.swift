@@ -136,7 +136,8 @@ final class HistoryWriter {
         if failure == nil {
             report(
                 "cannot write \(path): \(error); keeping up to \(queue.capacity) events in memory and trying again "
-                    + "every few seconds (the daemon goes on)")
+                    + "every few seconds (the daemon goes on); make that directory writable or free space on "
+                    + "its file system, set STATE_DIRECTORY to another, or run without --history")
         }
         failure = error
         retryAt = DispatchTime.now() + .nanoseconds(Self.nanoseconds(retryDelay))

@@ -44,7 +44,10 @@ enum CleanInteractive {
             let (rows, columns) = screen.size
             screen.draw(picker.lines(rows: rows, columns: columns, width: screen.width, root: output.root))
             // A short wait, so that a signal is noticed without a key.
-            guard let key = screen.readKey(timeoutMilliseconds: 200) else { continue }
+            guard let key = screen.readKey(timeoutMilliseconds: 200) else {
+                if screen.isHungUp { return .quit }  // the terminal went away: delete nothing
+                continue
+            }
             switch picker.handle(key, visibleRows: max(1, rows - 3)) {
             case .pending: continue
             case .quit: return .quit

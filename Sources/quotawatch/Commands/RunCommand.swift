@@ -93,7 +93,7 @@ enum RunCommand {
         options.traces = arguments.has("--trace")
         options.policy = policy
         options.cleanup = RunCleanup.options(arguments, absoluteRoot: absolute)
-        try RunHistory.apply(arguments, absoluteRoot: absolute, to: &options)
+        try RunHistory.apply(arguments, absoluteRoot: absolute, to: &options, command: command)
         RunService.addObservers(to: &options)
         if policySource.file != nil {
             options.reloadPolicy = { () throws(RunPolicy.Failure) -> PolicyConfig in try policySource.build() }

@@ -25,18 +25,21 @@ enum RunHistory {
     /// (already in `options.policy`) ask for it. A state directory that cannot be named is a
     /// usage error: it says where to point it.
     static func apply(
-        _ arguments: ParsedArguments, absoluteRoot: [UInt8], to options: inout EngineOptions
+        _ arguments: ParsedArguments, absoluteRoot: [UInt8], to options: inout EngineOptions,
+        command: String = "run"
     )
         throws(UsageError)
     {
-        guard let settings = try settings(arguments, config: options.policy.history, absoluteRoot: absoluteRoot)
+        guard
+            let settings = try settings(
+                arguments, config: options.policy.history, absoluteRoot: absoluteRoot, command: command)
         else { return }
         options.observers.append(HistoryRecorder(settings: settings))
     }
 
     /// The config's values, with the options' merged over them.
     static func settings(
-        _ arguments: ParsedArguments, config: HistoryConfig, absoluteRoot: [UInt8]
+        _ arguments: ParsedArguments, config: HistoryConfig, absoluteRoot: [UInt8], command: String = "run"
     )
         throws(UsageError) -> HistorySettings?
     {
@@ -47,38 +50,40 @@ enum RunHistory {
         guard let directory = StateDirectory.forRoot(absoluteRoot) else {
             throw UsageError(
                 message: "No state directory for the history: set STATE_DIRECTORY (or HOME), or run without --history",
-                command: "run")
+                command: command)
         }
         var settings = HistorySettings(stateDirectory: directory)
         if let every = config.sampleEvery { settings.sampleEvery = every }
         if let keep = config.keep { settings.retention.keep = keep }
         if let size = config.maximumBytes { settings.retention.maximumBytes = size }
-        if let every = try duration(arguments, "--history-sample") {
+        if let every = try duration(arguments, "--history-sample", command: command) {
             guard every >= .milliseconds(100) else {
                 throw UsageError(
                     message: "Invalid value '\(arguments.values["--history-sample"]!.text)' for '--history-sample': "
                         + "sample at most every 100ms",
-                    command: "run")
+                    command: command)
             }
             settings.sampleEvery = every
         }
-        if let keep = try duration(arguments, "--history-keep") { settings.retention.keep = keep }
+        if let keep = try duration(arguments, "--history-keep", command: command) { settings.retention.keep = keep }
         if let text = arguments.values["--history-max-size"]?.text {
             do {
                 settings.retention.maximumBytes = try ByteCount(parsing: text).bytes
             } catch {
-                throw UsageError(message: "Invalid value for '--history-max-size': \(error)", command: "run")
+                throw UsageError(message: "Invalid value for '--history-max-size': \(error)", command: command)
             }
         }
         return settings
     }
 
-    private static func duration(_ arguments: ParsedArguments, _ name: String) throws(UsageError) -> Duration? {
+    private static func duration(
+        _ arguments: ParsedArguments, _ name: String, command: String
+    ) throws(UsageError) -> Duration? {
         guard let text = arguments.values[name]?.text else { return nil }
         do {
             return try TimeSpan(parsing: text).duration
         } catch {
-            throw UsageError(message: "Invalid value for '\(name)': \(error)", command: "run")
+            throw UsageError(message: "Invalid value for '\(name)': \(error)", command: command)
         }
     }
 }

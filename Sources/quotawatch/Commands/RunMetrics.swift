@@ -23,6 +23,10 @@ enum RunMetrics {
         fileprivate var server: HTTPServer?
         fileprivate var textfile: MetricsTextfile?
 
+        /// `quotawatch: metrics at http://HOST:PORT/metrics`, once serving; nil without
+        /// --metrics-listen.
+        var announcement: String? { server.map { "quotawatch: metrics at http://\($0.address)/metrics" } }
+
         func stop() {
             server?.stop()
             textfile?.stop()
@@ -31,16 +35,18 @@ enum RunMetrics {
 
     /// Adds the exporter to `options` and starts the server and the file writer. A bad value is
     /// a usage error; a start that fails (a port in use, a file that cannot be written) is
-    /// reported here and gives nil.
+    /// reported here and gives nil. `announces`: say on stderr where the metrics are served
+    /// (`watch`'s screen shows ``Running/announcement`` instead, which stderr would be hidden behind).
     static func start(
-        _ arguments: ParsedArguments, adding options: inout EngineOptions
+        _ arguments: ParsedArguments, adding options: inout EngineOptions, command: String = "run",
+        announces: Bool = true
     ) throws(UsageError)
         -> Running?
     {
         let running = Running()
         let listen = arguments.values["--metrics-listen"]
         let file = arguments.values["--metrics-textfile"]
-        let interval = try arguments.integer("--metrics-interval", default: 10, in: 1...86_400, command: "run")
+        let interval = try arguments.integer("--metrics-interval", default: 10, in: 1...86_400, command: command)
         guard listen != nil || file != nil else { return running }
 
         var address: TCPAddress?
@@ -48,7 +54,7 @@ enum RunMetrics {
             do {
                 address = try TCPAddress(parsing: listen.text)
             } catch {
-                throw UsageError(message: "Invalid value for '--metrics-listen': \(error)", command: "run")
+                throw UsageError(message: "Invalid value for '--metrics-listen': \(error)", command: command)
             }
         }
         if let file {
@@ -57,7 +63,7 @@ enum RunMetrics {
                 throw UsageError(
                     message: "Invalid value '\(file.text)' for '--metrics-textfile': node_exporter's textfile "
                         + "collector reads only files named *.prom; give a path such as /var/lib/node_exporter/quotawatch.prom",
-                    command: "run")
+                    command: command)
             }
             let textfile = MetricsTextfile(path: file.bytes, minimumInterval: .seconds(interval))
             do {
@@ -96,7 +102,7 @@ enum RunMetrics {
                 Console.error("Error: \(error)\n")
                 return nil
             }
-            Console.error("quotawatch: metrics at http://\(running.server!.address)/metrics\n")
+            if announces, let announcement = running.announcement { Console.error(announcement + "\n") }
         }
         return running
     }

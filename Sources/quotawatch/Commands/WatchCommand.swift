@@ -12,14 +12,16 @@ enum WatchCommand {
             With ROOT, runs the engine here with every option of 'run' (the view is its front end;
             other clients reach it on the same socket), unless a daemon already answers on ROOT's
             socket (or --socket PATH): then it attaches to that daemon, as 'watch --socket PATH'
-            without ROOT does. Keys: arrows move, enter opens a directory, backspace goes up, s
-            sorts by size, name or growth, a shows apparent sizes, c runs every cleaner now (after a
-            confirmation), p pauses, ? shows them all, q quits. The terminal must be at least 80x24.
+            without ROOT does, and names the options of 'run' it ignores. ROOT's socket is the one
+            'run' uses (see 'quotawatch run --help'). Keys: arrows move, enter opens a directory,
+            backspace goes up, s sorts by size, name or growth, a shows apparent sizes, c runs every
+            cleaner now (after a confirmation), p pauses, ? shows them all, q quits. The terminal
+            must be at least 80x24; the view ends when the terminal goes away.
             --ios adds the app's size as the phone shows it to the status line (see 'scan --ios').
-            When stdout is not a terminal (or TERM is unset or dumb), prints one line per event instead: local ISO 8601 time,
-            the event's kind as its JSON "event" field, then its details.
-            Exit status: 0 on q or a termination signal, 1 on a failure, 64 on bad usage (and the
-            other statuses of 'run' for a bad config).
+            When stdout is not a terminal (or TERM is unset or dumb), prints one line per event
+            instead: local ISO 8601 time, the event's kind as its JSON "event" field, then its details.
+            Exit status: 0 on q, a termination signal or a lost terminal, 1 on a failure, 64 on bad
+            usage (and the other statuses of 'run' for a bad config).
             """,
         arguments: [
             ArgumentSpec(
@@ -64,18 +66,37 @@ enum WatchCommand {
                 Console.error("Error: \(error)\n")
                 return .failure
             }
-            return attach(options.socketPath, screen: screen, format: format, phone: phone)
+            return attach(
+                options.socketPath, screen: screen, format: format, phone: phone,
+                warning: ignoredWhenAttached(arguments, root: options.rootDisplay, socket: options.socketPath))
         }
-        guard let metrics = try RunMetrics.start(arguments, adding: &options) else { return .failure }
+        guard let metrics = try RunMetrics.start(arguments, adding: &options, command: "watch", announces: !screen)
+        else { return .failure }
         defer { metrics.stop() }
         let session = WatchInProcess.session(options, screen: screen, phone: phone)
+        // Where the metrics are, on the screen: a line on stderr before it would be hidden behind it.
+        if screen, let announcement = metrics.announcement { session.feed.log(announcement, warns: false) }
         return screen
             ? WatchScreenLoop.run(session, format: format)
             : WatchPipe.run(session, format: format, jsonLines: jsonLines)
     }
 
+    /// The warning for engine options given to `watch ROOT` that the daemon already serving
+    /// ROOT makes moot (its own apply); nil when none was given.
+    static func ignoredWhenAttached(_ arguments: ParsedArguments, root: String, socket: [UInt8]) -> String? {
+        let kept: Set = ["--socket", "--log-level"]
+        let ignored = RunCommand.engineOptionSpecs.map(\.name).filter {
+            !kept.contains($0) && (arguments.has($0) || arguments.values[$0] != nil)
+        }
+        guard !ignored.isEmpty else { return nil }
+        return "quotawatch: warning: a daemon already serves \(root) (socket \(EscapedName.string(socket))): "
+            + "showing it with its own options; \(ignored.joined(separator: ", ")) ignored "
+            + "(stop that daemon to run the engine here with them)"
+    }
+
     private static func attach(
-        _ socket: [UInt8], screen: Bool, format: ByteFormat, phone: PhoneStorageOptions.Measured?
+        _ socket: [UInt8], screen: Bool, format: ByteFormat, phone: PhoneStorageOptions.Measured?,
+        warning: String? = nil
     ) -> ExitStatus {
         let session: WatchSession
         do {
@@ -83,6 +104,10 @@ enum WatchCommand {
         } catch {
             Console.error("Error: \(error)\n")
             return .failure
+        }
+        if let warning {
+            // On the screen, in its log: a line on the terminal would be drawn over.
+            if screen { session.feed.log(warning, warns: true) } else { Console.error(warning + "\n") }
         }
         return screen ? WatchScreenLoop.run(session, format: format) : WatchPipe.run(session, format: format)
     }

@@ -36,7 +36,14 @@ enum WatchScreenLoop {
                 lastDraw = ContinuousClock.now
                 dirty = false
             }
-            guard let key = screen.readKey(timeoutMilliseconds: keyTimeoutMilliseconds) else { continue }
+            guard let key = screen.readKey(timeoutMilliseconds: keyTimeoutMilliseconds) else {
+                // Nobody is left to look or to press q: end as q would.
+                if screen.isHungUp {
+                    finish = WatchFeed.Finish(status: .success, message: "quotawatch: the terminal went away")
+                    break
+                }
+                continue
+            }
             dirty = true
             if key == .resize || key == .character("\u{0c}") {
                 layout = layoutFor(screen)
