@@ -127,15 +127,8 @@ struct WatchTmuxTests {
         "a terminal that goes away (the window closed, ssh lost) ends the view instead of leaving it spinning",
         .enabled(if: tmuxPath != nil, "tmux is not installed: install Debian's tmux (scripts/lib/deps.sh does)"))
     func terminalHangUp() throws {
-        let tree = try TempTree(prefix: "qw-watch-tmux-hangup")
-        try tree.makeDirectory("root")
-        let cli = try CLIRunner.locate()
-        let tmux = try Tmux(path: Self.tmuxPath!, socket: tree.absolutePath("tmux.sock"))
+        let (tree, tmux) = try Self.watchOnEmptyRoot("qw-watch-tmux-hangup")
         defer { withExtendedLifetime(tree) { tmux.killServer() } }
-
-        tmux.type(
-            "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
-                + "--socket '\(tree.absolutePath("run/watch.sock"))'")
         try tmux.waitFor("the header") { $0.contains("QuotaWatch") && $0.contains("level normal") }
         let view = try #require(tmux.foregroundChild(), "no process in the pane")
         defer { kill(view, SIGKILL) }  // only if it outlived the test's checks
@@ -151,20 +144,25 @@ struct WatchTmuxTests {
         "--metrics-listen with port 0: the view's log says where the metrics are (stderr is behind the screen)",
         .enabled(if: tmuxPath != nil, "tmux is not installed: install Debian's tmux (scripts/lib/deps.sh does)"))
     func metricsAddressOnTheScreen() throws {
-        let tree = try TempTree(prefix: "qw-watch-tmux-metrics")
-        try tree.makeDirectory("root")
-        let cli = try CLIRunner.locate()
-        let tmux = try Tmux(path: Self.tmuxPath!, socket: tree.absolutePath("tmux.sock"))
+        let (tree, tmux) = try Self.watchOnEmptyRoot("qw-watch-tmux-metrics", "--metrics-listen 127.0.0.1:0")
         defer { withExtendedLifetime(tree) { tmux.killServer() } }
-
-        tmux.type(
-            "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
-                + "--socket '\(tree.absolutePath("run/watch.sock"))' --metrics-listen 127.0.0.1:0")
         try tmux.waitFor("the metrics address in the log") {
             $0.contains("QuotaWatch") && $0.contains("log metrics at http://127.0.0.1:")
         }
         tmux.keys("q")
         try tmux.waitFor("the shell prompt") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
+    }
+
+    /// A tmux server of its own typing `watch` on an empty root, with `options` after it.
+    static func watchOnEmptyRoot(_ prefix: String, _ options: String = "") throws -> (TempTree, Tmux) {
+        let tree = try TempTree(prefix: prefix)
+        try tree.makeDirectory("root")
+        let cli = try CLIRunner.locate()
+        let tmux = try Tmux(path: tmuxPath!, socket: tree.absolutePath("tmux.sock"))
+        tmux.type(
+            "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
+                + "--socket '\(tree.absolutePath("run/watch.sock"))' \(options)")
+        return (tree, tmux)
     }
 
     /// Whether `process` exists and is not a zombie.
