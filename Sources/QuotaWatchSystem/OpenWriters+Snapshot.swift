@@ -71,3 +71,22 @@ public final class OpenWritersSnapshot: Sendable {
         return try result.get()
     }
 }
+
+extension Deleter {
+    /// A deleter whose open-for-writing check asks `writers`, shared by every deleter of a run.
+    ///
+    /// An eviction checks every name it picks, and in a directory far over its quota that is
+    /// nearly every name in it: tens of thousands in a large cache, in a dry run as in a real
+    /// one. Asking `/proc` for each (``OpenWriters/first(device:inode:)``, one stat per open
+    /// descriptor on the machine, about 2 ms with a few thousand) made such a run outlive the
+    /// runner's timeout and report nothing; one reading per 100 ms serves them all (a file
+    /// opened for writing less than that before its turn may be missed; every other check is
+    /// unchanged).
+    public init(
+        root: FileDescriptor, dryRun: Bool, isProtected: @escaping Protection, writers: OpenWritersSnapshot
+    ) throws(Errno) {
+        try self.init(
+            root: root, dryRun: dryRun, isProtected: isProtected,
+            openWriter: { identity throws(Errno) in try writers.check(identity) })
+    }
+}

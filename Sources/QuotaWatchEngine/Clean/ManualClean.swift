@@ -40,10 +40,9 @@ public enum ManualClean {
         let run = "clean-\(ProcessIdentity.processID)-\(WallTime.now().millisecondsSinceEpoch)"
         let deleter: Deleter
         do {
-            let writers = OpenWritersSnapshot()
             deleter = try Deleter(
                 root: root, dryRun: dryRun, isProtected: Self.protection(protection, items: items),
-                openWriter: { identity throws(Errno) in try writers.check(identity) })
+                writers: OpenWritersSnapshot())
         } catch {
             throw ManualCleanError("cannot prepare the deleter: \(error)")
         }

@@ -38,17 +38,17 @@ extension LiveEngine {
         let dryBackend: UnrecordedDeleter
         let backend: any RemovalBackend
         var auditLog: AuditLog?
-        // One reading of /proc serves every name checked within 100 ms (see CleanupDeleter).
+        // One reading of /proc serves every name checked within 100 ms (see Deleter.init(root:dryRun:isProtected:writers:)).
         let writers = OpenWritersSnapshot()
         do {
             dryBackend = UnrecordedDeleter(
-                deleter: try CleanupDeleter.make(root: root, dryRun: true, isProtected: isProtected, writers: writers))
+                deleter: try Deleter(root: root, dryRun: true, isProtected: isProtected, writers: writers))
             if deletes {
                 guard let directory = options.cleanup.stateDirectory else {
                     return "no state directory for the audit log of deletions: set STATE_DIRECTORY (or HOME), "
                         + "or run without --clean"
                 }
-                let deleter = try CleanupDeleter.make(
+                let deleter = try Deleter(
                     root: root, dryRun: false, isProtected: isProtected, writers: writers)
                 let log: AuditLog
                 do {
@@ -114,8 +114,7 @@ extension LiveEngine {
                 let writers = OpenWritersSnapshot()
                 guard
                     let deleter = try? Deleter(
-                        root: root, dryRun: dryRun || log == nil, isProtected: isProtected,
-                        openWriter: { identity throws(Errno) in try writers.check(identity) })
+                        root: root, dryRun: dryRun || log == nil, isProtected: isProtected, writers: writers)
                 else { return dryRun ? dryBackend : backend }
                 guard let log, !dryRun else { return UnrecordedDeleter(deleter: deleter) }
                 return AuditedDeleter(deleter: deleter, log: log)

@@ -401,23 +401,29 @@ public final class LiveEngine: @unchecked Sendable {
 
     // MARK: Plumbing
 
-    func emit(_ event: EngineEvent) {
-        events?.write(event.jsonLine)
-        if let eventFeed, eventFeed.hasSubscribers { eventFeed.publish(event.jsonLine) }
-        for observer in options.observers { observer.engineEmitted(.engine(event)) }
-    }
+    func emit(_ event: EngineEvent) { deliver(.engine(event)) }
 
     /// Where every policy event leaves the engine: the event stream, observers, hooks and
     /// the cleanup triggers.
     func publish(_ event: PolicyEvent) {
-        events?.write(event.jsonLine)
-        if let eventFeed, eventFeed.hasSubscribers { eventFeed.publish(event.jsonLine) }
-        for observer in options.observers { observer.engineEmitted(.policy(event)) }
+        deliver(.policy(event))
         // A hook that fails is not sent its own failure: that would run it again, and fail again.
         var failedHook: String?
         if case .hookFailed(let hook, _, _, _, _) = event.detail { failedHook = hook }
         hooks?.submit(event.hookEvent, except: failedHook)
         cleanup?.note(event)
+    }
+
+    /// To `--events`, the socket's subscribers and the observers, in that order. The line is
+    /// encoded once, and only when a reader of lines is there.
+    private func deliver(_ event: ObservedEvent) {
+        let feed = eventFeed.flatMap { $0.hasSubscribers ? $0 : nil }
+        if events != nil || feed != nil {
+            let line = event.jsonLine
+            events?.write(line)
+            feed?.publish(line)
+        }
+        for observer in options.observers { observer.engineEmitted(event) }
     }
 
     func view(of live: LiveTree<KernelFileSystem>) -> EngineView {

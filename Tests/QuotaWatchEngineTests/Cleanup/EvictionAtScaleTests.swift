@@ -103,7 +103,7 @@ struct EvictionAtScaleTests {
 
         func run(dryRun: Bool) async throws -> (CleanupResult, readings: Int) {
             let readings = CountedReadings(writers: writers)
-            let deleter = try CleanupDeleter.make(
+            let deleter = try Deleter(
                 root: root, dryRun: dryRun, isProtected: { _ in false }, writers: readings.snapshot())
             let result = try await EvictionCleaner()
                 .clean(
