@@ -35,8 +35,8 @@ public final class MetricsExporter: EngineObserver, @unchecked Sendable {
         onPublish: (@Sendable (MetricsSnapshot) -> Void)? = nil
     ) {
         self.version = version
-        self.interval = Self.nanoseconds(interval)
-        self.eventGap = Self.nanoseconds(eventGap)
+        self.interval = interval.nanoseconds
+        self.eventGap = eventGap.nanoseconds
         self.onPublish = onPublish
         published = Mutex((0, MetricsSnapshot(version: version, root: root)))
     }
@@ -151,10 +151,5 @@ public final class MetricsExporter: EngineObserver, @unchecked Sendable {
             MetricsSnapshot.Directory(path: EscapedName.string($0.key), usage: $0.value)
         }
         return snapshot
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
 }

@@ -74,7 +74,7 @@ public final class HistoryRecorder: EngineObserver {
         case .ready:
             start()
             takeSamples(paths: periodicPaths(view), reason: "ready", view)
-            engineSide.withLock { $0.nextSample = view.now + Self.nanoseconds(settings.sampleEvery) }
+            engineSide.withLock { $0.nextSample = view.now + settings.sampleEvery.nanoseconds }
         case .stopping:
             stop()
         case .reloading, .reloaded:
@@ -100,7 +100,7 @@ public final class HistoryRecorder: EngineObserver {
             let breached = side.breached
             side.breached.removeAll()
             guard let due = side.nextSample, due <= view.now else { return (breached, false) }
-            side.nextSample = view.now + Self.nanoseconds(settings.sampleEvery)
+            side.nextSample = view.now + settings.sampleEvery.nanoseconds
             return (breached, true)
         }
         if !breached.isEmpty { takeSamples(paths: Array(Set(breached)).sorted(), reason: "breach", view) }
@@ -134,11 +134,6 @@ public final class HistoryRecorder: EngineObserver {
         let components = bytes == [UInt8(ascii: ".")] ? [] : PathComponents.split(bytes)
         guard let directory = tree.directory(atComponents: components) else { return nil }
         return tree.tally(of: directory).usage
-    }
-
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
     }
 }
 

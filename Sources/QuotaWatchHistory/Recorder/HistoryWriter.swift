@@ -98,7 +98,8 @@ final class HistoryWriter {
             if DispatchTime.now() >= nextHousekeeping {
                 try store.applyRetention(settings.retention, now: now)
                 importWanted = true
-                nextHousekeeping = DispatchTime.now() + .nanoseconds(Self.nanoseconds(settings.housekeepingEvery))
+                nextHousekeeping =
+                    DispatchTime.now() + .nanoseconds(Int(clamping: settings.housekeepingEvery.nanoseconds))
             }
         } catch {
             degrade(error)
@@ -140,7 +141,7 @@ final class HistoryWriter {
                     + "its file system, set STATE_DIRECTORY to another, or run without --history")
         }
         failure = error
-        retryAt = DispatchTime.now() + .nanoseconds(Self.nanoseconds(retryDelay))
+        retryAt = DispatchTime.now() + .nanoseconds(Int(clamping: retryDelay.nanoseconds))
         retryDelay = min(retryDelay * 2, .seconds(60))
     }
 
@@ -185,10 +186,5 @@ final class HistoryWriter {
         guard let start = line.range(of: "\"event\":\"") else { return "unknown" }
         let rest = line[start.upperBound...]
         return String(rest.prefix { $0 != "\"" })
-    }
-
-    static func nanoseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(clamping: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }
