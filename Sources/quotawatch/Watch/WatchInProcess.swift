@@ -19,7 +19,7 @@ enum WatchInProcess {
         // line on (``WatchScreenLoop`` gives standard error back when the screen closes).
         if screen { Log.redirect { level, text in feed.log(text, warns: level <= .warning) } }
 
-        TerminationSignals.block()
+        // The termination signals are already blocked (``WatchCommand``), as `run` blocks them.
         ResourceLimits.raiseOpenFileLimit()
         MemoryTuning.returnLargeBlocksToKernel()
 
