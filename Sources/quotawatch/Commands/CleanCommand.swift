@@ -46,8 +46,7 @@ enum CleanCommand {
             OptionSpec(name: "--dry-run", help: "List exactly what --yes would delete; delete nothing."),
             OptionSpec(name: "--json", help: "Print the page, or what was deleted, as one JSON object."),
             OptionSpec(name: "--list", help: "Print the page even on a terminal (no interactive selection)."),
-            OptionSpec(name: "--iec", help: "Show sizes in KiB, MiB, GiB (powers of 1024)."),
-            OptionSpec(name: "--bytes", help: "Show exact byte counts."),
+        ] + RootOptions.byteFormatOptions + [
             OptionSpec(name: "--top", valueName: "<n>", help: "Files shown per kind of your files (default 5)."),
             OptionSpec(name: "--socket", valueName: "<path>", help: "The daemon's control socket (default: ROOT's)."),
             OptionSpec(

@@ -39,9 +39,7 @@ enum HistoryCommand {
                 help: "Events as JSON lines, as 'run --events jsonl' writes them; --growth as one object."),
             OptionSpec(
                 name: "--state-dir", valueName: "<dir>", help: "The state directory run used (as STATE_DIRECTORY)."),
-            OptionSpec(name: "--iec", help: "Sizes in KiB, MiB, GiB."),
-            OptionSpec(name: "--bytes", help: "Sizes in bytes."),
-        ],
+        ] + RootOptions.byteFormatOptions,
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {

@@ -15,6 +15,12 @@ enum RootOptions {
         return root
     }
 
+    /// `--iec` and `--bytes`, read by ``byteFormat(_:command:)``.
+    static let byteFormatOptions = [
+        OptionSpec(name: "--iec", help: "Show sizes in KiB, MiB, GiB (powers of 1024)."),
+        OptionSpec(name: "--bytes", help: "Show exact byte counts."),
+    ]
+
     static func byteFormat(_ arguments: ParsedArguments, command: String) throws(UsageError) -> ByteFormat {
         switch (arguments.has("--iec"), arguments.has("--bytes")) {
         case (true, true): throw UsageError(message: "Choose one of '--iec' and '--bytes'", command: command)

@@ -19,8 +19,7 @@ enum ScanCommand {
         options: [
             OptionSpec(name: "--depth", valueName: "<n>", help: "Show directories down to this depth (default 1)."),
             OptionSpec(name: "--json", help: "Print every directory as one JSON object (see README)."),
-            OptionSpec(name: "--iec", help: "Show sizes in KiB, MiB, GiB (powers of 1024)."),
-            OptionSpec(name: "--bytes", help: "Show exact byte counts."),
+        ] + RootOptions.byteFormatOptions + [
             OptionSpec(name: "--one-file-system", help: "Skip directories on other file systems (du -x)."),
             OptionSpec(
                 name: "--workers", valueName: "<n>", help: "Crawler threads (default: one per core, at least 2)."),

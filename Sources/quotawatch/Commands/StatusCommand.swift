@@ -35,9 +35,8 @@ enum StatusCommand {
                 help: "Show this directory (relative to the root) and the ones below it."),
             OptionSpec(
                 name: "--top", valueName: "<n>", help: "Show only the n directories with the most allocated bytes."),
-            OptionSpec(name: "--iec", help: "Show sizes in KiB, MiB, GiB (powers of 1024)."),
-            OptionSpec(name: "--bytes", help: "Show exact byte counts."),
-            OptionSpec(name: "--timeout", valueName: "<s>", help: "Give up after this many seconds (default 60)."),
+        ] + RootOptions.byteFormatOptions + [
+            OptionSpec(name: "--timeout", valueName: "<s>", help: "Give up after this many seconds (default 60).")
         ] + PhoneStorageOptions.options,
         run: run)
 

@@ -28,10 +28,7 @@ enum WatchCommand {
                 name: "root", help: "The directory to watch (without it, --socket names a daemon).",
                 isOptional: true)
         ],
-        options: RunCommand.engineOptionSpecs + [
-            OptionSpec(name: "--iec", help: "Show sizes in KiB, MiB, GiB (powers of 1024)."),
-            OptionSpec(name: "--bytes", help: "Show exact byte counts."),
-        ] + PhoneStorageOptions.options,
+        options: RunCommand.engineOptionSpecs + RootOptions.byteFormatOptions + PhoneStorageOptions.options,
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
