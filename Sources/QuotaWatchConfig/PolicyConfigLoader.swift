@@ -129,10 +129,11 @@ public enum PolicyConfigLoader {
     }
 
     private static func forecast(_ field: Field) throws(ConfigError) -> ForecastSettings {
-        let map = try field.mapping(allowed: ["horizon", "half_life", "change"])
+        let map = try field.mapping(allowed: ["horizon", "window", "half_life", "change"])
         var settings = ForecastSettings()
         if let value = map["horizon"] { settings.horizon = try positive(value.duration(), value) }
-        if let value = map["half_life"] { settings.halfLife = try positive(value.duration(), value) }
+        // `half_life` named the window of the decaying average this replaced; it still sets the window.
+        if let value = map["window"] ?? map["half_life"] { settings.window = try positive(value.duration(), value) }
         if let value = map["change"] { settings.changeRatio = try value.ratio() }
         return settings
     }

@@ -1,12 +1,16 @@
+import QuotaWatchPolicy
+
 /// Growth rates from successive frames: bytes per second of each child of the current
-/// directory over the last few seconds, and events per second. The view computes them itself
-/// (no engine state): a rate needs only two readings of the same number.
+/// directory, and events per second. The view computes them itself (no engine state), with the
+/// estimator and default window of the breach forecast (``GrowthRate``), so the GROWTH column
+/// and `status --quotas` agree on a quota directory.
 public struct GrowthTracker: Sendable {
-    /// Readings older than this are forgotten; the rate spans what is left.
+    /// Event readings older than this are forgotten; the event rate spans what is left.
     public var window: Double
 
     private var directory: [UInt8] = []
-    private var samples: [[UInt8]: [(seconds: Double, bytes: UInt64)]] = [:]
+    private var rates: [[UInt8]: GrowthRate] = [:]
+    private var latest = Moment.seconds(0)
     private var eventSamples: [(seconds: Double, events: UInt64)] = []
 
     public init(window: Double = 5) { self.window = window }
@@ -15,32 +19,30 @@ public struct GrowthTracker: Sendable {
     public mutating func record(_ frame: WatchFrame) {
         if frame.directory != directory {
             directory = frame.directory
-            samples.removeAll()
+            rates.removeAll()
         }
         let horizon = frame.seconds - window
+        latest = .seconds(frame.seconds)
         var seen = Set<[UInt8]>()
         for entry in frame.entries {
             seen.insert(entry.name)
-            var history = samples[entry.name] ?? []
-            history.append((frame.seconds, entry.allocated))
-            while let first = history.first, first.seconds < horizon, history.count > 2 { history.removeFirst() }
-            samples[entry.name] = history
+            rates[entry.name, default: GrowthRate(window: ForecastSettings().window)].record(
+                entry.allocated, at: latest)
         }
         // Children no longer in the frame (deleted, or out of the largest shown) are dropped.
-        for name in samples.keys where !seen.contains(name) { samples.removeValue(forKey: name) }
+        for name in rates.keys where !seen.contains(name) { rates.removeValue(forKey: name) }
         eventSamples.append((frame.seconds, frame.events))
         while let first = eventSamples.first, first.seconds < horizon, eventSamples.count > 2 {
             eventSamples.removeFirst()
         }
     }
 
-    /// Bytes per second the child named `name` grew by (negative when it shrank); nil until
-    /// two readings a moment apart exist.
+    /// Bytes per second the child named `name` grew by (negative when it shrank) as of the last
+    /// frame; nil until it has been in two frames a moment apart.
     public func bytesPerSecond(_ name: [UInt8]) -> Double? {
-        guard let history = samples[name], let first = history.first, let last = history.last,
-            last.seconds - first.seconds > 0.05
+        guard let rate = rates[name], let first = rate.readings.first, (latest - first.moment) > .milliseconds(50)
         else { return nil }
-        return (Double(last.bytes) - Double(first.bytes)) / (last.seconds - first.seconds)
+        return rate.bytesPerSecond(at: latest)
     }
 
     /// inotify events per second over the window; nil until two readings exist.

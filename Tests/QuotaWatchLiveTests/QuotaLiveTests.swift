@@ -34,6 +34,39 @@ struct QuotaLiveTests {
         try fixture.stopCleanly()
     }
 
+    @Test("a steady writer's forecast is within 2x of its true rate after 5 s, and is announced once")
+    func steadyWriterForecast() throws {
+        let fixture = try fixture(["c"])
+        let tree = fixture.tree
+        try tree.writeFile(caches / "c" / "base", byteCount: 6_000_000)
+        let daemon = try fixture.start(options: ["--quota", "Caches/c=10MB"])
+        try tree.writeFile(caches / "c" / "growing", byteCount: 0)
+        _ = try daemon.syncStatus()
+        // 500 kB/s in 50 kB appends every 100 ms: the pacing of a writer, not a synchronisation.
+        let started = Date()
+        var written = 0
+        while daemon.events("quota_forecast").isEmpty && Date().timeIntervalSince(started) < 7 {
+            try tree.appendToFile(caches / "c" / "growing", byteCount: 50_000)
+            written += 50_000
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let forecast = try daemon.waitForEvent("quota_forecast", path: "Caches/c")
+        let trueRate = Double(written) / Date().timeIntervalSince(started)
+        let fields = try #require(
+            JSONSerialization.jsonObject(with: Data(forecast.text.utf8)) as? [String: Any])
+        let rate = try #require(fields["bytes_per_second"] as? Double)
+        #expect(rate > trueRate / 2 && rate < trueRate * 2, "forecast rate \(rate) B/s, true \(trueRate) B/s")
+        // Two more seconds of the same: the predicted moment stays, so nothing is announced again.
+        for _ in 0..<20 {
+            try tree.appendToFile(caches / "c" / "growing", byteCount: 50_000)
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        _ = try daemon.syncStatus()
+        let forecasts = daemon.events("quota_forecast", where: { $0.path == "Caches/c" })
+        #expect(forecasts.count <= 2, "re-announced \(forecasts.count) times\n\(daemon.transcript)")
+        try fixture.stopCleanly()
+    }
+
     @Test("a directory created later under the glob breaches too; a renamed one follows its new name")
     func createdAndRenamed() throws {
         let fixture = try fixture()

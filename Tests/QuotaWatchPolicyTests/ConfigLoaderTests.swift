@@ -41,7 +41,7 @@ struct ConfigLoaderTests {
                 - {name: cfnetwork-download, age: 5m}
                 - {name: big, paths: 'Library/Big', kind: directory-over, limit: 1GB}
               disable: temporary-plist
-            forecast: {horizon: 2h, half_life: 5m, change: 0.5}
+            forecast: {horizon: 2h, window: 5m, change: 0.5}
             hooks:
               - command: [notify-send, QuotaWatch]
                 events: all

@@ -95,12 +95,18 @@ import Testing
         tracker.record(frame([("a", 1_000)], seconds: 10, events: 0))
         #expect(tracker.bytesPerSecond(Array("a".utf8)) == nil)
         tracker.record(frame([("a", 3_000)], seconds: 12, events: 100))
-        #expect(tracker.bytesPerSecond(Array("a".utf8)) == 1_000)
         #expect(tracker.eventsPerSecond == 50)
-        tracker.record(frame([("a", 3_000)], seconds: 30, events: 100))
-        tracker.record(frame([("a", 2_000)], seconds: 31, events: 100))
-        #expect(tracker.bytesPerSecond(Array("a".utf8)) == -1_000)
-        tracker.record(frame("other", [("a", 9_000)], seconds: 32))
+        // The forecast's estimator: growth over at least its minimum span (5 s of the 30 s window).
+        #expect(tracker.bytesPerSecond(Array("a".utf8)) == 400)
+        for second in 13...20 {
+            tracker.record(frame([("a", UInt64(1_000 * (second - 10) + 1_000))], seconds: Double(second)))
+        }
+        #expect(tracker.bytesPerSecond(Array("a".utf8)) == 1_000, "a steady writer, measured exactly")
+        for second in 21...60 {
+            tracker.record(frame([("a", UInt64(11_000 - 100 * (second - 20)))], seconds: Double(second)))
+        }
+        #expect(tracker.bytesPerSecond(Array("a".utf8)).map { abs($0 + 100) < 1e-6 } == true, "shrinking")
+        tracker.record(frame("other", [("a", 9_000)], seconds: 61))
         #expect(tracker.bytesPerSecond(Array("a".utf8)) == nil)
         #expect(WatchLayout.growthText(1_500_000, .decimal) == "+1.5 MB/s")
         #expect(WatchLayout.growthText(-300, .decimal) == "-300 B/s")

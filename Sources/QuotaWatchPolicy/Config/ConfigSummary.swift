@@ -99,8 +99,8 @@ public enum ConfigSummary {
             text += "  disabled: " + config.leftovers.disabled.sorted().joined(separator: ", ") + "\n"
         }
         text += "\nFORECAST\n"
-        text += "  horizon \(TimeSpan.format(config.forecast.horizon)), half-life "
-        text += "\(TimeSpan.format(config.forecast.halfLife)), reported again after a change of "
+        text += "  horizon \(TimeSpan.format(config.forecast.horizon)), growth over "
+        text += "\(TimeSpan.format(config.forecast.window)), reported again after a change of "
         text += "\(ShareText.format(config.forecast.changeRatio))\n"
         text += "\nHOOKS\n"
         if config.hooks.isEmpty {
@@ -214,7 +214,7 @@ public enum ConfigSummary {
                 "disabled": .array(config.leftovers.disabled.sorted().map { .string($0) }),
             ]),
             "forecast": .object([
-                "horizon": seconds(config.forecast.horizon), "half_life": seconds(config.forecast.halfLife),
+                "horizon": seconds(config.forecast.horizon), "window": seconds(config.forecast.window),
                 "change": .number(config.forecast.changeRatio),
             ]),
             "hooks": .array(hooks),

@@ -2,49 +2,42 @@
 public struct ForecastSettings: Sendable, Hashable {
     /// Forecasts further out than this are not reported.
     public var horizon: Duration
-    /// The half-life of the growth-rate estimate: older growth counts half as much after it.
-    public var halfLife: Duration
-    /// A forecast is reported again only when the predicted time to breach moved by more than
-    /// this share of the last reported one ("a lot": 0.25 by default).
+    /// The growth rate is the growth over this much time (see ``GrowthRate``).
+    public var window: Duration
+    /// A forecast is reported again only when the predicted moment of the breach moved by more
+    /// than this share of the lead time it was announced with ("a lot": 0.25 by default).
     public var changeRatio: Double
-    /// Samples closer together than this are merged, so a burst of writes within one
-    /// millisecond does not read as an infinite rate.
-    public var minimumInterval: Duration
 
-    public init(
-        horizon: Duration = .seconds(3600), halfLife: Duration = .seconds(600), changeRatio: Double = 0.25,
-        minimumInterval: Duration = .seconds(1)
-    ) {
+    public init(horizon: Duration = .seconds(3600), window: Duration = .seconds(30), changeRatio: Double = 0.25) {
         self.horizon = horizon
-        self.halfLife = halfLife
+        self.window = window
         self.changeRatio = changeRatio
-        self.minimumInterval = minimumInterval
     }
 }
 
-/// A quota directory's growth rate, estimated from (time, size) samples, and the breach
+/// A quota directory's growth rate (a ``GrowthRate`` over the settings' window) and the breach
 /// forecast it implies.
 ///
-/// The rate is an exponentially weighted average of the rates between samples: a new rate r
-/// measured over Δt moves the estimate by α = 1 − 2^(−Δt / half-life) towards r, so the
-/// estimate forgets at the same pace however often it is sampled. A forecast is reported
-/// when size + rate × t reaches the limit within the horizon, and again only when the
-/// predicted time differs from the last reported one by more than `changeRatio` of it. When
-/// the estimate stops predicting a breach within the horizon, the next prediction is news
-/// again.
+/// A forecast is reported when size + rate × t reaches the limit within the horizon, once the
+/// rate spans its minimum span (a new writer's rate is still rising before that). It is
+/// reported again only when the predicted *moment* of the breach comes earlier by more than
+/// `changeRatio` of the lead time of the last report: a steady writer's prediction stays put
+/// as time passes, so it is announced once, not every second. A breach that recedes is news to
+/// no one: the announcement silently follows it, so only a later speed-up is reported. An
+/// announcement is forgotten once its moment has passed, or when the directory stops growing;
+/// the next prediction is then news again.
 public struct GrowthForecast: Sendable, Hashable {
-    public private(set) var bytesPerSecond: Double = 0
-    private var lastSample: (moment: Moment, size: UInt64)?
-    private var reportedSeconds: Double?
+    private var rate: GrowthRate
+    private var announced: (breach: Moment, lead: Duration)?
 
-    public init() {}
+    public init(settings: ForecastSettings = ForecastSettings()) { rate = GrowthRate(window: settings.window) }
 
     public static func == (lhs: GrowthForecast, rhs: GrowthForecast) -> Bool {
-        lhs.bytesPerSecond == rhs.bytesPerSecond && lhs.lastSample?.moment == rhs.lastSample?.moment
-            && lhs.lastSample?.size == rhs.lastSample?.size && lhs.reportedSeconds == rhs.reportedSeconds
+        lhs.rate == rhs.rate && lhs.announced?.breach == rhs.announced?.breach
+            && lhs.announced?.lead == rhs.announced?.lead
     }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(bytesPerSecond) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rate) }
 
     /// A forecast to report.
     public struct Prediction: Sendable, Hashable {
@@ -52,41 +45,43 @@ public struct GrowthForecast: Sendable, Hashable {
         public var bytesPerSecond: Double
     }
 
+    /// The growth rate as of `moment`: 0 before two readings.
+    public func bytesPerSecond(at moment: Moment) -> Double { rate.bytesPerSecond(at: moment) ?? 0 }
+
     /// Feeds a sample; returns a forecast when one is news.
     public mutating func sample(
         size: UInt64, at moment: Moment, effectiveLimit: UInt64, settings: ForecastSettings
     ) -> Prediction? {
-        guard let last = lastSample else {
-            lastSample = (moment, size)
-            return nil
-        }
-        let elapsed = moment - last.moment
-        guard elapsed >= settings.minimumInterval, elapsed > .zero else { return nil }
-        let seconds = elapsed.secondsValue
-        let rate = (Double(size) - Double(last.size)) / seconds
-        let alpha = 1 - DecayingCount.decayFactor(elapsed: seconds, halfLife: settings.halfLife.secondsValue)
-        bytesPerSecond += alpha * (rate - bytesPerSecond)
-        lastSample = (moment, size)
-        return predict(size: size, effectiveLimit: effectiveLimit, settings: settings)
-    }
-
-    /// The seconds until `size` passes `effectiveLimit` at the current rate, if it grows.
-    public func secondsToBreach(size: UInt64, effectiveLimit: UInt64) -> Double? {
-        guard bytesPerSecond > 0, size <= effectiveLimit else { return nil }
-        return (Double(effectiveLimit) - Double(size)) / bytesPerSecond
-    }
-
-    private mutating func predict(size: UInt64, effectiveLimit: UInt64, settings: ForecastSettings) -> Prediction? {
-        guard let seconds = secondsToBreach(size: size, effectiveLimit: effectiveLimit),
+        rate.record(size, at: moment)
+        guard let estimate = rate.estimate(at: moment), estimate.isSettled else { return nil }
+        guard
+            let seconds = Self.secondsToBreach(
+                size: size, effectiveLimit: effectiveLimit, rate: estimate.bytesPerSecond),
             seconds <= settings.horizon.secondsValue
         else {
-            reportedSeconds = nil
+            if estimate.bytesPerSecond <= 0 { announced = nil }
             return nil
         }
-        if let reported = reportedSeconds, abs(seconds - reported) <= settings.changeRatio * reported {
-            return nil
+        let lead = Duration.seconds(seconds)
+        let breach = moment + lead
+        if let last = announced, moment < last.breach {
+            if breach >= last.breach {
+                announced = (breach, last.lead)
+                return nil
+            }
+            if (last.breach - breach).secondsValue <= settings.changeRatio * last.lead.secondsValue { return nil }
         }
-        reportedSeconds = seconds
-        return Prediction(secondsToBreach: seconds, bytesPerSecond: bytesPerSecond)
+        announced = (breach, lead)
+        return Prediction(secondsToBreach: seconds, bytesPerSecond: estimate.bytesPerSecond)
+    }
+
+    /// The seconds until `size` passes `effectiveLimit` at the rate as of `moment`, if it grows.
+    public func secondsToBreach(size: UInt64, effectiveLimit: UInt64, at moment: Moment) -> Double? {
+        Self.secondsToBreach(size: size, effectiveLimit: effectiveLimit, rate: bytesPerSecond(at: moment))
+    }
+
+    private static func secondsToBreach(size: UInt64, effectiveLimit: UInt64, rate: Double) -> Double? {
+        guard rate > 0, size <= effectiveLimit else { return nil }
+        return (Double(effectiveLimit) - Double(size)) / rate
     }
 }

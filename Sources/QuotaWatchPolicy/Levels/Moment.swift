@@ -9,5 +9,6 @@ public struct Moment: Sendable, Hashable, Comparable {
 
     public static func < (lhs: Moment, rhs: Moment) -> Bool { lhs.sinceOrigin < rhs.sinceOrigin }
     public static func + (lhs: Moment, rhs: Duration) -> Moment { Moment(sinceOrigin: lhs.sinceOrigin + rhs) }
+    public static func - (lhs: Moment, rhs: Duration) -> Moment { Moment(sinceOrigin: lhs.sinceOrigin - rhs) }
     public static func - (lhs: Moment, rhs: Moment) -> Duration { lhs.sinceOrigin - rhs.sinceOrigin }
 }

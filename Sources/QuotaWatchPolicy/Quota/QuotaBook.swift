@@ -37,6 +37,8 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
 
     private var entries: [Key: Entry] = [:]
     private var budgetMembers: [Set<Key>]
+    /// Directories a cleanup run is bringing down: their states wait for the run's end.
+    private var held: Set<Key> = []
 
     public init(config: PolicyConfig) {
         self.config = config
@@ -60,7 +62,7 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
         for rule in rules {
             let kept = old?.rules.firstIndex(of: rule)
             entry.trackers.append(kept.map { old!.trackers[$0] } ?? QuotaTracker())
-            entry.forecasts.append(kept.map { old!.forecasts[$0] } ?? GrowthForecast())
+            entry.forecasts.append(kept.map { old!.forecasts[$0] } ?? GrowthForecast(settings: config.forecast))
         }
         for budget in budgetMembers.indices {
             if rules.contains(config.quotas.count + budget) {
@@ -74,6 +76,7 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
 
     /// Stops tracking `key`: its directory is gone or no longer matches.
     public mutating func detach(_ key: Key) {
+        held.remove(key)
         guard let entry = entries.removeValue(forKey: key) else { return }
         for rule in entry.rules where rule >= config.quotas.count {
             budgetMembers[rule - config.quotas.count].remove(key)
@@ -103,6 +106,19 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
         }
         entries[key] = entry
     }
+
+    /// A cleanup run is bringing `key` down: until ``release(_:)`` its states stay as they are,
+    /// so alerting sees breach → ok, not breach → warning → ok as the run walks the tally
+    /// down through the warning band. Usage is still recorded for `status --quotas`.
+    public mutating func hold(_ key: Key) {
+        if entries[key] != nil { held.insert(key) }
+    }
+
+    /// The run that held `key` is over and its deletions are counted: the next evaluation
+    /// decides its state once.
+    public mutating func release(_ key: Key) { held.remove(key) }
+
+    public func isHeld(_ key: Key) -> Bool { held.contains(key) }
 
     /// Counts one change below `key`, for budget weights and `status --quotas`.
     public mutating func recordChange(_ key: Key, at moment: Moment) {
@@ -172,6 +188,10 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
         time: WallTime
     ) -> [PolicyEvent] {
         guard var entry = entries[key] else { return [] }
+        guard !held.contains(key) else {
+            entries[key]!.lastUsage = usage
+            return []
+        }
         var events: [PolicyEvent] = []
         for (slot, rule) in entry.rules.enumerated() {
             let (glob, limit, thresholds) = describe(rule)
@@ -243,8 +263,10 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
                     Row(
                         path: entry.path, rule: glob.text, size: thresholds.size, used: used, limit: limit,
                         effectiveLimit: effective, state: entry.trackers[slot].state,
-                        bytesPerSecond: forecast.bytesPerSecond,
-                        secondsToBreach: used.flatMap { forecast.secondsToBreach(size: $0, effectiveLimit: effective) },
+                        bytesPerSecond: forecast.bytesPerSecond(at: moment),
+                        secondsToBreach: used.flatMap {
+                            forecast.secondsToBreach(size: $0, effectiveLimit: effective, at: moment)
+                        },
                         sinceLastChange: entry.lastChange.map { moment - $0 }))
             }
         }
