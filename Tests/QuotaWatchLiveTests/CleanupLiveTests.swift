@@ -114,6 +114,26 @@ struct CleanupLiveTests {
         try setup.fixture.stopCleanly()
     }
 
+    @Test("a directory being cleaned goes breach → ok: the warning band it walks through is not reported")
+    func cleanedDirectoryDoesNotFlap() throws {
+        let setup = try Setup()
+        let tree = setup.fixture.tree
+        // 60 files of 8 kB under 150 kB: eviction removes about 45 of them, one at a time, so
+        // the tally passes through the warning band (120–148 kB) on its way to the target.
+        try makeOldFiles(tree, count: 60, bytes: 8_000)
+        let daemon = try setup.start(["--quota", "Caches/*=150kB", "--clean"])
+        try daemon.waitForEvent("quota_breach", path: "Caches/a")
+        try daemon.waitForEvent("cleanup")
+        try daemon.waitForEvent("quota_ok", path: "Caches/a")
+        _ = try daemon.syncStatus()
+        let states = daemon.events.filter {
+            $0.event.hasPrefix("quota_") && $0.event != "quota_forecast" && $0.path == "Caches/a"
+        }.map(\.event)
+        #expect(states == ["quota_breach", "quota_ok"], "\(daemon.transcript)")
+        #expect((try daemon.quotas().row("Caches/a").state) == "ok")
+        try setup.fixture.stopCleanly()
+    }
+
     @Test("without --clean (or with --dry-run) the cleanup event lists exactly what a --clean start then removes")
     func dryRunListsWhatARealRunRemoves() throws {
         let setup = try Setup()

@@ -98,4 +98,31 @@ struct LeftoverLiveTests {
         try writer.close()
         try fixture.stopCleanly()
     }
+
+    @Test("with --clean, the leftovers there at start are removed by the first run, all of them, and listed")
+    func leftoversAtStartAreCleaned() throws {
+        let fixture = try sandbox()
+        let state = try TempTree(prefix: "qw-leftover-state")
+        let tree = fixture.tree
+        let tmp = root / "tmp"
+        let names = (1...3).map { "CFNetworkDownload_OLD\($0).tmp" }
+        for name in names {
+            try tree.writeFile(tmp / name, byteCount: 100_000)
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: tree.absolutePath(tmp / name))
+        }
+        let daemon = try fixture.start(
+            options: ["--leftover-after", "5s", "--clean"],
+            wrapper: ["/usr/bin/env", "STATE_DIRECTORY=\(state.rootPath)"])
+        let cleanup = try daemon.waitForEvent("cleanup")
+        for name in names {
+            #expect(cleanup.text.contains("tmp/\(name)"), "the first run does not list \(name): \(cleanup)")
+        }
+        _ = try daemon.syncStatus()
+        for name in names {
+            #expect(!(try tree.exists(tmp / name)), "\(name), a leftover at start, was not removed")
+        }
+        #expect(daemon.events("cleanup").count == 1, "one run for the start's leftovers\n\(daemon.transcript)")
+        try fixture.stopCleanly()
+    }
 }

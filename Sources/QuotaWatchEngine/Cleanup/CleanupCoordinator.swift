@@ -42,6 +42,8 @@ struct CleanupCoordinator {
     var opens: OpenLog
     /// The version to persist once the `app_version` run is done.
     var appVersion: (store: AppVersionStore, version: String)?
+    /// Breached directories whose states wait for their run to end and be counted.
+    var settling = CleanupSettling()
 
     init(settings: CleanupSettings, runner: CleanupRunner, plans: CleanupPlans, dryRun: Bool, now: UInt64) {
         self.settings = settings
@@ -102,7 +104,10 @@ struct CleanupCoordinator {
 
     /// When the next turn must come: at once while a trigger waits to be planned, else when
     /// the periodic run is due (engine clock).
-    var nextDeadline: UInt64 { waiting.isEmpty && hadFirstTurn ? periodicDeadline : 0 }
+    var nextDeadline: UInt64 {
+        guard waiting.isEmpty && hadFirstTurn else { return 0 }
+        return min(periodicDeadline, settling.nextDeadline ?? .max)
+    }
 
     var periodicDeadline: UInt64 { lastRun + settings.periodic.period(at: level).nanoseconds }
 
@@ -123,6 +128,7 @@ struct CleanupCoordinator {
         waiting = []
         var planner = CleanupPlanner(
             settings: settings, monitor: monitor, level: currentLevel, now: now, opens: opens)
+        var triggers: [CleanupTrigger] = []
         for request in requests {
             let trigger: CleanupTrigger
             var plan: CleanupPlan
@@ -132,6 +138,7 @@ struct CleanupCoordinator {
                 plan = planner.plan(for: given, live: &live)
             case .breach(let path, let size, let effectiveLimit, let rule):
                 trigger = .breach(path: path)
+                settling.started(path)
                 plan = planner.plan(for: trigger, live: &live, breach: (size, effectiveLimit, rule))
             case .manual(let name, let dryRun, let reply):
                 trigger = .manual(name)
@@ -140,8 +147,11 @@ struct CleanupCoordinator {
                 plan.replies = [reply]
             }
             plans.stage(trigger, plan)
-            runner.submit(trigger)
+            triggers.append(trigger)
         }
+        // One submission for the turn: what one turn found (the start's leftovers, a level
+        // change's breaches) is served by one run, not one run each.
+        runner.submit(triggers)
         lastRun = now
     }
 }

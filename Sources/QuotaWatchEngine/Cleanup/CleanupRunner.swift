@@ -66,9 +66,13 @@ public final class CleanupRunner: Sendable {
     }
 
     /// Asks for a run. Returns at once; the run starts now, or after the one going on.
-    public func submit(_ trigger: CleanupTrigger) {
+    public func submit(_ trigger: CleanupTrigger) { submit([trigger]) }
+
+    /// Asks for one run serving all of `triggers` (with any already waiting).
+    public func submit(_ triggers: [CleanupTrigger]) {
+        guard !triggers.isEmpty else { return }
         let start = state.withLock { state -> Bool in
-            if !state.waiting.contains(trigger) { state.waiting.append(trigger) }
+            for trigger in triggers where !state.waiting.contains(trigger) { state.waiting.append(trigger) }
             if state.running { return false }
             state.running = true
             return true

@@ -121,12 +121,6 @@ extension LiveEngine {
             })
         var coordinator = CleanupCoordinator(
             settings: settings, runner: runner, plans: plans, dryRun: !deletes, now: clock.now)
-        // Breaches reported by the first placement, before the coordinator existed.
-        for row in monitor.book.rows(level: monitor.level.level, at: PolicyMonitor.moment(clock.now))
-        where row.state == .breach {
-            coordinator.note(
-                .breach(path: row.path, size: row.size, effectiveLimit: row.effectiveLimit, rule: row.rule))
-        }
         if let setting = settings.appVersion {
             noteAppVersion(setting, into: &coordinator)
         }
@@ -161,11 +155,33 @@ extension LiveEngine {
         Log.warning(message)
     }
 
-    /// After the policy's pass: plans and submits the triggers noted this turn.
+    /// After the policy's pass: plans and submits the triggers noted this turn, holds the
+    /// states of the breached directories a run now cleans, and lets go of those settled.
     func cleanupTurn(_ live: inout LiveTree<KernelFileSystem>) {
         guard var cleanup else { return }
         cleanup.turn(&live, monitor: monitor, now: clock.now)
+        let settled = cleanup.settling.takeSettled(live.tree, now: clock.now)
         self.cleanup = cleanup
+        holdCleanedDirectories(live)
+        guard !settled.isEmpty, monitor != nil else { return }
+        for path in settled {
+            guard let directory = CleanupSettling.directory(path, in: live.tree) else { continue }
+            monitor?.book.release(directory)
+            monitor?.attachedSinceEvaluation.append(directory)
+        }
+        // Evaluated now: the loop may sleep until the next change.
+        policyTurn(&live)
+    }
+
+    /// Every directory a run was submitted for is held until it settles (``CleanupSettling``).
+    private func holdCleanedDirectories(_ live: LiveTree<KernelFileSystem>) {
+        guard let cleanup, monitor != nil else { return }
+        for path in cleanup.settling.paths {
+            guard let directory = CleanupSettling.directory(path, in: live.tree),
+                monitor?.book.isHeld(directory) == false
+            else { continue }
+            monitor?.book.hold(directory)
+        }
     }
 
     /// Opens noted for `order: lru` (they change no size); the rest go to the tree.
@@ -179,6 +195,7 @@ extension LiveEngine {
         emit(.cleanup(summary))
         guard var cleanup else { return }
         cleanup.ran(at: clock.now)
+        cleanup.settling.finished(summary, now: clock.now)
         if let (store, version) = cleanup.appVersion, !summary.dryRun,
             summary.triggers.contains(where: { if case .appVersion = $0 { true } else { false } })
         {

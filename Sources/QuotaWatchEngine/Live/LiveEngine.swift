@@ -173,8 +173,9 @@ public final class LiveEngine: @unchecked Sendable {
         reportDegradation(of: live)
         if let failure = startHooks(options.policy.hooks) { return .failure(failure) }
         defer { stopHooks() }
-        startPolicy(&live, root: root)
+        let startEvents = startPolicy(&live, root: root)
         if let failure = startCleanup(root: root, mailbox: mailbox) { return .failure(failure) }
+        for event in startEvents { publish(event) }
         notifyObservers(.ready, live)
         let exit = loop(&live)
         notifyObservers(.stopping, live)

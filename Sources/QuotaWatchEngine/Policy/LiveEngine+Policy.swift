@@ -6,14 +6,16 @@ import QuotaWatchSystem
 /// The engine's side of the policy layer: starting it after the first crawl, one pass per
 /// turn, and SIGHUP.
 extension LiveEngine {
-    /// Places the first crawl's tree and reports every directory already past a line.
-    func startPolicy(_ live: inout LiveTree<KernelFileSystem>, root: FileDescriptor) {
+    /// Places the first crawl's tree; returns the events of every directory already past a line
+    /// and every leftover already there, for the caller to publish once the cleanup coordinator
+    /// exists (published earlier, they would start no run).
+    func startPolicy(_ live: inout LiveTree<KernelFileSystem>, root: FileDescriptor) -> [PolicyEvent] {
         monitor = PolicyMonitor(config: options.policy) { try? root.fileSystemSpace() }
         var events = monitor?.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now()) ?? []
         // After the rebuild, which finds the leftover rules the tree's shape turns on.
         live.logStructureChanges(monitor?.hasRules ?? false)
         events += leftoverTurn(&live, changed: [])
-        for event in events { publish(event) }
+        return events
     }
 
     /// After each turn (and before a quota status is answered): structure changes, changed
