@@ -20,31 +20,3 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
         "\(file):\(line):\(column): " + (key.isEmpty ? "" : "\(key): ") + message
     }
 }
-
-/// Suggestions for misspelt keys: the allowed key closest in edit distance, if close enough.
-enum Spelling {
-    static func suggestion(for word: String, among candidates: [String]) -> String? {
-        let scored = candidates.map { ($0, distance(Array(word.lowercased()), Array($0))) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-        return best.1 <= max(2, word.count / 3) ? best.0 : nil
-    }
-
-    /// Damerau–Levenshtein distance (optimal string alignment), so `qouta` is one swap from `quota`.
-    static func distance(_ a: [Character], _ b: [Character]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { table[i][0] = i }
-        for j in 0...b.count { table[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
-                }
-            }
-        }
-        return table[a.count][b.count]
-    }
-}

@@ -59,7 +59,7 @@ qw_require_packages() {
 QW_BUILD_PACKAGES=(libinotifytools0-dev libyaml-dev libncurses-dev libsqlite3-dev libmicrohttpd-dev libsystemd-dev)
 qw_install_deps() {
     case "${1:-}" in
-    test) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils tmux prometheus ;;
+    test) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils tmux prometheus man-db ;;
     demo) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils ;;
     bench) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils gdu watchman inotify-tools hyperfine ;;
     *)

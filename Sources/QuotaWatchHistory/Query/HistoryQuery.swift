@@ -77,22 +77,6 @@ public enum HistoryQuery {
     public static func suggestion(for unknown: String) -> String? {
         let lowered = unknown.lowercased()
         if let contained = kinds.first(where: { $0.contains(lowered) || lowered.contains($0) }) { return contained }
-        return kinds.min { distance($0, lowered) < distance($1, lowered) }.flatMap {
-            distance($0, lowered) <= max(2, lowered.count / 3) ? $0 : nil
-        }
-    }
-
-    private static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.utf8)
-        let b = Array(b.utf8)
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1]
-            for (j, y) in b.enumerated() {
-                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
-            }
-            previous = current
-        }
-        return previous[b.count]
+        return Spelling.suggestion(for: lowered, among: kinds)
     }
 }

@@ -1,3 +1,5 @@
+import QuotaWatchCore
+
 /// An option a subcommand accepts.
 struct OptionSpec: Sendable {
     var name: String
@@ -52,7 +54,11 @@ struct ParsedArguments {
                 inlineValue = CommandLineArgument(bytes: Array(argument.bytes[(equals + 1)...]))
             }
             guard let spec = options.first(where: { $0.name == name }) else {
-                throw UsageError(message: "Unknown option '\(name)'", command: command)
+                var message = "Unknown option '\(name)'"
+                if let suggestion = Spelling.suggestion(for: name, among: options.map(\.name) + ["--help"]) {
+                    message += "; did you mean '\(suggestion)'?"
+                }
+                throw UsageError(message: message, command: command)
             }
             if spec.valueName == nil {
                 if inlineValue != nil {

@@ -1,3 +1,5 @@
+import QuotaWatchCore
+
 /// The `quotawatch` command: parses the words, runs one subcommand, maps errors to exit codes.
 enum QuotaWatchCLI {
     static let version = "0.1.0"
@@ -5,7 +7,15 @@ enum QuotaWatchCLI {
     static let subcommands: [Subcommand] = [
         ScanCommand.subcommand, RunCommand.subcommand, StatusCommand.subcommand, CheckConfigCommand.subcommand,
         CleanNowCommand.subcommand, CleanCommand.subcommand, HistoryCommand.subcommand, WatchCommand.subcommand,
+        CompletionsCommand.subcommand,
     ]
+
+    /// `help` is a word of its own, not a subcommand: it takes a subcommand's name, or `--man`.
+    static let helpSubcommand = Subcommand(
+        name: "help", abstract: "Show the help of a subcommand, or this tool's manual page with --man.",
+        arguments: [ArgumentSpec(name: "subcommand", help: "The subcommand to explain.", isOptional: true)],
+        options: [OptionSpec(name: "--man", help: "Print the manual page quotawatch(1) in roff (man -l -).")],
+        run: { _ throws(UsageError) in .success })
 
     static func run(_ arguments: [CommandLineArgument]) -> ExitStatus {
         do {
@@ -36,19 +46,24 @@ enum QuotaWatchCLI {
             Console.out("quotawatch \(version)\n")
             return .success
         case "help":
-            guard let name = arguments.dropFirst().first?.text else {
+            let parsed = try ParsedArguments(
+                Array(arguments.dropFirst()), options: helpSubcommand.options, command: "help")
+            if parsed.has("--man") {
+                Console.out(ManualPage.render(subcommands, help: helpSubcommand, version: version))
+                return .success
+            }
+            guard let name = parsed.positionals.first?.text else {
                 Console.out(Help.overview(subcommands))
                 return .success
             }
-            guard let subcommand = subcommands.first(where: { $0.name == name }) else {
-                throw UsageError(message: "Unknown subcommand '\(name)'", command: nil)
+            if name == "help" {
+                Console.out(Help.page(for: helpSubcommand))
+                return .success
             }
-            Console.out(Help.page(for: subcommand))
+            Console.out(Help.page(for: try subcommand(named: name)))
             return .success
         default:
-            guard let subcommand = subcommands.first(where: { $0.name == first }) else {
-                throw UsageError(message: "Unknown subcommand '\(first)'", command: nil)
-            }
+            let subcommand = try subcommand(named: first)
             let rest = Array(arguments.dropFirst())
             if rest.contains(where: { $0.text == "--help" || $0.text == "-h" }) {
                 Console.out(Help.page(for: subcommand))
@@ -57,6 +72,16 @@ enum QuotaWatchCLI {
             let parsed = try ParsedArguments(rest, options: subcommand.options, command: subcommand.name)
             return try subcommand.run(parsed)
         }
+    }
+
+    /// The subcommand called `name`, or a usage error that suggests the nearest one.
+    private static func subcommand(named name: String) throws(UsageError) -> Subcommand {
+        if let found = subcommands.first(where: { $0.name == name }) { return found }
+        var message = "Unknown subcommand '\(name)'"
+        if let suggestion = Spelling.suggestion(for: name, among: subcommands.map(\.name) + ["help"]) {
+            message += "; did you mean '\(suggestion)'?"
+        }
+        throw UsageError(message: message, command: nil)
     }
 }
 
