@@ -70,12 +70,13 @@ struct PipedWatch {
     let lines: LineReader
     private let guardTimer: DispatchWorkItem
 
-    init(_ cli: CLIRunner, _ arguments: [String]) throws {
+    /// With `mergingErrors`, standard error's lines (warnings, notes) are read with the events.
+    init(_ cli: CLIRunner, _ arguments: [String], mergingErrors: Bool = false) throws {
         process.executableURL = URL(fileURLWithPath: cli.executablePath)
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = mergingErrors ? output : FileHandle.nullDevice
         try process.run()
         // A hung watch must not hang the suite: it is killed after a minute, which ends the reads.
         let process = self.process

@@ -67,12 +67,28 @@ enum WatchCommand {
                 options.socketPath, screen: screen, format: format, phone: phone,
                 warning: ignoredWhenAttached(arguments, root: options.rootDisplay, socket: options.socketPath))
         }
+        var startWarning: String?
+        if arguments.values["--socket"] == nil, let other = otherDaemon(serving: options) {
+            if let socket = other.socket, WatchAttached.probe(socket) != nil {
+                return attach(
+                    socket, screen: screen, format: format, phone: phone,
+                    warning: "quotawatch: a daemon (pid \(other.processID)) already serves \(options.rootDisplay) "
+                        + "at \(EscapedName.string(socket)): showing it instead of crawling ROOT again")
+            }
+            startWarning =
+                "quotawatch: warning: a daemon (pid \(other.processID)) already watches \(options.rootDisplay) but "
+                + "does not answer at \(EscapedName.string(other.socket ?? options.socketPath)); this view runs an "
+                + "engine of its own, with its own options (attach with 'quotawatch watch --socket PATH')"
+        }
         guard let metrics = try RunMetrics.start(arguments, adding: &options, command: "watch", announces: !screen)
         else { return .failure }
         defer { metrics.stop() }
         let session = WatchInProcess.session(options, screen: screen, phone: phone)
         // Where the metrics are, on the screen: a line on stderr before it would be hidden behind it.
         if screen, let announcement = metrics.announcement { session.feed.log(announcement, warns: false) }
+        if let startWarning {
+            if screen { session.feed.log(startWarning, warns: true) } else { Console.error(startWarning + "\n") }
+        }
         return screen
             ? WatchScreenLoop.run(session, format: format)
             : WatchPipe.run(session, format: format, jsonLines: jsonLines)
@@ -89,6 +105,17 @@ enum WatchCommand {
         return "quotawatch: warning: a daemon already serves \(root) (socket \(EscapedName.string(socket))): "
             + "showing it with its own options; \(ignored.joined(separator: ", ")) ignored "
             + "(stop that daemon to run the engine here with them)"
+    }
+
+    /// Another `run` or `watch` process whose ROOT is this one's, found from /proc: the
+    /// service started with a `--socket` of its own, which the default path does not reach.
+    private static func otherDaemon(serving options: EngineOptions) -> RunningDaemons.Daemon? {
+        guard
+            let root = try? FileDescriptor.currentWorkingDirectory.openDirectory(options.root, followSymlinks: true)
+        else { return nil }
+        defer { root.close() }
+        guard let status = try? root.status() else { return nil }
+        return RunningDaemons.serving(root: status).first
     }
 
     private static func attach(

@@ -1,0 +1,92 @@
+import Glibc
+import QuotaWatchCore
+
+/// The other `quotawatch run` and `quotawatch watch` processes on this machine, found as `ps`
+/// finds them: from `/proc/PID/cmdline`. `watch ROOT` asks, before it crawls ROOT in an engine
+/// of its own, whether one of them already serves ROOT at a socket other than the default
+/// (a unit or a script that passes `--socket`), so it can say so and attach instead.
+public enum RunningDaemons {
+    public struct Daemon: Sendable, Equatable {
+        public var processID: Int32
+        /// Its `--socket` value; nil when it listens at the default path.
+        public var socket: [UInt8]?
+    }
+
+    /// The daemons whose ROOT is the directory `root` (compared by device and inode, so a
+    /// relative or symlinked spelling matches), other than this process. Processes whose
+    /// command line or working directory cannot be read are passed over.
+    ///
+    /// The corresponding C functions are `openat`, `getdents64`, `read` and `fstatat`.
+    public static func serving(root: FileStatus) -> [Daemon] {
+        guard
+            let proc = try? FileDescriptor.currentWorkingDirectory.openDirectory(
+                Array("/proc".utf8), followSymlinks: true),
+            let names = try? OpenWriters.entryNames(of: proc)
+        else { return [] }
+        defer { proc.close() }
+        let me = ProcessIdentity.processID
+        var found: [Daemon] = []
+        for name in names {
+            guard let processID = Int32(String(decoding: name, as: UTF8.self)), processID != me,
+                let cmdline = try? SmallFile.read(bytes: Array("/proc/".utf8) + name + Array("/cmdline".utf8)),
+                let invocation = Invocation(cmdline: cmdline),
+                let status = statusOfRoot(invocation.root, process: name, in: proc),
+                status.device == root.device, status.inode == root.inode
+            else { continue }
+            found.append(Daemon(processID: processID, socket: invocation.socket))
+        }
+        return found
+    }
+
+    /// What a command line says, when it is `quotawatch run|watch ROOT …`.
+    struct Invocation: Equatable {
+        var root: [UInt8]
+        var socket: [UInt8]?
+
+        init?(cmdline: [UInt8]) {
+            let words = cmdline.split(separator: 0, omittingEmptySubsequences: false).map(Array.init)
+            guard words.count >= 3,
+                words[0].split(separator: UInt8(ascii: "/")).last.map(Array.init) == Array("quotawatch".utf8),
+                words[1] == Array("run".utf8) || words[1] == Array("watch".utf8)
+            else { return nil }
+            var root: [UInt8]?
+            var socket: [UInt8]?
+            var index = 2
+            while index < words.count {
+                let word = words[index]
+                index += 1
+                if word == Array("--socket".utf8), index < words.count {
+                    socket = words[index]
+                    index += 1
+                } else if word.starts(with: Array("--socket=".utf8)) {
+                    socket = Array(word.dropFirst(9))
+                } else if root == nil, !word.isEmpty, word.first != UInt8(ascii: "-") {
+                    root = word
+                }
+            }
+            guard let root else { return nil }
+            self.root = root
+            self.socket = socket
+        }
+    }
+
+    /// The ROOT a process was given, resolved as that process resolved it: from its working
+    /// directory when relative.
+    private static func statusOfRoot(_ root: [UInt8], process: [UInt8], in proc: FileDescriptor) -> FileStatus? {
+        if root.first == UInt8(ascii: "/") {
+            return try? FileDescriptor.currentWorkingDirectory.openDirectory(root, followSymlinks: true)
+                .statusThenClose()
+        }
+        guard let cwd = try? proc.openDirectory(process + Array("/cwd".utf8), followSymlinks: true) else { return nil }
+        defer { cwd.close() }
+        return try? cwd.openDirectory(root, followSymlinks: true).statusThenClose()
+    }
+}
+
+extension FileDescriptor {
+    /// This descriptor's status; the descriptor is closed either way.
+    fileprivate func statusThenClose() throws(Errno) -> FileStatus {
+        defer { close() }
+        return try status()
+    }
+}
