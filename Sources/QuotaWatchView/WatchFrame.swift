@@ -93,3 +93,19 @@ public struct WatchFrame: Sendable, Equatable {
         directory.isEmpty ? name : directory + [UInt8(ascii: "/")] + name
     }
 }
+
+extension WatchFrame.Quota {
+    /// Whether this rule's state is more urgent than `other`'s: breach before warning before
+    /// ok, then the larger share of its limit in use.
+    func isStricter(than other: WatchFrame.Quota) -> Bool {
+        func rank(_ state: String) -> Int { ["breach": 2, "warning": 1][state] ?? 0 }
+        if rank(state) != rank(other.state) { return rank(state) > rank(other.state) }
+        return share > other.share
+    }
+
+    /// Used bytes as a share of the effective limit (0 when unknown; ∞ past a zero limit).
+    var share: Double {
+        guard let used else { return 0 }
+        return effectiveLimit == 0 ? (used == 0 ? 0 : .infinity) : Double(used) / Double(effectiveLimit)
+    }
+}

@@ -28,13 +28,30 @@ public struct WatchModel: Sendable {
         if newFrame.crawl == nil { growth.record(newFrame) }
         // Paused, the list stays as it was, except that a directory just entered is shown once.
         guard !state.paused || restorePending else { return }
+        let selected = selectedName()
         frame = newFrame
         let names = rowNames()
         if restorePending {
             restorePending = false
             state.restoreSelection(rows: names, visibleRows: listRows)
+        } else {
+            // The highlight stays on its item as sizes change and the list re-sorts.
+            keepSelection(on: selected, listRows: listRows)
         }
         state.cursor.clamp(count: names.count, visibleRows: listRows)
+    }
+
+    /// The name of the highlighted row, if any.
+    private func selectedName() -> [UInt8]? {
+        let names = rowNames()
+        return names.indices.contains(state.cursor.selected) ? names[state.cursor.selected] : nil
+    }
+
+    private mutating func keepSelection(on name: [UInt8]?, listRows: Int) {
+        guard let name else { return }
+        let names = rowNames()
+        guard let index = names.firstIndex(of: name), index != state.cursor.selected else { return }
+        state.cursor.select(index, count: names.count, visibleRows: listRows)
     }
 
     /// Takes one event (already parsed).
@@ -47,7 +64,10 @@ public struct WatchModel: Sendable {
 
     /// Applies a key; see ``WatchState/handle(_:rows:visibleRows:cleanAllowed:)``.
     public mutating func handle(_ key: TerminalKey, listRows: Int, cleanAllowed: Bool = true) -> WatchCommand {
+        let selected = selectedName()
+        let order = (state.sort, state.showsApparent)
         let command = state.handle(key, rows: rowNames(), visibleRows: listRows, cleanAllowed: cleanAllowed)
+        if order != (state.sort, state.showsApparent) { keepSelection(on: selected, listRows: listRows) }
         if case .showDirectory = command {
             restorePending = true
             // Paused or not, the new directory's first frame is shown.
@@ -69,7 +89,9 @@ public struct WatchModel: Sendable {
     /// The rows of the list in the order shown.
     public func rows() -> [WatchRow] {
         guard let frame else { return [] }
-        let quotas = Dictionary(frame.quotas.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        // A directory under several rules shows the strictest: the one furthest past (or
+        // nearest to) its limit, as status --quotas and the header count it.
+        let quotas = Dictionary(frame.quotas.map { ($0.path, $0) }) { $0.isStricter(than: $1) ? $0 : $1 }
         var rows = frame.entries.map { entry in
             WatchRow(
                 name: entry.name, display: DisplayWidth.builtIn.printable(EscapedName.string(entry.name)),

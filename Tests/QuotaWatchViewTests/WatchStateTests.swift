@@ -6,7 +6,7 @@ import Testing
     @Test func sortOrdersCycleThroughSizeNameAndGrowth() {
         var model = WatchModel()
         model.receive(frame([("b", 300), ("a", 200), ("c", 100)], seconds: 0), listRows: 10)
-        model.receive(frame([("b", 300), ("a", 200), ("c", 5_100)], seconds: 1), listRows: 10)
+        model.receive(frame([("b", 300), ("a", 200), ("c", 5_100)], seconds: 5), listRows: 10)
         #expect(model.rows().map(\.display) == ["c", "b", "a"])
         _ = model.handle(.character("s"), listRows: 10)
         #expect(model.state.sort == .name)
@@ -14,7 +14,7 @@ import Testing
         _ = model.handle(.character("s"), listRows: 10)
         #expect(model.state.sort == .growth)
         #expect(model.rows().first?.display == "c")
-        #expect(model.rows().first?.growth == 5_000)
+        #expect(model.rows().first?.growth == 1_000)
         _ = model.handle(.character("s"), listRows: 10)
         #expect(model.state.sort == .size)
     }
@@ -111,5 +111,62 @@ import Testing
         #expect(WatchLayout.growthText(1_500_000, .decimal) == "+1.5 MB/s")
         #expect(WatchLayout.growthText(-300, .decimal) == "-300 B/s")
         #expect(WatchLayout.growthText(0.2, .decimal) == "0 B/s")
+    }
+}
+
+@Suite("the list keeps its item and shows the strictest rule")
+struct WatchListSelectionTests {
+    @Test("the highlight follows its directory when sizes change and the list re-sorts, and on s")
+    func highlightFollowsItsItem() {
+        var model = WatchModel()
+        model.receive(frame([("a", 300), ("b", 200), ("c", 100)]), listRows: 10)
+        _ = model.handle(.down, listRows: 10)
+        #expect(model.rows()[model.state.cursor.selected].name == Array("b".utf8))
+        // b grows past a: the list re-sorts, the highlight moves with b.
+        model.receive(frame([("a", 300), ("b", 900), ("c", 100)]), listRows: 10)
+        #expect(model.state.cursor.selected == 0)
+        #expect(model.rows()[model.state.cursor.selected].name == Array("b".utf8))
+        // s sorts by name: b is second, and still highlighted.
+        _ = model.handle(.character("s"), listRows: 10)
+        #expect(model.state.sort == .name)
+        #expect(model.rows()[model.state.cursor.selected].name == Array("b".utf8))
+        // Enter opens what is highlighted.
+        #expect(model.handle(.enter, listRows: 10) == .showDirectory(Array("b".utf8)))
+    }
+
+    @Test("a highlighted directory that goes away leaves the highlight in range")
+    func highlightOfAGoneItem() {
+        var model = WatchModel()
+        model.receive(frame([("a", 300), ("b", 200), ("c", 100)]), listRows: 10)
+        _ = model.handle(.down, listRows: 10)
+        _ = model.handle(.down, listRows: 10)
+        model.receive(frame([("a", 300)]), listRows: 10)
+        #expect(model.state.cursor.selected == 0)
+    }
+
+    @Test("a directory under two rules shows the one in breach, not the looser one's green bar")
+    func strictestRule() {
+        var model = WatchModel()
+        var shown = frame("Library/Caches", [("com.example.video", 22_000_000)])
+        shown.quotas = [
+            WatchFrame.Quota(
+                path: "Library/Caches/com.example.video", used: 22_000_000, limit: 50_000_000,
+                effectiveLimit: 50_000_000, state: "ok"),
+            WatchFrame.Quota(
+                path: "Library/Caches/com.example.video", used: 22_000_000, limit: 16_000_000,
+                effectiveLimit: 16_000_000, state: "breach"),
+            WatchFrame.Quota(
+                path: "Library/Caches/com.example.video", used: 22_000_000, limit: 20_000_000,
+                effectiveLimit: 30_000_000, state: "warning"),
+        ]
+        _ = model.handle(.enter, listRows: 10)
+        model.state.directory = Array("Library/Caches".utf8)
+        model.receive(shown, listRows: 10)
+        let quota = model.rows().first?.quota
+        #expect(quota?.state == "breach" && quota?.limit == 16_000_000, "\(String(describing: quota))")
+        // The order given does not matter.
+        shown.quotas.reverse()
+        model.receive(shown, listRows: 10)
+        #expect(model.rows().first?.quota?.limit == 16_000_000)
     }
 }
