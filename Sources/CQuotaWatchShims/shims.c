@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
+#include <linux/kcmp.h>
+#include <sys/stat.h>
 #include "CQuotaWatchShims.h"
 
 _Static_assert(offsetof(struct dirent64, d_ino) == QW_DIRENT_INO_OFFSET, "d_ino");
@@ -114,6 +116,23 @@ int qw_openat2(int directory, const char *path, unsigned long long flags, unsign
     struct open_how how = {.flags = flags, .mode = 0, .resolve = resolve};
     return (int)syscall(SYS_openat2, directory, path, &how, sizeof how);
 }
+
+int qw_statx_mount(int directory, const char *path, int flags, unsigned long long *mount_id, int *mount_root) {
+    struct statx status;
+    if (statx(directory, path, flags | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MNT_ID, &status) != 0) return -1;
+    *mount_id = (status.stx_mask & STATX_MNT_ID) ? status.stx_mnt_id : 0;
+    *mount_root = (status.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)
+        ? ((status.stx_attributes & STATX_ATTR_MOUNT_ROOT) ? 1 : 0) : -1;
+    return 0;
+}
+
+int qw_kcmp_files(pid_t first, pid_t second) {
+    return (int)syscall(SYS_kcmp, first, second, KCMP_FILES, 0, 0);
+}
+
+_Static_assert(F_SETSIG == QW_F_SETSIG, "F_SETSIG");
+_Static_assert(F_SETLEASE == QW_F_SETLEASE, "F_SETLEASE");
+_Static_assert(F_GETLEASE == QW_F_GETLEASE, "F_GETLEASE");
 
 int qw_fdatasync(int fd) {
     return fdatasync(fd);

@@ -3,31 +3,37 @@ import QuotaWatchCore
 import Synchronization
 
 extension OpenWriters {
-    /// Every regular file some process holds open for writing, with one such process: one
-    /// pass over `/proc` for all of them, where ``first(device:inode:)`` makes one pass per
-    /// file. Throws only when `/proc` itself cannot be listed.
+    /// Every regular file some process can write, with one writer each, and how many processes
+    /// `/proc` could not show: one pass for all of them, where ``first(device:inode:)`` makes
+    /// one pass per file. Throws only when `/proc` itself cannot be listed.
     ///
-    /// The corresponding C functions are `openat`, `getdents64`, `fstatat` and `read`.
-    public static func snapshot() throws(Errno) -> [FileIdentity: Int32] {
-        let proc = try FileDescriptor.currentWorkingDirectory.openDirectory(Array("/proc".utf8), followSymlinks: true)
-        defer { proc.close() }
-        var writers: [FileIdentity: Int32] = [:]
-        for process in try entryNames(of: proc) {
-            guard !process.isEmpty, process.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), process.count <= 9,
-                let descriptors = try? proc.openDirectory(process + Array("/fd".utf8))
-            else { continue }
-            defer { descriptors.close() }
-            let processID = process.reduce(Int32(0)) { $0 * 10 + Int32($1 - 0x30) }
-            for name in (try? entryNames(of: descriptors)) ?? [] {
-                guard let target = try? descriptors.statusFollowingSymlink(of: name), target.kind == .regular,
-                    writers[FileIdentity(target)] == nil,
-                    let flags = try? openFlags(in: proc, fdinfo: process + Array("/fdinfo/".utf8) + name)
-                else { continue }
-                let access = flags & UInt32(O_ACCMODE)
-                if access == UInt32(O_WRONLY) || access == UInt32(O_RDWR) { writers[FileIdentity(target)] = processID }
-            }
+    /// The corresponding C functions are `openat`, `getdents64`, `fstatat`, `read` and `kcmp`.
+    public static func snapshot() throws(Errno) -> Census {
+        try census(of: nil)
+    }
+}
+
+/// What the open-for-writing check found for one file.
+public enum WriterFinding: Sendable, Equatable {
+    /// `/proc` showed every process, and none can write it.
+    case noWriter
+    case writer(OpenWriters.Writer)
+    /// No writer among the processes `/proc` shows, but this many could not be read: the
+    /// deleter asks the kernel instead (``WriteLease``).
+    case notSeen(hiddenProcesses: Int)
+
+    /// The finding for `identity` in a census.
+    public init(_ identity: FileIdentity, in census: OpenWriters.Census) {
+        if let writer = census.writers[identity] {
+            self = .writer(writer)
+        } else {
+            self = census.hiddenProcesses > 0 ? .notSeen(hiddenProcesses: census.hiddenProcesses) : .noWriter
         }
-        return writers
+    }
+
+    public var writer: OpenWriters.Writer? {
+        if case .writer(let writer) = self { return writer }
+        return nil
     }
 }
 
@@ -39,11 +45,11 @@ extension OpenWriters {
 public final class OpenWritersSnapshot: Sendable {
     private struct State {
         var takenAt: ContinuousClock.Instant?
-        var writers: [FileIdentity: Int32] = [:]
+        var census = OpenWriters.Census()
     }
 
     /// Reads every writer at once: ``OpenWriters/snapshot()``, or a test's stand-in.
-    public typealias Reading = @Sendable () throws(Errno) -> [FileIdentity: Int32]
+    public typealias Reading = @Sendable () throws(Errno) -> OpenWriters.Census
 
     private let state = Mutex(State())
     private let maximumAge: Duration
@@ -54,19 +60,20 @@ public final class OpenWritersSnapshot: Sendable {
         self.read = read
     }
 
-    /// The process holding `identity` open for writing in a reading of `/proc` at most
-    /// `maximumAge` old, or nil.
-    public func check(_ identity: FileIdentity) throws(Errno) -> Int32? {
+    /// What a reading of `/proc` at most `maximumAge` old says about `identity`.
+    public func check(_ identity: FileIdentity) throws(Errno) -> WriterFinding {
         let now = ContinuousClock.now
-        let result: Result<Int32?, Errno> = state.withLock { state in
-            if let takenAt = state.takenAt, now - takenAt < maximumAge { return .success(state.writers[identity]) }
+        let result: Result<WriterFinding, Errno> = state.withLock { state in
+            if let takenAt = state.takenAt, now - takenAt < maximumAge {
+                return .success(WriterFinding(identity, in: state.census))
+            }
             do throws(Errno) {
-                state.writers = try read()
+                state.census = try read()
             } catch {
                 return .failure(error)
             }
             state.takenAt = now
-            return .success(state.writers[identity])
+            return .success(WriterFinding(identity, in: state.census))
         }
         return try result.get()
     }

@@ -2,63 +2,91 @@ import CQuotaWatchShims
 import Glibc
 import QuotaWatchCore
 
-/// Answers "is this file open for writing by any process?" from `/proc`, the way `fuser` and
-/// `lsof` do: every `/proc/PID/fd/N` link is stat'ed (which follows it to the open file) and, for
-/// the ones that are the file, `/proc/PID/fdinfo/N` says whether it was opened for writing.
+/// Answers "is this file being written by any process?" from `/proc`, the way `fuser` and
+/// `lsof` do, and more: a process writes a file through
 ///
-/// The cost is one stat per open descriptor on the machine, so it is meant for one file at a
-/// deadline, not for every event. Processes that exit during the scan are skipped, as are
-/// processes whose descriptors may not be read: without root (or CAP_SYS_PTRACE) that means
-/// every other user's processes, which are then not seen. Writable shared memory mappings of
-/// the file, and threads that unshared their descriptor table, are not descriptors of the
-/// process and are not seen either.
+/// - a descriptor in its own table (`/proc/PID/fd/N`, stat'ed to follow it to the open file;
+///   `/proc/PID/fdinfo/N` says whether it was opened for writing);
+/// - a descriptor in the table of one of its threads that unshared its table
+///   (`unshare(CLONE_FILES)`): `/proc/PID/task/TID/fd`, read for every thread `kcmp` says does
+///   not share the process's table;
+/// - a shared writable mapping (`mmap(MAP_SHARED, PROT_WRITE)`), which outlives the
+///   descriptor it was made from: `/proc/PID/maps`, permissions `w` and `s`, matched by the
+///   device and inode it prints.
+///
+/// Processes that exit during the scan are skipped. Processes whose descriptors may not be
+/// read (without root or `CAP_SYS_PTRACE`: every other user's) are counted as hidden, so that
+/// a caller about to delete knows `/proc` could not answer for them (see ``WriteLease``).
 public enum OpenWriters {
-    /// One open descriptor, in one process, through which the file can be written.
-    public struct Writer: Sendable, Equatable {
+    /// One way, in one process, through which the file can be written.
+    public struct Writer: Sendable, Equatable, CustomStringConvertible {
+        public enum Access: Sendable, Equatable {
+            /// A descriptor opened for writing, by number.
+            case descriptor(Int32)
+            /// A shared writable mapping.
+            case sharedMapping
+        }
+
         public var processID: Int32
-        public var descriptor: Int32
+        /// The thread whose own descriptor table holds it; nil for the process's table.
+        public var threadID: Int32?
+        public var access: Access
+
+        public init(processID: Int32, threadID: Int32? = nil, access: Access) {
+            self.processID = processID
+            self.threadID = threadID
+            self.access = access
+        }
 
         public init(processID: Int32, descriptor: Int32) {
-            self.processID = processID
-            self.descriptor = descriptor
+            self.init(processID: processID, access: .descriptor(descriptor))
         }
-    }
 
-    /// The first process found holding the file `device`/`inode` open for writing, or nil.
-    /// Throws only when `/proc` itself cannot be listed.
-    ///
-    /// The corresponding C functions are `openat`, `getdents64`, `fstatat` and `read`.
-    public static func first(device: UInt64, inode: UInt64) throws(Errno) -> Writer? {
-        let proc = try FileDescriptor.currentWorkingDirectory.openDirectory(Array("/proc".utf8), followSymlinks: true)
-        defer { proc.close() }
-        for name in try entryNames(of: proc) {
-            guard let processID = Int32(decimal: name) else { continue }
-            if let descriptor = writableDescriptor(in: proc, process: name, device: device, inode: inode) {
-                return Writer(processID: processID, descriptor: descriptor)
+        public var description: String {
+            switch (access, threadID) {
+            case (.sharedMapping, _): "mapped shared and writable by pid \(processID)"
+            case (.descriptor, let thread?):
+                "open for writing by pid \(processID) (thread \(thread), own descriptor table)"
+            case (.descriptor, nil): "open for writing by pid \(processID)"
             }
         }
-        return nil
     }
 
-    /// One process's descriptor that is the file and was opened for writing; nil if none, or
-    /// if the process has gone or hides its descriptors.
-    private static func writableDescriptor(
-        in proc: FileDescriptor, process: [UInt8], device: UInt64, inode: UInt64
-    ) -> Int32? {
-        guard let descriptors = try? proc.openDirectory(process + Array("/fd".utf8)) else { return nil }
-        defer { descriptors.close() }
-        guard let names = try? entryNames(of: descriptors) else { return nil }
-        for name in names {
-            guard let number = Int32(decimal: name),
-                let target = try? descriptors.statusFollowingSymlink(of: name),
-                target.device == device && target.inode == inode
-            else { continue }
-            let info = process + Array("/fdinfo/".utf8) + name
-            guard let flags = try? openFlags(in: proc, fdinfo: info) else { continue }
-            let access = flags & UInt32(O_ACCMODE)
-            if access == UInt32(O_WRONLY) || access == UInt32(O_RDWR) { return number }
+    /// What one pass over `/proc` found.
+    public struct Census: Sendable, Equatable {
+        /// Every regular file some process can write, with one such writer.
+        public var writers: [FileIdentity: Writer]
+        /// Processes whose descriptors could not be read (EACCES, EPERM): `/proc` cannot say
+        /// whether they write anything.
+        public var hiddenProcesses: Int
+
+        public init(writers: [FileIdentity: Writer] = [:], hiddenProcesses: Int = 0) {
+            self.writers = writers
+            self.hiddenProcesses = hiddenProcesses
         }
-        return nil
+    }
+
+    /// The first writer found of the file `device`/`inode`, or nil. Throws only when `/proc`
+    /// itself cannot be listed.
+    ///
+    /// The corresponding C functions are `openat`, `getdents64`, `fstatat`, `read` and `kcmp`.
+    public static func first(device: UInt64, inode: UInt64) throws(Errno) -> Writer? {
+        let target = FileIdentity(device: device, inode: inode)
+        return try census(of: target).writers[target]
+    }
+
+    /// One pass over `/proc`: every writer of every file, or with `target` only until a writer
+    /// of that one is found.
+    static func census(of target: FileIdentity?) throws(Errno) -> Census {
+        let proc = try FileDescriptor.currentWorkingDirectory.openDirectory(Array("/proc".utf8), followSymlinks: true)
+        defer { proc.close() }
+        var scanner = ProcScanner(proc: proc, target: target)
+        for name in try entryNames(of: proc) {
+            guard let processID = Int32(decimal: name) else { continue }
+            scanner.scanProcess(name, processID: processID)
+            if scanner.isDone { break }
+        }
+        return scanner.census
     }
 
     /// The octal `flags:` line of a `/proc/PID/fdinfo/N` file: the descriptor's open flags.
@@ -121,7 +149,7 @@ extension FileDescriptor {
 
 extension Int32 {
     /// A plain decimal number of ASCII digits, as `/proc` names processes and descriptors.
-    fileprivate init?(decimal bytes: [UInt8]) {
+    init?(decimal bytes: some Collection<UInt8>) {
         guard !bytes.isEmpty, bytes.count <= 9, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         self = bytes.reduce(0) { $0 * 10 + Int32($1 - 0x30) }
     }

@@ -215,6 +215,17 @@ func system_openat2(
     unsafe qw_openat2(directory, path, flags, resolve)
 }
 
+func system_statx_mount(
+    _ directory: CInt, _ path: UnsafePointer<CChar>, _ flags: CInt, _ mountID: UnsafeMutablePointer<UInt64>,
+    _ mountRoot: UnsafeMutablePointer<CInt>
+) -> CInt {
+    unsafe qw_statx_mount(directory, path, flags, mountID, mountRoot)
+}
+
+func system_kcmp_files(_ first: pid_t, _ second: pid_t) -> CInt {
+    qw_kcmp_files(first, second)
+}
+
 func system_fdatasync(_ descriptor: CInt) -> CInt {
     qw_fdatasync(descriptor)
 }

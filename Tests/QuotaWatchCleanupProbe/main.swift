@@ -4,6 +4,9 @@ import QuotaWatchEngine
 import QuotaWatchSystem
 
 // quotawatch-cleanup-probe delete ROOT STATE PATH...   one line per path: PATH OUTCOME
+//   QUOTAWATCH_PROBE_WALK=openat2|perComponent   how the deleter walks (default: automatic)
+//   QUOTAWATCH_PROBE_DRY_RUN=1                   check everything, remove nothing
+//   QUOTAWATCH_PROBE_WRITERS=proc                ask /proc (and the kernel) about writers
 // quotawatch-cleanup-probe loop ROOT STATE             removes files/* over and over, forever
 // quotawatch-cleanup-probe recover ROOT STATE          resolves dangling intents: PATH gone|present
 
@@ -25,15 +28,26 @@ let deleter: Deleter
 do {
     root = try FileDescriptor.currentWorkingDirectory.openDirectory(arguments[1])
     log = try AuditLog(directory: arguments[2])
+    let environment = ProcessInfo.processInfo.environment
+    let walk: Deleter.WalkMethod =
+        switch environment["QUOTAWATCH_PROBE_WALK"] {
+        case "openat2": .openat2
+        case "perComponent": .perComponent
+        default: .automatic
+        }
+    let noWriters: Deleter.WriterCheck = { _ throws(Errno) in .noWriter }
     deleter = try Deleter(
-        root: root, dryRun: false, isProtected: { _ in false }, openWriter: { _ throws(Errno) in nil })
+        root: root, dryRun: environment["QUOTAWATCH_PROBE_DRY_RUN"] == "1", isProtected: { _ in false },
+        openWriter: environment["QUOTAWATCH_PROBE_WRITERS"] == "proc" ? nil : noWriters, walk: walk)
 } catch {
     fail("cannot start: \(error)")
 }
 
 func describe(_ outcome: DeletionOutcome) -> String {
     switch outcome {
-    case .removed(let removal): "removed \(removal.entries.count)"
+    case .removed(let removal):
+        "removed \(removal.entries.count)"
+            + removal.kept.map { " kept \(EscapedName.string($0.path))=\($0.reason.code)" }.joined()
     case .skipped(let reason): "skipped \(reason.code)"
     case .failed(let error): "failed \(error)"
     case .notRecorded(let error): "not_recorded \(error.message)"

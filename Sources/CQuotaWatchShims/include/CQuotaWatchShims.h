@@ -77,6 +77,23 @@ enum {
     QW_RESOLVE_BENEATH = 0x08,
 };
 
+// statx(2) asked only where a name (or, with AT_EMPTY_PATH and "", the descriptor) is
+// mounted: `*mount_id` gets STATX_MNT_ID (0 when the kernel, before 5.8, does not report it)
+// and `*mount_root` STATX_ATTR_MOUNT_ROOT as 1 or 0 (-1 when not reported). Returns 0, or -1
+// with errno.
+int qw_statx_mount(int directory, const char *path, int flags, unsigned long long *mount_id, int *mount_root);
+
+// kcmp(2) with KCMP_FILES: 0 when the two tasks share one descriptor table, 1 or 2 when they
+// do not, -1 with errno (ENOSYS without CONFIG_KCMP, EPERM without ptrace access).
+int qw_kcmp_files(pid_t first, pid_t second);
+
+// fcntl(2) commands glibc declares only under _GNU_SOURCE.
+enum {
+    QW_F_SETSIG = 10,
+    QW_F_SETLEASE = 1024,
+    QW_F_GETLEASE = 1025,
+};
+
 // fdatasync(2) is declared by Glibc's module only under some feature macros.
 int qw_fdatasync(int fd);
 

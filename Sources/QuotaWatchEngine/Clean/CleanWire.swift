@@ -183,6 +183,7 @@ public struct CleanDeletionReport: Sendable, Hashable, ControlReplyDocument {
         self.dryRun = dryRun
         removed = result.removed
         skipped = result.skipped
+        error = result.error
     }
 
     public var freedBytes: UInt64 { removed.reduce(0) { $0 + $1.freedBytes } }

@@ -18,7 +18,7 @@ public enum ManualClean {
             try Task.checkCancellation()
             let outcome = remover.remove(
                 path: item.path, identity: FileIdentity(device: item.device, inode: item.inode), rule: item.auditRule)
-            result.record(outcome, path: item.path, inDirectory: nil)
+            guard result.record(outcome, path: item.path, inDirectory: nil) else { break }
         }
         return result
     }

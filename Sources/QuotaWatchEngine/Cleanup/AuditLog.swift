@@ -157,10 +157,26 @@ public struct AuditLogError: Error, Sendable, Equatable, CustomStringConvertible
 
     public var description: String { reason + "; set STATE_DIRECTORY to a writable directory, or run without --clean" }
 
-    /// What a cleaner reports when an intent could not be recorded.
+    /// What a cleaner reports when an intent could not be recorded: the log, the error by its
+    /// C name too (what a user searches for), and the two ways out.
     var intentMessage: String {
-        "cannot write the audit record to '\(EscapedName.string(path))': \(errno); nothing was deleted. "
-            + "Free space on that file system, or set STATE_DIRECTORY to a directory on another one"
+        let symbol = Self.symbol(errno).map { " (\($0))" } ?? ""
+        return "cannot write the audit record to '\(EscapedName.string(path))': \(errno)\(symbol); "
+            + "nothing was deleted. Free space on that file system, or set STATE_DIRECTORY to a directory "
+            + "on another one (for the daemon: restart it with that STATE_DIRECTORY)"
+    }
+
+    /// The C names of the errors a full or failing state directory gives.
+    static func symbol(_ errno: Errno) -> String? {
+        switch errno.rawValue {
+        case ENOSPC: "ENOSPC"
+        case EDQUOT: "EDQUOT"
+        case EROFS: "EROFS"
+        case EIO: "EIO"
+        case EACCES: "EACCES"
+        case EFBIG: "EFBIG"
+        default: nil
+        }
     }
 }
 

@@ -12,7 +12,9 @@ public struct LeftoverCleaner: Cleaner {
         var result = CleanupResult()
         for candidate in context.candidates {
             try Task.checkCancellation()
-            result.record(context.remover.remove(candidate), path: candidate.path, inDirectory: nil)
+            guard result.record(context.remover.remove(candidate), path: candidate.path, inDirectory: nil) else {
+                break
+            }
         }
         return result
     }
@@ -59,6 +61,10 @@ public struct EvictionCleaner: Cleaner {
                     allGone = false
                     result.skipped.append(SkippedItem(path: path, reason: Self.reason(outcome)))
                 }
+                if case .notRecorded(let error) = outcome {
+                    result.error = error.message
+                    break
+                }
             }
             // The directory's total drops only with the inode's last name in it.
             for (index, path) in removedNames.enumerated() {
@@ -66,6 +72,7 @@ public struct EvictionCleaner: Cleaner {
                 result.removed.append(RemovedItem(path: path, freedBytes: freed))
                 remaining -= min(freed, remaining)
             }
+            if result.error != nil { break }
         }
         return result
     }
@@ -96,7 +103,9 @@ public struct ExpiryCleaner: Cleaner {
         var result = CleanupResult()
         for candidate in EvictionSelection.olderThan(context.candidates, age: age, nowNanoseconds: nowNanoseconds()) {
             try Task.checkCancellation()
-            result.record(context.remover.remove(candidate), path: candidate.path, inDirectory: nil)
+            guard result.record(context.remover.remove(candidate), path: candidate.path, inDirectory: nil) else {
+                break
+            }
         }
         return result
     }
@@ -104,12 +113,20 @@ public struct ExpiryCleaner: Cleaner {
 
 extension CleanupResult {
     /// Notes one removal outcome. Freed is what the file system got back, unless the caller
-    /// knows what the cleaned directory drops.
-    mutating func record(_ outcome: DeletionOutcome, path: [UInt8], inDirectory freed: UInt64?) {
-        if case .removed(let removal) = outcome {
+    /// knows what the cleaned directory drops. Returns false when the audit log refused the
+    /// intent: every later removal would be refused the same way, so the cleaner stops there
+    /// and reports why (``error``) once.
+    mutating func record(_ outcome: DeletionOutcome, path: [UInt8], inDirectory freed: UInt64?) -> Bool {
+        switch outcome {
+        case .removed(let removal):
             removed.append(RemovedItem(path: path, freedBytes: freed ?? removal.freedBytes))
-        } else {
+        case .notRecorded(let failure):
+            skipped.append(SkippedItem(path: path, reason: EvictionCleaner.reason(outcome)))
+            error = failure.message
+            return false
+        case .skipped, .failed:
             skipped.append(SkippedItem(path: path, reason: EvictionCleaner.reason(outcome)))
         }
+        return true
     }
 }

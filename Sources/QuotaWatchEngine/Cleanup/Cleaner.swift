@@ -144,10 +144,14 @@ public struct CleanupResult: Sendable, Hashable {
     public var removed: [RemovedItem]
     /// Names left alone, with the reason (`SkipReason.description`).
     public var skipped: [SkippedItem]
+    /// Why the cleaner stopped before its end: the audit log could not record an intent (a
+    /// full disk), so nothing more could be removed. The message names the log and the way out.
+    public var error: String?
 
-    public init(removed: [RemovedItem] = [], skipped: [SkippedItem] = []) {
+    public init(removed: [RemovedItem] = [], skipped: [SkippedItem] = [], error: String? = nil) {
         self.removed = removed
         self.skipped = skipped
+        self.error = error
     }
 
     public var freedBytes: UInt64 { removed.reduce(0) { $0 + $1.freedBytes } }

@@ -89,6 +89,11 @@ struct PlannedCleaner: Cleaner {
             let done = try await inner.clean(call)
             result.removed += done.removed
             result.skipped += done.skipped
+            // The audit log refused an intent: the next directory would be refused the same way.
+            if let error = done.error {
+                result.error = error
+                break
+            }
         }
         return result
     }

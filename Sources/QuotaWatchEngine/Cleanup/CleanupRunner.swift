@@ -124,6 +124,10 @@ public final class CleanupRunner: Sendable {
                 case .finished(let result):
                     reports[index].removed += result.removed
                     reports[index].skipped += result.skipped
+                    // The same refusal for every trigger (a full audit log) is said once.
+                    if let error = result.error, reports[index].error?.contains(error) != true {
+                        reports[index].error = [reports[index].error, error].compactMap { $0 }.joined(separator: "; ")
+                    }
                 case .threw(let message):
                     reports[index].error = [reports[index].error, message].compactMap { $0 }.joined(separator: "; ")
                 }

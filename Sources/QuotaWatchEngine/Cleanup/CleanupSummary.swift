@@ -45,6 +45,11 @@ public struct CleanupSummary: Sendable, Hashable {
                         "freed": .unsigned(report.freedBytes), "error": report.error.map { .string($0) } ?? .null,
                     ]
                     fields["paths"] = .array(report.removed.map { .string(EscapedName.string($0.path)) })
+                    // What it chose but kept, and why: a mount point, a writer, a full audit log.
+                    fields["skipped"] = .array(
+                        report.skipped.map {
+                            .object(["path": .string(EscapedName.string($0.path)), "reason": .string($0.reason)])
+                        })
                     return .object(fields)
                 }),
         ]

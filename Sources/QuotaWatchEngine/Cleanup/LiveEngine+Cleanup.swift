@@ -193,6 +193,8 @@ extension LiveEngine {
     /// A run ended: its `cleanup` event, the periodic clock restarted, the app version kept.
     func cleanupFinished(_ summary: CleanupSummary) {
         emit(.cleanup(summary))
+        // A cleaner stopped (a full audit log, a timeout): said on stderr too, not only in the event.
+        for report in summary.cleaners { if let error = report.error { Self.warn("cleaner \(report.name): \(error)") } }
         guard var cleanup else { return }
         cleanup.ran(at: clock.now)
         cleanup.settling.finished(summary, now: clock.now)

@@ -9,12 +9,17 @@ import QuotaWatchCore
 /// 1. the protection predicate is asked first;
 /// 2. the path's directories are opened from ROOT with `openat2` (`RESOLVE_BENEATH`,
 ///    `RESOLVE_NO_SYMLINKS`, `RESOLVE_NO_XDEV`), or where the kernel lacks it (before 5.6)
-///    one component at a time with `O_DIRECTORY | O_NOFOLLOW`, each checked to be on ROOT's
-///    device;
+///    one component at a time with `O_DIRECTORY | O_NOFOLLOW`; every directory opened, and
+///    every name removed, must be on ROOT's device and on ROOT's mount (`statx` mount ID): a
+///    bind mount of the same file system is a mount point too, and is never crossed;
 /// 3. the last name is `fstatat`'ed without following it and must still be the chosen inode;
-/// 4. a file must not be open for writing by any process (`/proc`);
+/// 4. a file must not be written by any process: no descriptor open for writing in any
+///    process's or thread's table, no shared writable mapping (`/proc`); where `/proc` cannot
+///    show every process, a write lease is taken and held across the unlink (``WriteLease``),
+///    or the file is kept;
 /// 5. the intent is recorded durably, the name is checked once more, and `unlinkat` removes
-///    it. A directory is emptied the same way, bottom-up, entry by entry.
+///    it. A directory is emptied the same way, bottom-up, entry by entry, with an explicit
+///    stack at most ``maximumDepth`` directories deep.
 ///
 /// What remains is the instant between the last check and `unlinkat`, inside a directory
 /// already held open: a name replaced in that instant is replaced inside ROOT's tree, by a
@@ -22,8 +27,12 @@ import QuotaWatchCore
 public struct Deleter: Sendable {
     /// Whether a path relative to ROOT must never be removed.
     public typealias Protection = @Sendable (_ relativePath: [UInt8]) -> Bool
-    /// The process holding a file open for writing, or nil.
-    public typealias WriterCheck = @Sendable (_ identity: FileIdentity) throws(Errno) -> Int32?
+    /// Who can write a file, as far as `/proc` can tell.
+    public typealias WriterCheck = @Sendable (_ identity: FileIdentity) throws(Errno) -> WriterFinding
+
+    /// How many directories deep a tree is emptied; deeper ones are kept (`too_deep`), so that
+    /// a hostile tree cannot make the deleter hold more descriptors than this.
+    public static let maximumDepth = 256
 
     /// How the directories of a path are opened.
     public enum WalkMethod: Sendable, Equatable {
@@ -36,6 +45,8 @@ public struct Deleter: Sendable {
     /// ROOT's directory; the caller keeps it open for the deleter's lifetime.
     public let root: FileDescriptor
     public let rootDevice: UInt64
+    /// ROOT's mount: nothing on another one is ever removed.
+    let rootMount: MountPlace
     /// Check everything, record nothing, remove nothing.
     public let dryRun: Bool
     let isProtected: Protection
@@ -48,6 +59,7 @@ public struct Deleter: Sendable {
     ) throws(Errno) {
         self.root = root
         self.rootDevice = try root.status().device
+        self.rootMount = try root.mountPlace()
         self.dryRun = dryRun
         self.isProtected = isProtected
         if let openWriter {
@@ -89,12 +101,13 @@ public struct Deleter: Sendable {
         } catch {
             return .failed(error)
         }
-        if status.device != rootDevice { return .skipped(.otherDevice(path)) }
+        if let reason = placeReason(name, in: parent, path: path, status: status) { return .skipped(reason) }
         guard FileIdentity(status) == identity else {
             return .skipped(.changedInode(expected: identity, found: FileIdentity(status)))
         }
         var removal = Removal(dryRun: dryRun)
         var links = LinkCounter()
+        var lease: Int?
         if status.kind == .directory {
             let directory: FileDescriptor
             switch openVerified(name, in: parent, path: path, status: status) {
@@ -105,11 +118,16 @@ public struct Deleter: Sendable {
             directory.close()
             if case .notRecorded(let error) = emptied { return .notRecorded(error) }
             guard removal.kept.isEmpty else { return .removed(removal) }
-        } else if let reason = writerReason(status) {
-            return .skipped(reason)
+        } else {
+            switch writerVerdict(status) {
+            case .clear: break
+            case .leaseNeeded(let hidden): lease = hidden
+            case .refused(let reason): return .skipped(reason)
+            }
         }
         let result = removeName(
-            name, in: parent, path: path, status: status, removal: &removal, links: &links, journal: journal)
+            name, in: parent, path: path, status: status, leaseFor: lease, removal: &removal, links: &links,
+            journal: journal)
         switch result {
         case .removed: return .removed(removal)
         case .notRecorded(let error): return .notRecorded(error)
@@ -135,17 +153,48 @@ public struct Deleter: Sendable {
 
     // MARK: Checks
 
-    @Sendable private static func firstWriterInProc(_ identity: FileIdentity) throws(Errno) -> Int32? {
-        try OpenWriters.first(device: identity.device, inode: identity.inode)?.processID
+    @Sendable private static func firstWriterInProc(_ identity: FileIdentity) throws(Errno) -> WriterFinding {
+        try WriterFinding(identity, in: OpenWriters.census(of: identity))
     }
 
-    func writerReason(_ status: FileStatus) -> SkipReason? {
-        guard status.kind == .regular else { return nil }
+    /// Whether a name (already stat'ed) lies where the deleter may remove it: on ROOT's device
+    /// and on ROOT's mount. A same-device bind mount has ROOT's device; its mount ID gives it
+    /// away.
+    func placeReason(_ name: [UInt8], in parent: FileDescriptor, path: [UInt8], status: FileStatus) -> SkipReason? {
+        if status.device != rootDevice { return .otherDevice(path) }
         do {
-            if let processID = try openWriter(FileIdentity(status)) { return .openForWriting(processID: processID) }
-            return nil
+            if try parent.mountPlace(of: name).isAnotherMount(than: rootMount) { return .mountPoint(path) }
+        } catch .noSuchFileOrDirectory {
+            return .gone(path)
         } catch {
-            return .openWritersUnknown(error)
+            return .cannotRemove(error)
+        }
+        return nil
+    }
+
+    /// What the open-for-writing check says about removing a file.
+    enum WriterVerdict {
+        case clear
+        /// `/proc` could not show this many processes: remove only under a write lease.
+        case leaseNeeded(hiddenProcesses: Int)
+        case refused(SkipReason)
+    }
+
+    func writerVerdict(_ status: FileStatus) -> WriterVerdict {
+        guard status.kind == .regular else { return .clear }
+        do {
+            switch try openWriter(FileIdentity(status)) {
+            case .noWriter: return .clear
+            case .notSeen(let hidden): return .leaseNeeded(hiddenProcesses: hidden)
+            case .writer(let writer):
+                switch writer.access {
+                case .sharedMapping: return .refused(.mappedForWriting(processID: writer.processID))
+                case .descriptor:
+                    return .refused(.openForWriting(processID: writer.processID, threadID: writer.threadID))
+                }
+            }
+        } catch {
+            return .refused(.openWritersUnknown(error))
         }
     }
 
@@ -161,125 +210,6 @@ public struct Deleter: Sendable {
             return .failure(.outsideRoot)
         }
         return .success(parts)
-    }
-
-    // MARK: Walking down from ROOT
-
-    /// Opens the directory `components` lead to from ROOT (ROOT itself when empty).
-    func openDirectories(_ components: ArraySlice<[UInt8]>) -> Result<FileDescriptor, Stop> {
-        if components.isEmpty { return .success(root) }
-        if usesOpenat2 {
-            let joined = Array(components.joined(separator: [UInt8(ascii: "/")]))
-            switch openBeneath(joined) {
-            case .success(let directory):
-                // RESOLVE_NO_XDEV already refused other mounts; the check costs one fstat.
-                if (try? directory.status().device) == rootDevice { return .success(directory) }
-                directory.close()
-                return .failure(Stop(.skipped(.otherDevice(joined))))
-            case .failure(let error):
-                // Walk again component by component: it names the component at fault, and if
-                // a swap put the directory back meanwhile, it opens it just as safely.
-                let diagnosis = openComponentByComponent(components)
-                if case .failure(let stop) = diagnosis, case .failed = stop.outcome {
-                    return .failure(Stop(.failed(error)))
-                }
-                return diagnosis
-            }
-        }
-        return openComponentByComponent(components)
-    }
-
-    private func openBeneath(_ path: [UInt8]) -> Result<FileDescriptor, Errno> {
-        let flags = UInt64(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        let resolve = UInt64(QW_RESOLVE_BENEATH | QW_RESOLVE_NO_SYMLINKS | QW_RESOLVE_NO_XDEV)
-        var attempts = 0
-        while true {
-            let result: Result<CInt, Errno>
-            do {
-                result = .success(
-                    try unsafe withCString(path) { cPath throws(Errno) in
-                        try valueOrErrno { unsafe system_openat2(root.rawValue, cPath, flags, resolve) }.get()
-                    })
-            } catch {
-                result = .failure(error)
-            }
-            switch result {
-            case .success(let raw): return .success(FileDescriptor(rawValue: raw))
-            // A rename or mount raced the lookup; the kernel asks to try again.
-            case .failure(.resourceTemporarilyUnavailable) where attempts < 8: attempts += 1
-            case .failure(let error): return .failure(error)
-            }
-        }
-    }
-
-    private func openComponentByComponent(_ components: ArraySlice<[UInt8]>) -> Result<FileDescriptor, Stop> {
-        var current = root
-        var walked: [UInt8] = []
-        for component in components {
-            walked += walked.isEmpty ? component : [UInt8(ascii: "/")] + component
-            let status: FileStatus
-            do {
-                status = try current.status(of: component)
-            } catch {
-                if current != root { current.close() }
-                return .failure(Stop(error == .noSuchFileOrDirectory ? .skipped(.gone(walked)) : .failed(error)))
-            }
-            let opened = openVerified(component, in: current, path: walked, status: status)
-            if current != root { current.close() }
-            switch opened {
-            case .success(let next): current = next
-            case .failure(let reason): return .failure(Stop(.skipped(reason)))
-            }
-        }
-        return .success(current)
-    }
-
-    /// Opens the directory `name` in `parent` and checks it is the directory `status`
-    /// described, on ROOT's device: never a symlink, never a mount point, never a directory
-    /// swapped in after the stat.
-    func openVerified(
-        _ name: [UInt8], in parent: FileDescriptor, path: [UInt8], status: FileStatus
-    ) -> Result<FileDescriptor, SkipReason> {
-        switch status.kind {
-        case .symlink: return .failure(.symlinkInPath(path))
-        case .directory: break
-        default: return .failure(.notADirectory(path))
-        }
-        if status.device != rootDevice { return .failure(.otherDevice(path)) }
-        let directory: FileDescriptor
-        do {
-            directory = try parent.openDirectory(name)
-        } catch .noSuchFileOrDirectory {
-            return .failure(.gone(path))
-        } catch .tooManySymbolicLinks {
-            return .failure(.symlinkInPath(path))
-        } catch .notDirectory {
-            let now = try? parent.status(of: name)
-            return .failure(now?.kind == .symlink ? .symlinkInPath(path) : .notADirectory(path))
-        } catch {
-            return .failure(.cannotRemove(error))
-        }
-        guard let opened = try? directory.status() else {
-            directory.close()
-            return .failure(.gone(path))
-        }
-        if opened.device != rootDevice {
-            directory.close()
-            return .failure(.otherDevice(path))
-        }
-        guard FileIdentity(opened) == FileIdentity(status) else {
-            directory.close()
-            return .failure(.changedInode(expected: FileIdentity(status), found: FileIdentity(opened)))
-        }
-        return .success(directory)
-    }
-
-    private static func kernelHasOpenat2(_ root: FileDescriptor) -> Bool {
-        let flags = UInt64(O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        let raw = unsafe system_openat2(root.rawValue, ".", flags, UInt64(QW_RESOLVE_BENEATH))
-        guard raw >= 0 else { return false }  // ENOSYS before 5.6, EPERM under some seccomp filters
-        FileDescriptor(rawValue: raw).close()
-        return true
     }
 }
 

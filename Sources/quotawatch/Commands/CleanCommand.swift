@@ -140,7 +140,7 @@ enum CleanCommand {
         let (offered, held) = CleanPlanner.offer(items) { item in
             // A /proc that cannot be read cannot rule a writer out: held back too.
             do {
-                return try writers.check(FileIdentity(device: item.device, inode: item.inode)) != nil
+                return try writers.check(FileIdentity(device: item.device, inode: item.inode)).writer != nil
             } catch {
                 return true
             }

@@ -23,7 +23,7 @@ struct AuditLogTests {
             try tree.makeDirectory("state")
             root = try FileDescriptor.currentWorkingDirectory.openDirectory(tree.absoluteBytes("root"))
             deleter = try Deleter(
-                root: root, dryRun: false, isProtected: { _ in false }, openWriter: { _ throws(Errno) in nil })
+                root: root, dryRun: false, isProtected: { _ in false }, openWriter: { _ throws(Errno) in .noWriter })
             state = tree.absoluteBytes("state/quotawatch")
         }
 

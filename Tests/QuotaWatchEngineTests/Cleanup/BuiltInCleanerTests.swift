@@ -76,6 +76,36 @@ struct BuiltInCleanerTests {
         #expect(partial.skipped.first?.reason == "open for writing by pid 42")
     }
 
+    /// Refuses every intent, as an audit log on a full disk does.
+    final class FullLogBackend: RemovalBackend {
+        private let asked = Mutex(0)
+        var requests: Int { asked.withLock { $0 } }
+
+        func remove(_ request: RemovalRequest) -> DeletionOutcome {
+            asked.withLock { $0 += 1 }
+            return .notRecorded(DeletionJournalError(message: "cannot write the audit record to '/s/audit.jsonl'"))
+        }
+    }
+
+    @Test(
+        "an audit log that refuses intents stops every cleaner at its first removal, with the log's message as its error"
+    )
+    func fullAuditLogStopsTheCleaner() async throws {
+        let candidates = (1...5).map { candidate("f\($0)", inode: UInt64($0), bytes: 4000, modified: Int64($0)) }
+        let directory = CleanupDirectory(path: Array("Library/Caches/x".utf8), used: 20_000, effectiveLimit: 8000)
+        let cleaners: [any Cleaner] = [
+            LeftoverCleaner(), EvictionCleaner(),
+            ExpiryCleaner(age: .seconds(1), nowNanoseconds: { 1_000_000_000_000 }),
+        ]
+        for cleaner in cleaners {
+            let backend = FullLogBackend()
+            let result = try await cleaner.clean(context(candidates, directory: directory, backend: backend))
+            #expect(backend.requests == 1, "\(cleaner.name)")
+            #expect(result.removed.isEmpty && result.skipped.count == 1, "\(cleaner.name)")
+            #expect(result.error == "cannot write the audit record to '/s/audit.jsonl'", "\(cleaner.name)")
+        }
+    }
+
     @Test("a NetworkCache trim stops at its own limit, not the directory's target")
     func trimToLimit() async throws {
         let candidates = (0..<10).map {

@@ -13,7 +13,7 @@ struct CleanupEndToEndTests {
     ) async throws -> CleanupSummary {
         let deleter = try Deleter(
             root: root, dryRun: dryRun, isProtected: { $0.starts(with: Array("Documents".utf8)) },
-            openWriter: { _ throws(Errno) in nil })
+            openWriter: { _ throws(Errno) in .noWriter })
         let log = try AuditLog(directory: state)
         let collector = SummaryCollector()
         let runner = CleanupRunner(

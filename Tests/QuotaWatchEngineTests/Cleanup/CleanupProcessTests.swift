@@ -48,7 +48,7 @@ struct CleanupProcessTests {
             .map { Array($0.utf8) })
         #expect(result.exitStatus == 0, "\(result.errorText)")
         #expect(result.outputText.hasPrefix("victim not_recorded cannot write the audit record to '"))
-        #expect(result.outputText.contains("No space left on device; nothing was deleted."))
+        #expect(result.outputText.contains("No space left on device (ENOSPC); nothing was deleted."))
         #expect(result.outputText.contains("set STATE_DIRECTORY"))
         #expect(try tree.exists("root/victim"))
     }

@@ -35,7 +35,8 @@ struct EvictionAtScaleTests {
         func snapshot() -> OpenWritersSnapshot {
             OpenWritersSnapshot(maximumAge: .seconds(3_600)) { () throws(Errno) in
                 self.count.withLock { $0 += 1 }
-                return self.writers
+                return OpenWriters.Census(
+                    writers: self.writers.mapValues { OpenWriters.Writer(processID: $0, descriptor: 3) })
             }
         }
     }

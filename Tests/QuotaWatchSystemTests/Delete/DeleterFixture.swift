@@ -57,7 +57,7 @@ final class DeleterFixture {
     ) throws -> Deleter {
         // The /proc scan costs one stat per open descriptor on the machine; tests that are
         // about something else skip it.
-        let noWriters: Deleter.WriterCheck = { _ throws(Errno) in nil }
+        let noWriters: Deleter.WriterCheck = { _ throws(Errno) in .noWriter }
         return try Deleter(
             root: root, dryRun: dryRun, isProtected: protecting, openWriter: checkWriters ? nil : noWriters, walk: walk)
     }

@@ -1,0 +1,161 @@
+import CQuotaWatchShims
+import Glibc
+import QuotaWatchCore
+
+/// One pass over `/proc` (see ``OpenWriters``): each process's descriptor table, the tables of
+/// its threads that have their own, and its shared writable mappings.
+struct ProcScanner {
+    let proc: FileDescriptor
+    /// Only this file is asked about: the scan stops at its first writer.
+    let target: FileIdentity?
+    var census = OpenWriters.Census()
+
+    init(proc: FileDescriptor, target: FileIdentity?) {
+        self.proc = proc
+        self.target = target
+    }
+
+    var isDone: Bool { target.map { census.writers[$0] != nil } ?? false }
+
+    /// Whether a writer of `identity` is still worth looking for.
+    private func wanted(_ identity: FileIdentity) -> Bool {
+        if let target { return identity == target && census.writers[target] == nil }
+        return census.writers[identity] == nil
+    }
+
+    private mutating func note(_ identity: FileIdentity, _ writer: OpenWriters.Writer) {
+        if wanted(identity) { census.writers[identity] = writer }
+    }
+
+    mutating func scanProcess(_ name: [UInt8], processID: Int32) {
+        let descriptors: FileDescriptor
+        do {
+            descriptors = try proc.openDirectory(name + Array("/fd".utf8))
+        } catch .permissionDenied, .notPermitted {
+            census.hiddenProcesses += 1
+            return
+        } catch {
+            return  // exited meanwhile
+        }
+        scanTable(descriptors, fdinfo: name + Array("/fdinfo/".utf8), processID: processID, threadID: nil)
+        descriptors.close()
+        if isDone { return }
+        scanThreads(name, processID: processID)
+        if isDone { return }
+        scanMappings(name, processID: processID)
+    }
+
+    /// One descriptor table: every descriptor that is a regular file opened for writing.
+    private mutating func scanTable(_ descriptors: FileDescriptor, fdinfo: [UInt8], processID: Int32, threadID: Int32?)
+    {
+        for name in (try? OpenWriters.entryNames(of: descriptors)) ?? [] {
+            guard let number = Int32(decimal: name),
+                let target = try? descriptors.statusFollowingSymlink(of: name), target.kind == .regular,
+                wanted(FileIdentity(target)),
+                let flags = try? OpenWriters.openFlags(in: proc, fdinfo: fdinfo + name)
+            else { continue }
+            let access = flags & UInt32(O_ACCMODE)
+            guard access == UInt32(O_WRONLY) || access == UInt32(O_RDWR) else { continue }
+            note(
+                FileIdentity(target),
+                OpenWriters.Writer(processID: processID, threadID: threadID, access: .descriptor(number)))
+            if isDone { return }
+        }
+    }
+
+    /// The threads whose descriptor table is not the process's: a thread that called
+    /// `unshare(CLONE_FILES)` holds descriptors `/proc/PID/fd` does not list. `kcmp` tells
+    /// which, one system call per thread; where it cannot (no `CONFIG_KCMP`), every thread's
+    /// table is read.
+    private mutating func scanThreads(_ process: [UInt8], processID: Int32) {
+        let taskPath = process + Array("/task".utf8)
+        guard let tasks = try? proc.openDirectory(taskPath) else { return }
+        let threads = (try? OpenWriters.entryNames(of: tasks)) ?? []
+        tasks.close()
+        for thread in threads where thread != process {
+            guard let threadID = Int32(decimal: thread) else { continue }
+            if system_kcmp_files(processID, threadID) == 0 { continue }
+            let threadPath = taskPath + [UInt8(ascii: "/")] + thread
+            let descriptors: FileDescriptor
+            do {
+                descriptors = try proc.openDirectory(threadPath + Array("/fd".utf8))
+            } catch .permissionDenied, .notPermitted {
+                census.hiddenProcesses += 1
+                continue
+            } catch {
+                continue
+            }
+            scanTable(
+                descriptors, fdinfo: threadPath + Array("/fdinfo/".utf8), processID: processID, threadID: threadID)
+            descriptors.close()
+            if isDone { return }
+        }
+    }
+
+    /// `/proc/PID/maps`: a mapping with `w` and `s` in its permissions writes its file
+    /// whenever the process stores into it, descriptor closed or not.
+    private mutating func scanMappings(_ process: [UInt8], processID: Int32) {
+        guard
+            let raw = try? unsafe withCString(
+                process + Array("/maps".utf8),
+                { path throws(Errno) in
+                    try valueOrErrno { unsafe system_openat(proc.rawValue, path, O_RDONLY | O_CLOEXEC, 0) }.get()
+                })
+        else { return }
+        let maps = FileDescriptor(rawValue: raw)
+        defer { maps.close() }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var partial: [UInt8] = []
+        while true {
+            let count =
+                (try? unsafe buffer.withUnsafeMutableBytes { bytes in
+                    valueOrErrno { unsafe system_read(raw, bytes.baseAddress!, bytes.count) }
+                }.get()) ?? 0
+            if count <= 0 { break }
+            var lineStart = 0
+            for index in 0..<count where buffer[index] == UInt8(ascii: "\n") {
+                if partial.isEmpty {
+                    noteMapping(buffer[lineStart..<index], processID: processID)
+                } else {
+                    partial += buffer[lineStart..<index]
+                    noteMapping(partial[...], processID: processID)
+                    partial.removeAll(keepingCapacity: true)
+                }
+                lineStart = index + 1
+            }
+            partial += buffer[lineStart..<count]
+            if isDone { return }
+        }
+    }
+
+    private mutating func noteMapping(_ line: ArraySlice<UInt8>, processID: Int32) {
+        guard let identity = MapsLine.sharedWritableFile(line), wanted(identity) else { return }
+        note(identity, OpenWriters.Writer(processID: processID, access: .sharedMapping))
+    }
+}
+
+/// One line of `/proc/PID/maps`: `start-end perms offset major:minor inode [path]`.
+enum MapsLine {
+    /// The file a shared writable mapping writes (device in `st_dev`'s encoding), or nil for any
+    /// other line (private, read-only, or anonymous: inode 0).
+    static func sharedWritableFile(_ line: ArraySlice<UInt8>) -> FileIdentity? {
+        let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: true)
+        guard fields.count >= 5 else { return nil }
+        let permissions = Array(fields[1])
+        guard permissions.count >= 4, permissions[1] == UInt8(ascii: "w"), permissions[3] == UInt8(ascii: "s") else {
+            return nil
+        }
+        let device = fields[3].split(separator: UInt8(ascii: ":"))
+        guard device.count == 2, let major = UInt64(String(decoding: device[0], as: UTF8.self), radix: 16),
+            let minor = UInt64(String(decoding: device[1], as: UTF8.self), radix: 16),
+            let inode = UInt64(String(decoding: fields[4], as: UTF8.self)), inode != 0
+        else { return nil }
+        return FileIdentity(device: deviceNumber(major: major, minor: minor), inode: inode)
+    }
+
+    /// `makedev(3)`: how glibc (and so `st_dev`) encodes a major and minor number.
+    static func deviceNumber(major: UInt64, minor: UInt64) -> UInt64 {
+        ((major & 0xffff_f000) << 32) | ((major & 0x0000_0fff) << 8) | ((minor & 0xffff_ff00) << 12)
+            | (minor & 0x0000_00ff)
+    }
+}
