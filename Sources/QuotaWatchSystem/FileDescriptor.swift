@@ -133,10 +133,14 @@ extension FileStatus {
         case S_IFLNK: kind = .symlink
         default: kind = .other
         }
+        // Every field is the kernel's word, for a file anyone with write access may have made:
+        // sizes near 2⁶³ (a sparse file), blocks × 512 past 2⁶⁴, times past 2262 all saturate.
         self.init(
             device: UInt64(raw.st_dev), inode: UInt64(raw.st_ino), kind: kind, linkCount: UInt64(raw.st_nlink),
-            apparentBytes: UInt64(max(raw.st_size, 0)), allocatedBytes: UInt64(max(raw.st_blocks, 0)) * 512,
-            modifiedNanoseconds: Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec))
+            apparentBytes: UInt64(max(raw.st_size, 0)),
+            allocatedBytes: Saturating.product(UInt64(max(raw.st_blocks, 0)), 512),
+            modifiedNanoseconds: FileTime.nanosecondsSinceEpoch(
+                seconds: Int64(raw.st_mtim.tv_sec), nanoseconds: Int64(raw.st_mtim.tv_nsec)))
     }
 }
 

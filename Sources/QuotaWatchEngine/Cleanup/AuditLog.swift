@@ -167,6 +167,6 @@ public struct AuditLogError: Error, Sendable, Equatable, CustomStringConvertible
 extension WallTime {
     /// The system's wall clock.
     @Sendable public static func now() -> WallTime {
-        WallTime(millisecondsSinceEpoch: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        WallTime(millisecondsSinceEpoch: Saturating.int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 }

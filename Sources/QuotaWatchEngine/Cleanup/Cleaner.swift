@@ -150,7 +150,7 @@ public struct CleanupResult: Sendable, Hashable {
         self.skipped = skipped
     }
 
-    public var freedBytes: UInt64 { removed.reduce(0) { $0 + $1.freedBytes } }
+    public var freedBytes: UInt64 { removed.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
 }
 
 /// A name a cleaner chose but left, and why.

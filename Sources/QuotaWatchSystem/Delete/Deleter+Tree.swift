@@ -81,7 +81,7 @@ extension Deleter {
             linkCount: status.linkCount)
         if dryRun {
             removal.entries.append(entry)
-            removal.freedBytes += links.freedByRemoving(entry)
+            removal.freedBytes = Saturating.sum(removal.freedBytes, links.freedByRemoving(entry))
             return .removed
         }
         do {
@@ -111,7 +111,7 @@ extension Deleter {
         case .success:
             journal.recordOutcome(entry, failure: nil)
             removal.entries.append(entry)
-            removal.freedBytes += links.freedByRemoving(entry)
+            removal.freedBytes = Saturating.sum(removal.freedBytes, links.freedByRemoving(entry))
             return .removed
         case .failure(let error):
             let reason: SkipReason =
