@@ -153,12 +153,14 @@ public enum SmallFile {
         try read(bytes: Array(path.utf8), limit: limit)
     }
 
-    /// Reads at most `limit` bytes of the file at `path`, given as raw bytes.
+    /// Reads at most `limit` bytes of the file at `path`, given as raw bytes. Opened with
+    /// `O_NONBLOCK`, so a FIFO found where a file was expected fails or reads nothing instead
+    /// of waiting for a writer; a file named by a person goes through ``RegularFile`` instead.
     ///
     /// The corresponding C functions are `openat` and `read`.
     public static func read(bytes path: [UInt8], limit: Int = 64 * 1024) throws(Errno) -> [UInt8] {
         let raw = try unsafe withCString(path) { cPath throws(Errno) in
-            try valueOrErrno { unsafe system_openat(AT_FDCWD, cPath, O_RDONLY | O_CLOEXEC, 0) }.get()
+            try valueOrErrno { unsafe system_openat(AT_FDCWD, cPath, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0) }.get()
         }
         let descriptor = FileDescriptor(rawValue: raw)
         defer { descriptor.close() }

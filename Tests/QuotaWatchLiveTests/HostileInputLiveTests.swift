@@ -112,4 +112,41 @@ struct HostileInputLiveTests {
         // settle, and the last one. Before coalescing, every signal was one.
         #expect((1...6).contains(reloads), "\(reloads) config_reloaded events for \(storm) SIGHUPs")
     }
+
+    @Test(
+        "SIGHUP with the config replaced by a FIFO, a directory or a deep nest: config_error naming it, old rules kept")
+    func hostileReloads() throws {
+        let fixture = try LiveFixture()
+        let tree = fixture.tree
+        try tree.makeDirectory(root / "Caches")
+        let config: TreePath = "outside/config.yaml"
+        try tree.writeFile(config, contents: Array("quotas:\n  - {path: 'Caches', limit: 20kB}\n".utf8))
+        let daemon = try fixture.start(options: ["--config", tree.absolutePath(config)])
+        let replacements: [(make: (TreePath) throws -> Void, message: String)] = [
+            ({ try tree.makeFIFO($0) }, "a FIFO (named pipe), not a regular file"),
+            ({ try tree.makeDirectory($0) }, "a directory, not a regular file"),
+            (
+                {
+                    try tree.writeFile(
+                        $0, contents: Array(("quotas: " + String(repeating: "[", count: 40_000)).utf8))
+                }, "nested more than 64 deep"
+            ),
+        ]
+        for (index, replacement) in replacements.enumerated() {
+            let staged = LiveFixture.outside / "staged\(index)"
+            try replacement.make(staged)
+            try tree.rename(staged, to: config)
+            daemon.send(SIGHUP)
+            let error = try daemon.waitForEvent("config_error", description: replacement.message) {
+                $0.message?.contains(replacement.message) == true
+            }
+            #expect(error.message?.contains("config.yaml") == true, "\(error)")
+            // Answered at once, and the old rules are still in force.
+            #expect(try daemon.quotas().row("Caches").limit == 20_000)
+            if index < replacements.count - 1 { try tree.removeSubtree(config) }
+        }
+        try tree.writeFile(root / "Caches" / "big", byteCount: 30_000)
+        try daemon.waitForEvent("quota_breach", path: "Caches")
+        try fixture.stopCleanly()
+    }
 }
