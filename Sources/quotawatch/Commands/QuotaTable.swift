@@ -26,7 +26,7 @@ enum QuotaTable {
             table.append([
                 row.used.map(format.string) ?? "-", format.string(row.limit), format.string(row.effectiveLimit),
                 row.state, row.secondsSinceChange.map { duration($0) + " ago" } ?? "-",
-                row.bytesPerSecond >= 1 ? format.string(UInt64(row.bytesPerSecond)) + "/s" : "-",
+                row.bytesPerSecond >= 1 ? format.string(Saturating.uint64(row.bytesPerSecond)) + "/s" : "-",
                 row.secondsToBreach.map(duration) ?? "-", row.rule, TableRenderer.printable(row.path),
             ])
         }
