@@ -11,6 +11,15 @@ public enum YAMLReader {
         public var message: String
     }
 
+    /// Lists and mappings nest at most this deep. Every reader of the tree may recurse, and a
+    /// config nests three or four levels.
+    public static let maximumDepth = 64
+    /// A list holds at most this many items, a mapping this many keys.
+    public static let maximumItems = 10_000
+    /// A document holds at most this many values (scalars, lists and mappings), an alias
+    /// counting as a copy of what it names, so that no alias bomb expands past it.
+    public static let maximumNodes = 100_000
+
     /// The document in `bytes`; nil when it is empty (no document, or only comments).
     public static func read(_ bytes: [UInt8]) throws(SyntaxError) -> YAMLNode? {
         let result: Result<YAMLNode?, SyntaxError> = unsafe bytes.withUnsafeBufferPointer { buffer in
@@ -26,7 +35,7 @@ public enum YAMLReader {
             defer { unsafe event.deallocate() }
             while true {
                 guard unsafe yaml_parser_parse(parser, event) == 1 else {
-                    return .failure(unsafe parserError(parser.pointee))
+                    return .failure(unsafe parserError(parser.pointee, bytes: buffer))
                 }
                 defer { unsafe yaml_event_delete(event) }
                 let done: Bool
@@ -41,26 +50,47 @@ public enum YAMLReader {
         return try result.get()
     }
 
-    private static func parserError(_ parser: yaml_parser_t) -> SyntaxError {
+    private static func parserError(_ parser: yaml_parser_t, bytes: UnsafeBufferPointer<UInt8>) -> SyntaxError {
         let problem = unsafe parser.problem.map { unsafe String(cString: $0) } ?? "the YAML is not well-formed"
         let context = unsafe parser.context.map { unsafe String(cString: $0) }
-        let mark = unsafe parser.problem_mark
         var message = problem
         if let context { message += " " + context }
+        if unsafe parser.error == YAML_READER_ERROR {
+            // A bad byte (not UTF-8, a control character): libyaml gives its offset, not a mark.
+            let offset = unsafe min(max(parser.problem_offset, 0), bytes.count)
+            let before = unsafe Array(bytes[..<offset])
+            let line = before.count { $0 == UInt8(ascii: "\n") } + 1
+            let column = offset - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+            let value = unsafe parser.problem_value
+            if value >= 0 { message += " (byte 0x" + (value < 16 ? "0" : "") + String(value, radix: 16) + ")" }
+            message += "; a config is UTF-8 text"
+            return SyntaxError(mark: YAMLMark(line: line, column: column), message: message)
+        }
+        let mark = unsafe parser.problem_mark
         return SyntaxError(mark: YAMLMark(line: mark.line + 1, column: mark.column + 1), message: message)
     }
 }
 
-/// Assembles nodes from the event stream with a stack of open collections.
+/// Assembles nodes from the event stream with a stack of open collections, within the
+/// reader's limits: a hostile file (40 000 nested flow collections, an alias bomb, a list of a
+/// million items) is refused at the event that crosses a limit, naming its line, instead of
+/// exhausting the stack or the time of whoever reads it.
 private struct TreeBuilder {
-    private enum Open {
-        case sequence([YAMLNode], YAMLMark, anchor: String?)
-        case mapping([YAMLNode], YAMLMark, anchor: String?)
+    private struct Open {
+        var isMapping: Bool
+        var items: [YAMLNode] = []
+        var mark: YAMLMark
+        var anchor: String?
+        /// ``TreeBuilder/nodes`` when it opened: the collection's own size is the difference.
+        var nodesBefore: Int
     }
 
     private var stack: [Open] = []
-    private var anchors: [String: YAMLNode] = [:]
+    /// Each anchored node, with its size in nodes (an alias counts as a copy of it).
+    private var anchors: [String: (node: YAMLNode, size: Int)] = [:]
     private var documents = 0
+    /// Nodes in the document so far, aliases counted at their anchor's size.
+    private var nodes = 0
     private(set) var document: YAMLNode?
 
     /// Takes one event; true at the end of the stream.
@@ -79,30 +109,45 @@ private struct TreeBuilder {
             let text = unsafe String(
                 decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
             let plain = unsafe scalar.style == YAML_PLAIN_SCALAR_STYLE
-            try finish(YAMLNode(.scalar(text, plain: plain), mark: mark), anchor: unsafe Self.string(scalar.anchor))
+            try count(1, at: mark)
+            try finish(
+                YAMLNode(.scalar(text, plain: plain), mark: mark), size: 1, anchor: unsafe Self.string(scalar.anchor),
+                at: mark)
         case YAML_ALIAS_EVENT:
             let name = unsafe Self.string(event.data.alias.anchor) ?? ""
-            guard let node = anchors[name] else {
+            guard let anchored = anchors[name] else {
                 throw YAMLReader.SyntaxError(mark: mark, message: "the alias '*\(name)' names no anchor before it")
             }
-            try finish(node, anchor: nil)
-        case YAML_SEQUENCE_START_EVENT:
-            stack.append(.sequence([], mark, anchor: unsafe Self.string(event.data.sequence_start.anchor)))
-        case YAML_MAPPING_START_EVENT:
-            stack.append(.mapping([], mark, anchor: unsafe Self.string(event.data.mapping_start.anchor)))
+            try count(anchored.size, at: mark)
+            try finish(anchored.node, size: anchored.size, anchor: nil, at: mark)
+        case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+            guard stack.count < YAMLReader.maximumDepth else {
+                throw YAMLReader.SyntaxError(
+                    mark: mark,
+                    message: "lists and mappings nested more than \(YAMLReader.maximumDepth) deep; "
+                        + "a config nests a few levels")
+            }
+            let isMapping = unsafe event.type == YAML_MAPPING_START_EVENT
+            let anchor =
+                isMapping
+                ? unsafe Self.string(event.data.mapping_start.anchor)
+                : unsafe Self.string(event.data.sequence_start.anchor)
+            try count(1, at: mark)
+            stack.append(Open(isMapping: isMapping, mark: mark, anchor: anchor, nodesBefore: nodes - 1))
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
             guard let open = stack.popLast() else { break }
-            switch open {
-            case .sequence(let items, let start, let anchor):
-                try finish(YAMLNode(.sequence(items), mark: start), anchor: anchor)
-            case .mapping(let items, let start, let anchor):
+            let size = nodes - open.nodesBefore
+            if open.isMapping {
                 var pairs: [YAMLNode.Pair] = []
+                pairs.reserveCapacity(open.items.count / 2)
                 var index = 0
-                while index + 1 < items.count {
-                    pairs.append(YAMLNode.Pair(key: items[index], value: items[index + 1]))
+                while index + 1 < open.items.count {
+                    pairs.append(YAMLNode.Pair(key: open.items[index], value: open.items[index + 1]))
                     index += 2
                 }
-                try finish(YAMLNode(.mapping(pairs), mark: start), anchor: anchor)
+                try finish(YAMLNode(.mapping(pairs), mark: open.mark), size: size, anchor: open.anchor, at: mark)
+            } else {
+                try finish(YAMLNode(.sequence(open.items), mark: open.mark), size: size, anchor: open.anchor, at: mark)
             }
         default:
             break
@@ -110,20 +155,38 @@ private struct TreeBuilder {
         return false
     }
 
-    private mutating func finish(_ node: YAMLNode, anchor: String?) throws(YAMLReader.SyntaxError) {
-        if let anchor { anchors[anchor] = node }
-        guard let top = stack.popLast() else {
+    /// Counts `size` more nodes, refusing a document past ``YAMLReader/maximumNodes``.
+    private mutating func count(_ size: Int, at mark: YAMLMark) throws(YAMLReader.SyntaxError) {
+        nodes += size
+        guard nodes <= YAMLReader.maximumNodes else {
+            throw YAMLReader.SyntaxError(
+                mark: mark,
+                message: "more than \(YAMLReader.maximumNodes) values in the document (an alias counts as "
+                    + "a copy of what it names); a config holds a few hundred")
+        }
+    }
+
+    private mutating func finish(
+        _ node: YAMLNode, size: Int, anchor: String?, at mark: YAMLMark
+    ) throws(YAMLReader.SyntaxError) {
+        if let anchor { anchors[anchor] = (node, size) }
+        guard !stack.isEmpty else {
             document = node
             return
         }
-        switch top {
-        case .sequence(var items, let mark, let anchor):
-            items.append(node)
-            stack.append(.sequence(items, mark, anchor: anchor))
-        case .mapping(var items, let mark, let anchor):
-            items.append(node)
-            stack.append(.mapping(items, mark, anchor: anchor))
+        // Appended in place: taking the top off the stack and putting it back copied the
+        // whole list each time, and 20 000 items took 11 s.
+        let top = stack.count - 1
+        let limit = stack[top].isMapping ? 2 * YAMLReader.maximumItems : YAMLReader.maximumItems
+        guard stack[top].items.count < limit else {
+            let what = stack[top].isMapping ? "keys" : "items"
+            throw YAMLReader.SyntaxError(
+                mark: mark,
+                message:
+                    "more than \(YAMLReader.maximumItems) \(what) in the \(stack[top].isMapping ? "mapping" : "list") "
+                    + "that starts at line \(stack[top].mark.line)")
         }
+        stack[top].items.append(node)
     }
 
     private static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {

@@ -133,10 +133,14 @@ extension FileStatus {
         case S_IFLNK: kind = .symlink
         default: kind = .other
         }
+        // Every field is the kernel's word, for a file anyone with write access may have made:
+        // sizes near 2⁶³ (a sparse file), blocks × 512 past 2⁶⁴, times past 2262 all saturate.
         self.init(
             device: UInt64(raw.st_dev), inode: UInt64(raw.st_ino), kind: kind, linkCount: UInt64(raw.st_nlink),
-            apparentBytes: UInt64(max(raw.st_size, 0)), allocatedBytes: UInt64(max(raw.st_blocks, 0)) * 512,
-            modifiedNanoseconds: Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec))
+            apparentBytes: UInt64(max(raw.st_size, 0)),
+            allocatedBytes: Saturating.product(UInt64(max(raw.st_blocks, 0)), 512),
+            modifiedNanoseconds: FileTime.nanosecondsSinceEpoch(
+                seconds: Int64(raw.st_mtim.tv_sec), nanoseconds: Int64(raw.st_mtim.tv_nsec)))
     }
 }
 
@@ -149,12 +153,14 @@ public enum SmallFile {
         try read(bytes: Array(path.utf8), limit: limit)
     }
 
-    /// Reads at most `limit` bytes of the file at `path`, given as raw bytes.
+    /// Reads at most `limit` bytes of the file at `path`, given as raw bytes. Opened with
+    /// `O_NONBLOCK`, so a FIFO found where a file was expected fails or reads nothing instead
+    /// of waiting for a writer; a file named by a person goes through ``RegularFile`` instead.
     ///
     /// The corresponding C functions are `openat` and `read`.
     public static func read(bytes path: [UInt8], limit: Int = 64 * 1024) throws(Errno) -> [UInt8] {
         let raw = try unsafe withCString(path) { cPath throws(Errno) in
-            try valueOrErrno { unsafe system_openat(AT_FDCWD, cPath, O_RDONLY | O_CLOEXEC, 0) }.get()
+            try valueOrErrno { unsafe system_openat(AT_FDCWD, cPath, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0) }.get()
         }
         let descriptor = FileDescriptor(rawValue: raw)
         defer { descriptor.close() }

@@ -10,9 +10,11 @@ extension FileDescriptor {
     public func fileSystemSpace() throws(Errno) -> FileSystemSpace {
         var raw = statvfs()
         _ = try valueOrErrno { unsafe system_fstatvfs(rawValue, &raw) }.get()
+        // A network or FUSE file system may report any block count: saturate, never trap.
         let fragment = UInt64(raw.f_frsize)
         return FileSystemSpace(
-            totalBytes: UInt64(raw.f_blocks) * fragment, freeBytes: UInt64(raw.f_bfree) * fragment,
-            availableBytes: UInt64(raw.f_bavail) * fragment)
+            totalBytes: Saturating.product(UInt64(raw.f_blocks), fragment),
+            freeBytes: Saturating.product(UInt64(raw.f_bfree), fragment),
+            availableBytes: Saturating.product(UInt64(raw.f_bavail), fragment))
     }
 }

@@ -1,5 +1,6 @@
 import CSystemd
 import Glibc
+import QuotaWatchCore
 
 /// The service manager's side of a `Type=notify` service, through libsystemd: what the
 /// daemon tells systemd, and what systemd told it through its environment.
@@ -36,7 +37,8 @@ public enum ServiceManager {
     public static var monotonicMicroseconds: UInt64 {
         var time = timespec()
         guard unsafe system_clock_gettime(CLOCK_MONOTONIC, &time) == 0 else { return 0 }
-        return UInt64(time.tv_sec) * 1_000_000 + UInt64(time.tv_nsec) / 1000
+        return Saturating.sum(
+            Saturating.product(UInt64(max(time.tv_sec, 0)), 1_000_000), UInt64(max(time.tv_nsec, 0)) / 1000)
     }
 
     /// Whether standard error is the stream systemd's `JOURNAL_STREAM` names

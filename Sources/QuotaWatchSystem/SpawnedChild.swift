@@ -24,13 +24,21 @@ struct SpawnedChild {
 
         let output: FileDescriptor
         var ownsOutput = true
-        do {
+        do throws(Errno) {
             switch request.standardOutput {
             case .discard: output = try openAboveStandardStreams(Array("/dev/null".utf8), O_WRONLY)
             case .daemonStandardError:
                 output = .standardError
                 ownsOutput = false
-            case .appending(let path): output = try openAboveStandardStreams(path, O_WRONLY | O_APPEND | O_CREAT)
+            case .appending(let path):
+                // Non-blocking open: a FIFO with no reader fails (ENXIO) instead of hanging the
+                // hook's thread for ever; the child gets a blocking descriptor as usual.
+                let opened = try openAboveStandardStreams(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK)
+                do throws(Errno) { try opened.setBlocking() } catch {
+                    opened.close()
+                    throw error
+                }
+                output = opened
             }
         } catch {
             let path: [UInt8]
@@ -241,6 +249,12 @@ struct SpawnedChild {
 }
 
 extension FileDescriptor {
+    /// The corresponding C function is `fcntl` with `F_SETFL`.
+    func setBlocking() throws(Errno) {
+        let flags = try valueOrErrno { system_fcntl(rawValue, F_GETFL, 0) }.get()
+        _ = try valueOrErrno { system_fcntl(rawValue, F_SETFL, flags & ~O_NONBLOCK) }.get()
+    }
+
     /// The corresponding C function is `fcntl` with `F_SETFL`.
     func setNonBlocking() throws(Errno) {
         let flags = try valueOrErrno { system_fcntl(rawValue, F_GETFL, 0) }.get()

@@ -190,7 +190,8 @@ public struct EventLine: Sendable, Equatable {
 
     /// `milliseconds` since the epoch as local ISO 8601 to the second, with the offset.
     public static func localTime(_ milliseconds: Int64, utcOffset: Int) -> String {
-        let shifted = WallTime(millisecondsSinceEpoch: milliseconds + Int64(utcOffset) * 1000).iso8601
+        let offset = Saturating.product(Int64(utcOffset), 1000)
+        let shifted = WallTime(millisecondsSinceEpoch: Saturating.sum(milliseconds, offset)).iso8601
         // "2026-12-01T03:04:05.123Z": keep the seconds, then the offset.
         let stamp = String(shifted.prefix(19))
         let sign = utcOffset < 0 ? "-" : "+"

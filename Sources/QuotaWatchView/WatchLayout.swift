@@ -159,7 +159,7 @@ public struct WatchLayout: Sendable {
             line.append("  \(phone.version): \(ByteFormat.decimal.string(phone.total))", .bold)
         }
         if let rate = model.growth.eventsPerSecond {
-            line.append("  \(Int(rate.rounded())) ev/s")
+            line.append("  \(Saturating.int64(rate.rounded())) ev/s")
         }
         if !frame.quotas.isEmpty {
             let states = Dictionary(grouping: frame.quotas, by: \.state).mapValues(\.count)
@@ -242,7 +242,7 @@ public struct WatchLayout: Sendable {
     {
         guard limit > 0 else { return (String(repeating: "#", count: inner), "", "  ∞%") }
         let share = Double(used) / Double(limit)
-        let cells = min(inner, Int((share * Double(inner)).rounded(.down)))
+        let cells = min(inner, Int(Saturating.int64((share * Double(inner)).rounded(.down))))
         let filled = used > 0 && cells == 0 ? 1 : cells
         let percent = share >= 9.995 ? ">999%" : "\(Int((share * 100).rounded()))%"
         return (String(repeating: "#", count: filled), String(repeating: ".", count: inner - filled), percent)
@@ -251,7 +251,7 @@ public struct WatchLayout: Sendable {
     /// "+1.2 MB/s", "-300 B/s", "0 B/s", "" while unknown.
     public static func growthText(_ rate: Double?, _ format: ByteFormat) -> String {
         guard let rate else { return "" }
-        let magnitude = format.string(UInt64(abs(rate).rounded()))
+        let magnitude = format.string(Saturating.uint64(abs(rate).rounded()))
         if magnitude.hasPrefix("0 ") { return "0 B/s" }
         return (rate < 0 ? "-" : "+") + magnitude + "/s"
     }

@@ -104,6 +104,17 @@ struct ChildProcessTests {
         #expect(error?.step == .standardOutput(path: "/nonexistent/dir/out.log".bytes))
     }
 
+    @Test("an output file that is a FIFO with no reader fails at once instead of blocking the hook's thread")
+    func fifoOutputWithoutReader() throws {
+        let scratch = try ScratchDirectory()
+        let fifo = scratch.file("out.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let error = #expect(throws: SpawnError.self) {
+            try ChildProcess.run(request(["true"], output: .appending(to: fifo.bytes)), timeout: .seconds(5))
+        }
+        #expect(error?.step == .standardOutput(path: fifo.bytes))
+    }
+
     @Test(
         "a child that outlives its timeout is killed with its whole group, a grandchild ignoring SIGTERM too",
         arguments: [ChildProcess.ExitWatchMethod.automatic, .waiterThread])

@@ -69,3 +69,12 @@ import Testing
         #expect(!line.text.unicodeScalars.contains { $0.value == 0x1b })
     }
 }
+
+@Suite("event times at the ends of Int64")
+struct EventLineExtremeTests {
+    @Test("a local time at either end of Int64, with any offset, is written without trapping")
+    func localTimeExtremes() {
+        #expect(EventLine.localTime(.max, utcOffset: 14 * 3600).hasSuffix("+14:00"))
+        #expect(EventLine.localTime(.min, utcOffset: -12 * 3600).hasSuffix("-12:00"))
+    }
+}

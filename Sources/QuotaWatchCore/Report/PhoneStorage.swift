@@ -43,8 +43,9 @@ public struct PhoneStorage: Sendable, Equatable, Encodable {
     /// The bundle's allocated bytes, when one was measured.
     public var appAllocated: UInt64?
 
-    /// "Documents & Data" plus the bundle: the figure the phone shows for the app.
-    public var total: UInt64 { documentsAndData + (appAllocated ?? 0) }
+    /// "Documents & Data" plus the bundle: the figure the phone shows for the app (at most
+    /// `UInt64.max`, where du's totals stop too).
+    public var total: UInt64 { Saturating.sum(documentsAndData, appAllocated ?? 0) }
 
     /// - Parameters:
     ///   - cachesAllocated: `Library/Caches`'s allocated bytes, nil when it does not exist.

@@ -51,6 +51,21 @@ struct FileRecord {
         set { packed = newValue ? packed | Self.linkedFlag : packed & ~Self.linkedFlag }
     }
     var usage: Usage { Usage(allocated: allocatedBlocks << 9, apparent: apparent) }
+
+    /// The largest allocated size a record holds: 2⁴⁸ − 1 blocks of 512 bytes, about 144 PB.
+    static let largestAllocated: UInt64 = blockMask << 9
+}
+
+extension FileStatus {
+    /// The status as a ``FileRecord`` keeps it: allocated bytes in whole 512-byte blocks, at
+    /// most ``FileRecord/largestAllocated`` (only a file system that lies reports more). What a
+    /// name adds to the totals is what its removal subtracts, so the two must be the same value.
+    var storedInFileRecord: FileStatus {
+        guard allocatedBytes > FileRecord.largestAllocated || allocatedBytes & 511 != 0 else { return self }
+        var stored = self
+        stored.allocatedBytes = min(allocatedBytes, FileRecord.largestAllocated) & ~511
+        return stored
+    }
 }
 
 struct DirectoryRecord {

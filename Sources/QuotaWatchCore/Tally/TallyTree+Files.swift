@@ -31,6 +31,7 @@ extension TallyTree {
         named name: some Collection<UInt8>, in directory: DirectoryID, status: FileStatus,
         deferring pending: inout TallyDelta
     ) -> FileID {
+        let status = status.storedInFileRecord
         let parent = directory.rawValue
         let record = FileRecord(
             apparent: status.apparentBytes, inode: status.inode,
@@ -64,6 +65,7 @@ extension TallyTree {
 
     /// Applies a fresh stat of a file already in the tree.
     public mutating func updateFile(_ file: FileID, status: FileStatus) {
+        let status = status.storedInFileRecord
         let id = file.rawValue
         let record = files[Int(id)]
         if record.inode != status.inode {

@@ -36,8 +36,7 @@ public struct CleanDeleteRequest: Hashable, Sendable {
         if !selection.kinds.isEmpty { fields.append(("kinds", .strings(selection.kinds.sorted().map(\.rawValue)))) }
         if !selection.paths.isEmpty { fields.append(("paths", .strings(selection.paths.map(EscapedName.string)))) }
         if let olderThan = selection.olderThan {
-            let (seconds, attoseconds) = olderThan.components
-            fields.append(("older_than_ms", .number(UInt64(seconds * 1000 + attoseconds / 1_000_000_000_000_000))))
+            fields.append(("older_than_ms", .number(UInt64(max(0, olderThan.clampedMilliseconds)))))
         }
         if let largerThan = selection.largerThan { fields.append(("larger_than", .number(largerThan))) }
         if dryRun { fields.append(("dry_run", .flag(true))) }
@@ -186,7 +185,7 @@ public struct CleanDeletionReport: Sendable, Hashable, ControlReplyDocument {
         error = result.error
     }
 
-    public var freedBytes: UInt64 { removed.reduce(0) { $0 + $1.freedBytes } }
+    public var freedBytes: UInt64 { removed.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
 
     public var fields: [String: PolicyJSON] {
         [

@@ -31,7 +31,7 @@ public struct AppVersionStore: Sendable {
 
     /// The version persisted by an earlier start; nil if none was.
     public func lastSeen() -> String? {
-        guard let bytes = try? SmallFile.read(bytes: path, limit: 4096) else { return nil }
+        guard let bytes = try? RegularFile.read(bytes: path, limit: 4096) else { return nil }
         let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? nil : text
     }
@@ -59,7 +59,8 @@ public enum AppVersion {
         case .infoPlist(let path):
             let bytes: [UInt8]
             do {
-                bytes = try SmallFile.read(bytes: path, limit: 1 << 20)
+                // The config names it: a FIFO or a device there must not block the daemon.
+                bytes = try RegularFile.read(bytes: path, limit: 1 << 20)
             } catch {
                 throw AppVersionError(path: path, reason: "\(error)")
             }

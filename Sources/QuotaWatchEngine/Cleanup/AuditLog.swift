@@ -105,10 +105,14 @@ public final class AuditLog: Sendable {
         }
     }
 
+    /// More than a log ever holds between rotations (4 MiB by default): a read's buffer is as
+    /// large as its limit, so a log made huge (sparse) by someone else is not read whole.
+    static let largestRead: UInt64 = 256 << 20
+
     /// The current log file's bytes (recovery reads them).
     func currentContents() throws(Errno) -> [UInt8] {
         let size = state.withLock { $0.file.size }
-        return try SmallFile.read(bytes: path, limit: Int(size) + 1 << 16)
+        return try SmallFile.read(bytes: path, limit: Int(clamping: min(size, Self.largestRead)) + 1 << 16)
     }
 }
 
@@ -183,6 +187,6 @@ public struct AuditLogError: Error, Sendable, Equatable, CustomStringConvertible
 extension WallTime {
     /// The system's wall clock.
     @Sendable public static func now() -> WallTime {
-        WallTime(millisecondsSinceEpoch: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        WallTime(millisecondsSinceEpoch: Saturating.int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 }

@@ -154,7 +154,7 @@ public struct CleanupResult: Sendable, Hashable {
         self.error = error
     }
 
-    public var freedBytes: UInt64 { removed.reduce(0) { $0 + $1.freedBytes } }
+    public var freedBytes: UInt64 { removed.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
 }
 
 /// A name a cleaner chose but left, and why.

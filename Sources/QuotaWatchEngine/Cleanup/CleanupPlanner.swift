@@ -126,7 +126,8 @@ struct CleanupPlanner {
     func target(_ limit: UInt64, _ ratio: Double, rule: String?) -> UInt64 {
         let byRatio =
             ratio == CleanupSettings.defaultTargetRatio
-            ? CleanupDirectory.defaultTarget(effectiveLimit: limit) : UInt64((Double(limit) * ratio).rounded(.down))
+            ? CleanupDirectory.defaultTarget(effectiveLimit: limit)
+            : Saturating.uint64((Double(limit) * ratio).rounded(.down))
         guard let rule, let thresholds = thresholds(of: rule) else { return byRatio }
         return min(byRatio, Self.okTarget(limit, thresholds))
     }

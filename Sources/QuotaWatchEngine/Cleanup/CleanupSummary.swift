@@ -11,7 +11,7 @@ public struct CleanerReport: Sendable, Hashable {
 
     public init(name: String) { self.name = name }
 
-    public var freedBytes: UInt64 { removed.reduce(0) { $0 + $1.freedBytes } }
+    public var freedBytes: UInt64 { removed.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
 }
 
 /// One cleanup run, as the completion callback gets it and the event stream prints it.
@@ -26,7 +26,7 @@ public struct CleanupSummary: Sendable, Hashable {
     public var time: WallTime
 
     public var removedCount: Int { cleaners.reduce(0) { $0 + $1.removed.count } }
-    public var freedBytes: UInt64 { cleaners.reduce(0) { $0 + $1.freedBytes } }
+    public var freedBytes: UInt64 { cleaners.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
 
     /// `{"event":"cleanup","trigger":…,"removed":N,"freed":N,"cleaners":[…],"seconds":S,…}`:
     /// `trigger` is the first trigger's kind and `triggers` all of them as objects; in a dry

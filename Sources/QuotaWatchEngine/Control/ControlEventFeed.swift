@@ -1,4 +1,5 @@
 import Dispatch
+import QuotaWatchCore
 import Synchronization
 
 /// The control socket's event stream: every event the engine emits, as its JSON line, to each
@@ -79,9 +80,7 @@ public final class ControlEventFeed: Sendable {
         /// Waits up to `timeout` for lines; returns what is queued (a `dropped` line first when
         /// some were lost), or nil once closed.
         func next(timeout: Duration) -> [String]? {
-            let (seconds, attoseconds) = timeout.components
-            _ = ready.wait(
-                timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
+            _ = ready.wait(timeout: .now() + .nanoseconds(Int(timeout.clampedNanoseconds)))
             return queue.withLock { queue in
                 if queue.isClosed { return nil }
                 var lines = queue.lines

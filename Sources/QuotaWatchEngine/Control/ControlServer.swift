@@ -537,8 +537,7 @@ final class ReplySlot: Sendable {
 /// Durations in messages: "5s", "0.25s".
 enum DurationText {
     static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let milliseconds = duration.clampedMilliseconds
         if milliseconds % 1000 == 0 { return "\(milliseconds / 1000)s" }
         var text = String(Double(milliseconds) / 1000)
         while text.hasSuffix("0") { text.removeLast() }

@@ -97,7 +97,9 @@ public struct TreeScanner {
             if let progress {
                 if result.isComplete { counts.directories += 1 }
                 counts.files += result.listing.entries.count
-                for entry in result.listing.entries { counts.allocatedBytes += entry.status.allocatedBytes }
+                for entry in result.listing.entries {
+                    counts.allocatedBytes = Saturating.sum(counts.allocatedBytes, entry.status.allocatedBytes)
+                }
                 progress(counts)
             }
         }

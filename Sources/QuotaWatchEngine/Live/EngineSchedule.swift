@@ -1,4 +1,5 @@
 import Foundation
+import QuotaWatchCore
 
 /// Where the engine reads the time: nanoseconds since an origin of the clock's choosing, the
 /// unit ``LiveTree`` takes. The daemon uses ``MonotonicEngineClock``; tests move a
@@ -17,9 +18,7 @@ public struct MonotonicEngineClock: EngineClock, Sendable {
 
     /// The clock's reading at `instant`.
     public func nanoseconds(of instant: ContinuousClock.Instant) -> UInt64 {
-        let elapsed = origin.duration(to: instant)
-        return UInt64(max(0, elapsed.components.seconds)) * 1_000_000_000
-            + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000))
+        origin.duration(to: instant).nanoseconds
     }
 
     /// The instant of a reading, for waiting until it.
@@ -69,12 +68,18 @@ public struct DueWork: Sendable, Equatable {
     public var resync = false
     /// Syncs whose marker has not come back in time, to be answered with an error.
     public var expiredSyncs: [[UInt8]] = []
+    /// The config is to be read again: one or more SIGHUPs have settled.
+    public var reload = false
 
-    public init(flush: Bool = false, poll: Bool = false, resync: Bool = false, expiredSyncs: [[UInt8]] = []) {
+    public init(
+        flush: Bool = false, poll: Bool = false, resync: Bool = false, expiredSyncs: [[UInt8]] = [],
+        reload: Bool = false
+    ) {
         self.flush = flush
         self.poll = poll
         self.resync = resync
         self.expiredSyncs = expiredSyncs
+        self.reload = reload
     }
 }
 
@@ -95,6 +100,11 @@ public struct EngineSchedule: Sendable {
     public static let overflowMemory: Duration = .seconds(60)
     public static let firstBackoff: Duration = .milliseconds(500)
     public static let longestBackoff: Duration = .seconds(30)
+    /// SIGHUPs coalesce: the config is read again once none has come for this long…
+    public static let reloadSettle: Duration = .milliseconds(100)
+    /// …or this long after the first one still waiting, so that an endless storm of them
+    /// still reloads, once a second, instead of queueing a reload per signal.
+    public static let reloadLongestWait: Duration = .seconds(1)
 
     private var lastFlush: UInt64
     private var nextPoll: UInt64
@@ -104,6 +114,8 @@ public struct EngineSchedule: Sendable {
     public private(set) var resyncBackoff: Duration = .zero
     private var lastResync: UInt64?
     private var syncDeadlines: [[UInt8]: UInt64] = [:]
+    /// The first SIGHUP not yet applied, and the latest.
+    private var reloadRequests: (first: UInt64, last: UInt64)?
 
     public init(
         settle: Duration = .milliseconds(20), pollInterval: Duration = .seconds(2),
@@ -129,6 +141,7 @@ public struct EngineSchedule: Sendable {
         if conditions.needsResync { deadlines.append(resyncNotBefore) }
         if let policy = conditions.policyDeadline { deadlines.append(policy) }
         if let sync = syncDeadlines.values.min() { deadlines.append(sync) }
+        if let reload = reloadDeadline { deadlines.append(reload) }
         return deadlines.min()
     }
 
@@ -142,8 +155,26 @@ public struct EngineSchedule: Sendable {
             resync: conditions.needsResync && (now >= resyncNotBefore || !syncDeadlines.isEmpty),
             expiredSyncs: syncDeadlines.filter { $0.value <= now }.map(\.key).sorted {
                 $0.lexicographicallyPrecedes($1)
-            })
+            },
+            reload: reloadDeadline.map { now >= $0 } ?? false)
     }
+
+    /// When the waiting SIGHUPs are applied as one reload; nil when none waits.
+    public var reloadDeadline: UInt64? {
+        reloadRequests.map {
+            min(
+                Saturating.sum($0.last, Self.reloadSettle.nanoseconds),
+                Saturating.sum($0.first, Self.reloadLongestWait.nanoseconds))
+        }
+    }
+
+    /// A SIGHUP (or several, taken together) arrived at `now`.
+    public mutating func reloadRequested(at now: UInt64) {
+        reloadRequests = (first: reloadRequests?.first ?? now, last: now)
+    }
+
+    /// The config was read again: every SIGHUP until now is answered.
+    public mutating func reloaded() { reloadRequests = nil }
 
     public mutating func flushed(at now: UInt64) { lastFlush = now }
 
@@ -175,10 +206,11 @@ public struct EngineSchedule: Sendable {
 }
 
 extension Duration {
-    /// Whole nanoseconds; negative durations count as zero.
+    /// Whole nanoseconds; negative durations count as zero, and one longer than `UInt64.max`
+    /// nanoseconds (584 years) as `UInt64.max`, so a deadline far away never traps.
     public var nanoseconds: UInt64 {
         let (seconds, attoseconds) = components
         guard seconds >= 0, attoseconds >= 0 else { return 0 }
-        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+        return Saturating.sum(Saturating.product(UInt64(seconds), 1_000_000_000), UInt64(attoseconds / 1_000_000_000))
     }
 }

@@ -23,7 +23,7 @@ public enum EngineEvent: Sendable {
         case .ready(let directories, let files, let allocated, let seconds):
             fields = [
                 "event": .string("ready"), "dirs": .integer(Int64(directories)), "files": .integer(Int64(files)),
-                "allocated": .integer(Int64(allocated)), "seconds": .number(seconds),
+                "allocated": .unsigned(allocated), "seconds": .number(seconds),
             ]
         case .overflow:
             fields = ["event": .string("overflow")]
@@ -55,6 +55,8 @@ public enum EngineEvent: Sendable {
 public enum JSONValue: Encodable, Sendable {
     case string(String)
     case integer(Int64)
+    /// Sizes: a total may pass Int64.max (sparse files), and converting it must not trap.
+    case unsigned(UInt64)
     case number(Double)
     case array([JSONValue])
     case object([String: JSONValue])
@@ -64,6 +66,7 @@ public enum JSONValue: Encodable, Sendable {
         switch self {
         case .string(let value): try container.encode(value)
         case .integer(let value): try container.encode(value)
+        case .unsigned(let value): try container.encode(value)
         case .number(let value): try container.encode((value * 1000).rounded() / 1000)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)

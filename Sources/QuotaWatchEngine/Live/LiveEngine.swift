@@ -138,7 +138,7 @@ public final class LiveEngine: @unchecked Sendable {
                     mailbox.post(.shutdown(signal: signal))
                     return
                 }
-                mailbox.post(.reload)
+                mailbox.requestReload()
             }
         }
         defer {
@@ -205,7 +205,7 @@ public final class LiveEngine: @unchecked Sendable {
                 case .shutdown(let signal):
                     return .signal(signal)
                 case .reload:
-                    reloadPolicy(&live)
+                    schedule.reloadRequested(at: clock.now)
                 case .hookFailed(let failure):
                     reportHookFailure(failure)
                 case .stop:
@@ -224,6 +224,10 @@ public final class LiveEngine: @unchecked Sendable {
             expireSyncs(schedule.due(conditions(live), now: now).expiredSyncs, &live)
             if schedule.due(conditions(live), now: now).resync { resync(&live) }
             let due = schedule.due(conditions(live), now: now)
+            if due.reload {
+                schedule.reloaded()
+                reloadPolicy(&live)
+            }
             if due.flush {
                 live.flush()
                 schedule.flushed(at: now)

@@ -8,7 +8,8 @@ enum EngineMessage: @unchecked Sendable {
     case events([InotifyEvent])
     case request(ControlRequest, ControlReply)
     case shutdown(signal: Int32)
-    /// SIGHUP: read the config file again.
+    /// SIGHUP: read the config file again. Never queued: ``Mailbox/requestReload()`` sets a
+    /// flag, and a take hands over one `reload` for every SIGHUP since the last.
     case reload
     /// ``LiveEngine/stop()`` was called.
     case stop
@@ -25,6 +26,7 @@ final class Mailbox: @unchecked Sendable {
     // `messages` is read and written only while `condition` is locked.
     private let condition = NSCondition()
     private var messages: [EngineMessage] = []
+    private var reloadRequested = false
 
     func post(_ message: EngineMessage) {
         condition.lock()
@@ -33,11 +35,20 @@ final class Mailbox: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// A SIGHUP: sets a flag rather than queueing a message, so a storm of signals costs one
+    /// reload however many came before the engine looked.
+    func requestReload() {
+        condition.lock()
+        reloadRequested = true
+        condition.signal()
+        condition.unlock()
+    }
+
     /// Everything posted so far, waiting until `deadline` (or forever) if nothing is.
     func take(until deadline: ContinuousClock.Instant?) -> [EngineMessage] {
         condition.lock()
         defer { condition.unlock() }
-        while messages.isEmpty {
+        while messages.isEmpty && !reloadRequested {
             guard let deadline else {
                 condition.wait()
                 continue
@@ -50,6 +61,10 @@ final class Mailbox: @unchecked Sendable {
         // Taken, not copied, so the queue does not keep a storm's peak capacity.
         var taken: [EngineMessage] = []
         swap(&taken, &messages)
+        if reloadRequested {
+            taken.append(.reload)
+            reloadRequested = false
+        }
         return taken
     }
 }

@@ -71,7 +71,7 @@ public final class MetricsExporter: EngineObserver, @unchecked Sendable {
             counters.cleanupRuns += 1
             if !summary.dryRun {
                 counters.removedFiles += UInt64(summary.removedCount)
-                counters.removedBytes += summary.freedBytes
+                counters.removedBytes = Saturating.sum(counters.removedBytes, summary.freedBytes)
             }
         case .engine(.overflow), .engine(.resynced), .engine(.degraded), .engine(.configReloaded):
             break
@@ -84,7 +84,7 @@ public final class MetricsExporter: EngineObserver, @unchecked Sendable {
             case .level: counters.levelChanges += 1
             case .leftover(_, let allocated, _, _):
                 counters.leftovers += 1
-                counters.leftoverBytes += allocated
+                counters.leftoverBytes = Saturating.sum(counters.leftoverBytes, allocated)
             case .forecast: counters.forecasts += 1
             case .hookFailed: counters.hookFailures += 1
             }

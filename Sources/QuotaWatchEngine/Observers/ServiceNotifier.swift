@@ -33,8 +33,8 @@ public final class ServiceNotifier: EngineObserver {
     public init(watchdogPeriod: Duration?, sink: any ServiceMessageSink) {
         self.sink = sink
         pingInterval = watchdogPeriod.map { period in
-            let nanoseconds = period.components.seconds * 1_000_000_000 + period.components.attoseconds / 1_000_000_000
-            return max(1, UInt64(max(0, nanoseconds)) / 2)
+            // WATCHDOG_USEC is the environment's word: any value up to 2⁶⁴ µs must not trap.
+            max(1, UInt64(max(0, period.clampedNanoseconds)) / 2)
         }
     }
 

@@ -84,7 +84,8 @@ extension LiveEngine {
 
     /// The engine's moment of a wall-clock time (a file's mtime), never after `now`.
     static func moment(ofWallClock nanoseconds: Int64, now: UInt64) -> Moment {
-        let age = max(0, WallClock.nanosecondsSinceEpoch() - nanoseconds)
+        // An mtime at either end of the range (a file touched to 1600 or 2300) must not trap.
+        let age = max(0, Saturating.difference(WallClock.nanosecondsSinceEpoch(), nanoseconds))
         let engineNanoseconds = Int64(clamping: now) - age
         return Moment(sinceOrigin: .nanoseconds(engineNanoseconds))
     }

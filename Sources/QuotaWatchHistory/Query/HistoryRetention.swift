@@ -1,3 +1,4 @@
+import QuotaWatchCore
 import QuotaWatchPolicy
 
 /// How much history is kept: rows older than `keep` go, and when the database holds more than
@@ -18,9 +19,7 @@ public struct HistoryRetention: Sendable, Equatable {
 
     /// Rows recorded before this time are dropped.
     public func ageCutoff(now: WallTime) -> WallTime {
-        let (seconds, attoseconds) = keep.components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        return WallTime(millisecondsSinceEpoch: now.millisecondsSinceEpoch - milliseconds)
+        WallTime(millisecondsSinceEpoch: Saturating.difference(now.millisecondsSinceEpoch, keep.clampedMilliseconds))
     }
 
     /// The share (0 to 1) of each table's oldest rows to drop when `usedBytes` are in use:

@@ -89,9 +89,9 @@ public enum HistoryTime {
 
     /// `2026-12-01T10:00:05+01:00`: the time in `zone`, to the second, with its offset.
     public static func local(_ time: WallTime, zone: TimeZone) -> String {
-        let seconds =
-            time.millisecondsSinceEpoch >= 0
-            ? time.millisecondsSinceEpoch / 1000 : (time.millisecondsSinceEpoch - 999) / 1000
+        // Floor division that cannot overflow: a stored time may be any Int64, Int64.min too.
+        let milliseconds = time.millisecondsSinceEpoch
+        let seconds = milliseconds / 1000 - (milliseconds % 1000 < 0 ? 1 : 0)
         let date = Date(timeIntervalSince1970: TimeInterval(seconds))
         let offset = zone.secondsFromGMT(for: date)
         var calendar = Calendar(identifier: .gregorian)

@@ -58,7 +58,9 @@ public struct AuditImport {
             // the cleaners append meanwhile (a partial last line is left for the next import).
             guard let status = try? FileDescriptor.currentWorkingDirectory.status(of: path(rotation)),
                 status.apparentBytes > offset,
-                let bytes = try? SmallFile.read(bytes: path(rotation), limit: Int(status.apparentBytes) + 65_536)
+                status.kind == .regular,
+                let bytes = try? SmallFile.read(
+                    bytes: path(rotation), limit: Int(clamping: min(status.apparentBytes, 256 << 20)) + 65_536)
             else { continue }
             guard let lastNewline = bytes.lastIndex(of: UInt8(ascii: "\n")), UInt64(lastNewline) >= offset else {
                 continue

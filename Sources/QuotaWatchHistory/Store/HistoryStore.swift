@@ -1,3 +1,4 @@
+import QuotaWatchCore
 import QuotaWatchPolicy
 
 /// The history database: `history.sqlite` in the root's state directory, next to the audit log.
@@ -119,7 +120,8 @@ public final class HistoryStore {
         let pages = try connection.integer("PRAGMA page_count") ?? 0
         let free = try connection.integer("PRAGMA freelist_count") ?? 0
         let size = try connection.integer("PRAGMA page_size") ?? 4096
-        return UInt64(max(0, pages - free) * size)
+        // The pragmas' word about a file anyone with access may have edited: saturate.
+        return UInt64(max(0, Saturating.product(Saturating.difference(pages, free), max(size, 0))))
     }
 
     /// Drops what `retention` does not keep; returns how many rows went.

@@ -51,7 +51,7 @@ public struct CleanItem: Sendable, Hashable {
 
     /// Whole seconds since its last modification, never negative.
     public func ageSeconds(nowNanoseconds: Int64) -> Int64 {
-        max(0, (nowNanoseconds - modifiedNanoseconds) / 1_000_000_000)
+        max(0, Saturating.difference(nowNanoseconds, modifiedNanoseconds) / 1_000_000_000)
     }
 }
 
@@ -69,8 +69,9 @@ public struct CleanTotals: Sendable, Hashable {
         for item in items {
             count += 1
             if item.linkCount > 1, !seen.insert([item.device, item.inode]).inserted { continue }
-            allocatedBytes += item.allocatedBytes
-            apparentBytes += item.apparentBytes
+            // Sparse files may claim up to 2⁶³ B each: a sum saturates, as du's does.
+            allocatedBytes = Saturating.sum(allocatedBytes, item.allocatedBytes)
+            apparentBytes = Saturating.sum(apparentBytes, item.apparentBytes)
         }
     }
 }

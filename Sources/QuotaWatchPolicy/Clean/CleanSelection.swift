@@ -27,8 +27,8 @@ public struct CleanSelection: Sendable, Hashable {
 
     public func selects(_ item: CleanItem, nowNanoseconds: Int64) -> Bool {
         if let olderThan {
-            let limit = olderThan.components.seconds * 1_000_000_000 + olderThan.components.attoseconds / 1_000_000_000
-            guard nowNanoseconds - item.modifiedNanoseconds > limit else { return false }
+            let age = Saturating.difference(nowNanoseconds, item.modifiedNanoseconds)
+            guard age > olderThan.clampedNanoseconds else { return false }
         }
         if let largerThan, item.allocatedBytes <= largerThan { return false }
         if paths.contains(where: { Self.covers($0, item.path) }) { return true }

@@ -26,8 +26,10 @@ public struct WallTime: Sendable, Hashable, Comparable {
     }
 
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
-        let quotient = value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
-        return (quotient, value - quotient * divisor)
+        // Written so that no step overflows: event times read back from SQLite or the audit
+        // log may be any Int64, including Int64.min.
+        let remainder = value % divisor
+        return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
     }
 
     /// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).

@@ -14,6 +14,11 @@ struct ComponentPattern: Sendable, Hashable {
 
     var tokens: [Token]
 
+    /// The most tokens one component may have: a name (NAME_MAX, 255 bytes) matches no more
+    /// characters than that, and `*`s between them make 511; beyond that it is a mistake or
+    /// an attempt to make matching slow.
+    static let maximumTokens = 511
+
     func matches(_ name: some Collection<UInt8>) -> Bool {
         let units = CharacterUnits.decode(name)
         // The classic single-backtrack wildcard match: on a mismatch, let the last `*` swallow

@@ -76,6 +76,13 @@ enum GlobCompiler {
         }
         if !hasWildcard { return .literal(allLiteral) }
         flushLiteral()
+        // Matching costs tokens × characters at worst (`*a*a*a…b` against `aaaa…`); a name has at
+        // most 255 bytes, so a pattern needing more characters than that can never match.
+        if tokens.count > ComponentPattern.maximumTokens {
+            throw fail(
+                "a component has \(tokens.count) characters and wildcards, more than "
+                    + "\(ComponentPattern.maximumTokens): a file name has at most 255 bytes")
+        }
         return .pattern(ComponentPattern(tokens: tokens))
     }
 

@@ -155,7 +155,7 @@ extension Deleter {
             linkCount: status.linkCount)
         if dryRun {
             removal.entries.append(entry)
-            removal.freedBytes += links.freedByRemoving(entry)
+            removal.freedBytes = Saturating.sum(removal.freedBytes, links.freedByRemoving(entry))
             return .removed
         }
         do {
@@ -191,7 +191,7 @@ extension Deleter {
         case .success:
             journal.recordOutcome(entry, failure: nil)
             removal.entries.append(entry)
-            removal.freedBytes += links.freedByRemoving(entry)
+            removal.freedBytes = Saturating.sum(removal.freedBytes, links.freedByRemoving(entry))
             return .removed
         case .failure(let error):
             let reason: SkipReason =

@@ -35,24 +35,12 @@ enum CheckConfigCommand {
             throw UsageError(
                 message: "Unexpected argument '\(arguments.positionals[1].text)'", command: "check-config")
         }
-        let name = EscapedName.string(file.bytes)
-        let bytes: [UInt8]
-        do {
-            bytes = try SmallFile.read(bytes: file.bytes, limit: maximumBytes + 1)
-        } catch {
-            Console.error("Error: cannot read '\(name)': \(error)\n")
-            return unreadable
-        }
-        guard bytes.count <= maximumBytes else {
-            Console.error("Error: \(name): the file is larger than \(maximumBytes / (1 << 20)) MiB; is it a config?\n")
-            return invalid
-        }
         let config: PolicyConfig
         do {
-            config = try PolicyConfigLoader.load(bytes, file: name)
+            config = try RunPolicy.read(file.bytes)
         } catch {
-            Console.error("Error: \(error)\n")
-            return invalid
+            Console.error("Error: \(error.description)\n")
+            return error.status
         }
         if arguments.has("--json") {
             Console.out(ConfigSummary.json(config).encoded + "\n")

@@ -87,7 +87,7 @@ enum CleanCommand {
         let socket = explicitSocket ?? SocketPath.defaultPath(forRoot: absolute)
         var output = CleanPageOutput(
             root: EscapedName.string(absolute), source: "daemon", engine: nil, format: format,
-            nowNanoseconds: Int64((Date().timeIntervalSince1970 * 1e9).rounded(.down)), filesPerKind: top)
+            nowNanoseconds: Saturating.int64((Date().timeIntervalSince1970 * 1e9).rounded(.down)), filesPerKind: top)
         let json = arguments.has("--json")
         let dryRun = arguments.has("--dry-run")
 

@@ -76,8 +76,8 @@ struct CleanPageOutput {
         var categories: [PolicyJSON] = []
         for summary in page {
             total.count += summary.totals.count
-            total.allocatedBytes += summary.totals.allocatedBytes
-            total.apparentBytes += summary.totals.apparentBytes
+            total.allocatedBytes = Saturating.sum(total.allocatedBytes, summary.totals.allocatedBytes)
+            total.apparentBytes = Saturating.sum(total.apparentBytes, summary.totals.apparentBytes)
             var fields = totalsFields(summary.totals)
             fields["name"] = .string(summary.category.rawValue)
             fields["title"] = .string(summary.category.title)

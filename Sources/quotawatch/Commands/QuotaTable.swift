@@ -26,7 +26,7 @@ enum QuotaTable {
             table.append([
                 row.used.map(format.string) ?? "-", format.string(row.limit), format.string(row.effectiveLimit),
                 row.state, row.secondsSinceChange.map { duration($0) + " ago" } ?? "-",
-                row.bytesPerSecond >= 1 ? format.string(UInt64(row.bytesPerSecond)) + "/s" : "-",
+                row.bytesPerSecond >= 1 ? format.string(Saturating.uint64(row.bytesPerSecond)) + "/s" : "-",
                 row.secondsToBreach.map(duration) ?? "-", row.rule, TableRenderer.printable(row.path),
             ])
         }
@@ -54,7 +54,7 @@ enum QuotaTable {
 
     /// "45s", "12m", "3h", "2d": whole units, as durations are written in the config.
     static func duration(_ seconds: Double) -> String {
-        let whole = Int(max(0, seconds.rounded()))
+        let whole = Saturating.int64(max(0, seconds.rounded()))
         if whole < 120 { return "\(whole)s" }
         if whole < 2 * 3600 { return "\(whole / 60)m" }
         if whole < 2 * 86_400 { return "\(whole / 3600)h" }

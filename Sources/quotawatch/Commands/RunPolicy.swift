@@ -58,20 +58,24 @@ enum RunPolicy {
         }
     }
 
-    /// Reads and loads one config file; the loader's error names file, line and column.
+    /// Reads and loads one config file, for `check-config`, at `run`'s start and at each
+    /// SIGHUP; the loader's error names file, line and column. Only a regular file (or a
+    /// symlink to one) of at most ``CheckConfigCommand/maximumBytes`` is read: a FIFO, a
+    /// device or a directory is refused at once, naming what it is, instead of blocking.
     static func read(_ file: [UInt8]) throws(Failure) -> PolicyConfig {
         let name = EscapedName.string(file)
         let bytes: [UInt8]
         do {
-            bytes = try SmallFile.read(bytes: file, limit: CheckConfigCommand.maximumBytes + 1)
-        } catch {
-            throw Failure(description: "cannot read '\(name)': \(error)", status: CheckConfigCommand.unreadable)
-        }
-        guard bytes.count <= CheckConfigCommand.maximumBytes else {
+            bytes = try RegularFile.read(bytes: file, limit: CheckConfigCommand.maximumBytes)
+        } catch .tooLarge {
             throw Failure(
                 description:
                     "\(name): the file is larger than \(CheckConfigCommand.maximumBytes / (1 << 20)) MiB; is it a config?",
                 status: CheckConfigCommand.invalid)
+        } catch {
+            throw Failure(
+                description: "cannot read the config '\(name)': \(error); give a regular YAML file",
+                status: CheckConfigCommand.unreadable)
         }
         do {
             return try PolicyConfigLoader.load(bytes, file: name)

@@ -44,5 +44,5 @@ struct WatchSession {
 /// The local zone's offset from UTC now, in seconds, for event lines.
 enum LocalTime {
     static var utcOffset: Int { TimeZone.current.secondsFromGMT(for: Date()) }
-    static var millisecondsNow: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    static var millisecondsNow: Int64 { Saturating.int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }

@@ -207,5 +207,11 @@ struct AuditLogTests {
         #expect(throws: AppVersionError.self) {
             try AppVersion.read(.infoPlist(path: setup.tree.absoluteBytes("none")))
         }
+        // A FIFO where the config says Info.plist is: refused at once, naming what it is.
+        try setup.tree.makeFIFO("fifo.plist")
+        let fifo = #expect(throws: AppVersionError.self) {
+            try AppVersion.read(.infoPlist(path: setup.tree.absoluteBytes("fifo.plist")))
+        }
+        #expect("\(fifo.map { "\($0)" } ?? "")".contains("FIFO"), "\(String(describing: fifo))")
     }
 }

@@ -1,0 +1,97 @@
+import Testing
+
+@testable import QuotaWatchCore
+
+/// Conversions of values from the kernel, the socket and stored files, at the ends of their
+/// ranges: each has a defined result, and none traps.
+@Suite("saturating conversions")
+struct SaturatingArithmeticTests {
+    @Test("file times past 2262 and before 1677 clamp to the ends of Int64 nanoseconds")
+    func fileTimes() {
+        // `touch -d @9223372037`: one second past what Int64 nanoseconds hold.
+        #expect(FileTime.nanosecondsSinceEpoch(seconds: 9_223_372_037, nanoseconds: 0) == .max)
+        #expect(FileTime.nanosecondsSinceEpoch(seconds: -9_223_372_037, nanoseconds: 0) == .min)
+        #expect(FileTime.nanosecondsSinceEpoch(seconds: .max, nanoseconds: 999_999_999) == .max)
+        #expect(FileTime.nanosecondsSinceEpoch(seconds: .min, nanoseconds: 0) == .min)
+        // Just inside the range: exact.
+        #expect(FileTime.nanosecondsSinceEpoch(seconds: 9_223_372_036, nanoseconds: 854_775_807) == .max)
+        #expect(FileTime.nanosecondsSinceEpoch(seconds: 9_223_372_036, nanoseconds: 854_775_806) == .max - 1)
+        #expect(FileTime.nanosecondsSinceEpoch(seconds: -9_223_372_037, nanoseconds: 145_224_192) == .min)
+        #expect(FileTime.nanosecondsSinceEpoch(seconds: 1, nanoseconds: 5) == 1_000_000_005)
+        #expect(FileTime.nanosecondsSinceEpoch(seconds: -1, nanoseconds: 5) == -999_999_995)
+        // A tv_nsec no file system should report is clamped into 0 ..< 10⁹.
+        #expect(FileTime.nanosecondsSinceEpoch(seconds: 0, nanoseconds: -5) == 0)
+        #expect(FileTime.nanosecondsSinceEpoch(seconds: 0, nanoseconds: .max) == 999_999_999)
+        #expect(FileTime.nanosecondsSinceEpoch(seconds: .max, nanoseconds: .min) == .max)
+    }
+
+    @Test("products and sums saturate; differences of times saturate both ways")
+    func integers() {
+        #expect(Saturating.product(UInt64(Int64.max), 512) == .max)
+        #expect(Saturating.product(UInt64(1) << 54, 512) == 1 << 63)
+        #expect(Saturating.product(UInt64.max, 0) == 0)
+        #expect(Saturating.sum(UInt64.max, 1) == .max)
+        #expect(Saturating.sum(UInt64(1), 2) == 3)
+        #expect(Saturating.product(Int64.max, -2) == .min)
+        #expect(Saturating.product(Int64.min, -1) == .max)
+        #expect(Saturating.sum(Int64.max, 1) == .max)
+        #expect(Saturating.sum(Int64.min, -1) == .min)
+        #expect(Saturating.difference(Int64.max, Int64.min) == .max)
+        #expect(Saturating.difference(Int64.min, Int64.max) == .min)
+        #expect(Saturating.difference(0, Int64.min) == .max)
+        #expect(Saturating.difference(5, 7) == -2)
+    }
+
+    @Test("floating-point values clamp to the integer range; NaN is 0")
+    func floatingPoint() {
+        #expect(Saturating.int64(1e300) == .max)
+        #expect(Saturating.int64(-1e300) == .min)
+        #expect(Saturating.int64(.infinity) == .max)
+        #expect(Saturating.int64(.nan) == 0)
+        #expect(Saturating.int64(9_223_372_036_854_775_807.0) == .max)
+        #expect(Saturating.int64(-42.9) == -42)
+        #expect(Saturating.uint64(Double(UInt64.max)) == .max)
+        #expect(Saturating.uint64(-1) == 0)
+        #expect(Saturating.uint64(.nan) == 0)
+        #expect(Saturating.uint64(1e30) == .max)
+        #expect(Saturating.uint64(4096.7) == 4096)
+    }
+
+    @Test("durations of any length convert to clamped nanoseconds and milliseconds")
+    func durations() {
+        #expect(Duration.seconds(Int64.max).clampedNanoseconds == .max)
+        #expect(Duration.seconds(Int64.min).clampedNanoseconds == .min)
+        #expect(Duration.seconds(Int64.max).clampedMilliseconds == .max)
+        #expect(Duration.milliseconds(1500).clampedNanoseconds == 1_500_000_000)
+        #expect(Duration.milliseconds(-1500).clampedMilliseconds == -1500)
+        #expect(Duration.nanoseconds(7).clampedMilliseconds == 0)
+    }
+
+    @Test("a file larger than a record holds is kept at the largest, and removing it gives back what it added")
+    func hugeFilesInTheTree() {
+        let directory = FileStatus(
+            device: 7, inode: 1, kind: .directory, linkCount: 2, apparentBytes: 4096, allocatedBytes: 4096)
+        var tree = TallyTree(root: directory)
+        // st_blocks × 512 saturated at UInt64.max (a file system that lies), and st_size at 2⁶³ − 1.
+        let huge = FileStatus(
+            device: 7, inode: 2, kind: .regular, linkCount: 1, apparentBytes: UInt64(Int64.max),
+            allocatedBytes: .max)
+        let file = tree.addFile(named: Array("huge".utf8), in: tree.root, status: huge)
+        #expect(tree.tally(of: tree.root).allocated == 4096 + FileRecord.largestAllocated)
+        #expect(tree.tally(of: tree.root).apparent == 4096 + UInt64(Int64.max))
+        var smaller = huge
+        smaller.allocatedBytes = 1000  // not a whole number of blocks: kept as whole blocks
+        tree.updateFile(file, status: smaller)
+        #expect(tree.tally(of: tree.root).allocated == 4096 + 512)
+        tree.updateFile(file, status: huge)
+        tree.removeFile(file)
+        #expect(tree.tally(of: tree.root) == Tally(usage: Usage(allocated: 4096, apparent: 4096), files: 0, dirs: 0))
+    }
+
+    @Test("the phone's total saturates instead of trapping")
+    func phoneTotal() {
+        let storage = PhoneStorage(
+            version: .standard, rawAllocated: .max, rawApparent: .max, cachesAllocated: nil, appAllocated: .max)
+        #expect(storage.total == .max)
+    }
+}
