@@ -40,6 +40,27 @@ struct OpenAddressingTable {
     /// table of a million names needs 4 MiB where a 70 % limit would often need 8.
     var needsGrowth: Bool { (count + 1) * 10 > slots.count * 8 }
 
+    /// True when the table is large and under 10 % full: a tree that shrank by thousands of
+    /// names rebuilds it smaller (``rebuilt(slotCount:rehash:)``), so its memory follows the tree.
+    var isSparse: Bool { slots.count > 1024 && count * 10 < slots.count }
+
+    /// The smallest power of two, at least 16, holding the entries under 40 % load: far from
+    /// both the growth and the sparseness limits, so each rebuild is paid for by as many
+    /// inserts or removals as the table has slots.
+    var compactSlotCount: Int {
+        var capacity = 16
+        while capacity * 4 < count * 10 { capacity <<= 1 }
+        return capacity
+    }
+
+    /// The same entries in a table of `slotCount` slots, walking this table's slots (not the
+    /// owner's records, which may be far more than the entries left).
+    func rebuilt(slotCount: Int, rehash: (UInt32) -> UInt64) -> OpenAddressingTable {
+        var fresh = OpenAddressingTable(slotCount: slotCount)
+        for value in slots where value != Self.empty { fresh.insert(value, hash: rehash(value)) }
+        return fresh
+    }
+
     /// Adds `value`; the caller guarantees no equal key is present and has rebuilt the table
     /// larger when ``needsGrowth`` said so.
     mutating func insert(_ value: UInt32, hash: UInt64) {

@@ -22,10 +22,30 @@ extension TallyTree {
         return subdirectories
     }
 
+    /// After a removal: what the tree no longer needs goes back, each part once it is mostly
+    /// unused, so memory follows the tree however many names have come and gone.
+    mutating func releaseSpareMemory() {
+        trimFreeFileRecords()
+        compactNamesIfNeeded()
+        shrinkIndexesIfSparse()
+    }
+
+    /// Rebuilds the name and inode tables smaller once the tree has shrunk to a tenth of them.
+    mutating func shrinkIndexesIfSparse() {
+        if entryIndex.isSparse {
+            entryIndex = entryIndex.rebuilt(slotCount: entryIndex.compactSlotCount, rehash: entryHasher)
+        }
+        if inodeIndex.isSparse {
+            inodeIndex = inodeIndex.rebuilt(slotCount: inodeIndex.compactSlotCount, rehash: inodeHasher)
+        }
+    }
+
     /// Rewrites the name arena without its garbage once more than half of it is garbage,
-    /// so churn costs amortised O(1) per removed name.
+    /// so churn costs amortised O(1) per removed name. The rewrite walks every record, free
+    /// ones too, so it also waits for at least a byte of garbage per record: a tree left with a
+    /// few live names among many free records does not walk them all every few removals.
     mutating func compactNamesIfNeeded() {
-        guard names.needsCompaction else { return }
+        guard names.needsCompaction, names.garbage >= files.count + directories.count else { return }
         var fresh = names.emptyCopy()
         for index in files.indices where files[index].directory != noRecord {
             let record = files[index]

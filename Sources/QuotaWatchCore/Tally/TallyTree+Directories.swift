@@ -35,7 +35,7 @@ extension TallyTree {
         entryIndex.remove(id | Self.directoryTag, hash: entryHash(id | Self.directoryTag), rehash: entryHasher)
         unlinkDirectoryFromParent(id)
         freeSubtree(id)
-        compactNamesIfNeeded()
+        releaseSpareMemory()
     }
 
     /// Renames a directory, possibly under another parent, carrying its whole subtree.
@@ -204,9 +204,7 @@ extension TallyTree {
                     inodeIndex.remove(file, hash: inodeHash(file), rehash: inodeHasher)
                 }
                 names.release(length: Int(record.nameLength))
-                files[Int(file)].directory = noRecord
-                files[Int(file)].nextSibling = freeFile
-                freeFile = file
+                freeFileRecord(file)
                 fileCount -= 1
                 file = record.nextSibling
             }

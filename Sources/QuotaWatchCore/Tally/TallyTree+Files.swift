@@ -72,7 +72,7 @@ extension TallyTree {
             // Another inode now has this name (replaced behind our back): start over.
             let name = Array(self.name(of: file))
             let directory = self.directory(containing: file)
-            removeFile(file)
+            removeFile(file, trimmingRecords: false)
             let replacement = addFile(named: name, in: directory, status: status)
             precondition(replacement == file, "a freed file slot is reused first")
             return
@@ -93,16 +93,16 @@ extension TallyTree {
     }
 
     /// Removes a non-directory name, subtracting what it contributed.
-    public mutating func removeFile(_ file: FileID) {
+    public mutating func removeFile(_ file: FileID) { removeFile(file, trimmingRecords: true) }
+
+    /// Without trimming, the freed record is the next one handed out.
+    private mutating func removeFile(_ file: FileID, trimmingRecords: Bool) {
         let id = file.rawValue
         detachFile(id)
-        let record = files[Int(id)]
-        names.release(length: Int(record.nameLength))
-        files[Int(id)].directory = noRecord
-        files[Int(id)].nextSibling = freeFile
-        freeFile = id
+        names.release(length: Int(files[Int(id)].nameLength))
+        freeFileRecord(id)
         fileCount -= 1
-        compactNamesIfNeeded()
+        if trimmingRecords { releaseSpareMemory() }
     }
 
     /// Renames a file, possibly into another directory. A name already at the target must
@@ -131,10 +131,42 @@ extension TallyTree {
 
     // MARK: Internals
 
+    /// Puts a record at the head of the free list, which is linked both ways (through the
+    /// sibling fields) so that a free record at the end of the array can leave it in O(1).
+    mutating func freeFileRecord(_ id: UInt32) {
+        files[Int(id)].directory = noRecord
+        files[Int(id)].nextSibling = freeFile
+        files[Int(id)].previousSibling = noRecord
+        if freeFile != noRecord { files[Int(freeFile)].previousSibling = id }
+        freeFile = id
+    }
+
+    /// Drops the free records at the end of the array, and gives back its storage once it is
+    /// mostly unused: after a storm of files has come and gone, the array follows the tree.
+    /// Each record leaves once for each time it was appended, so this is amortised O(1).
+    mutating func trimFreeFileRecords() {
+        while let last = files.last, last.directory == noRecord {
+            if last.previousSibling != noRecord {
+                files[Int(last.previousSibling)].nextSibling = last.nextSibling
+            } else {
+                freeFile = last.nextSibling
+            }
+            if last.nextSibling != noRecord { files[Int(last.nextSibling)].previousSibling = last.previousSibling }
+            files.removeLast()
+        }
+        if files.capacity > 4096 && files.count * 4 < files.capacity {
+            var fitted: [FileRecord] = []
+            fitted.reserveCapacity(files.count * 2)
+            fitted.append(contentsOf: files)
+            files = fitted
+        }
+    }
+
     private mutating func allocateFile(_ record: FileRecord) -> UInt32 {
         if freeFile != noRecord {
             let id = freeFile
             freeFile = files[Int(id)].nextSibling
+            if freeFile != noRecord { files[Int(freeFile)].previousSibling = noRecord }
             files[Int(id)] = record
             return id
         }

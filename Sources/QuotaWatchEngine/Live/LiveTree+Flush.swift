@@ -51,24 +51,15 @@ extension LiveTree {
     public mutating func runTimers(now: UInt64) {
         latestNow = max(latestNow, now)
         while let (_, (since, cookie)) = transitQueue.popDue(now: now) {
-            if inTransit[cookie]?.since == since, let transit = takeTransit(cookie) { dropParked(transit) }
-        }
-        transitQueue.compact()
-        while let (deadline, pending) = lateRestatQueue.popDue(now: now) {
-            if lateRestats[pending] == deadline {
-                lateRestats.removeValue(forKey: pending)
-                pendingNames.insert(pending)
-                writebackRestatQueue.append(pending, at: now + writebackRestatDelay)
+            if inTransit[cookie]?.since == since, let transit = takeTransit(cookie) {
+                // Moved out of the root: the name it had is owed nothing.
+                restats.forget(PendingName(directory: transit.parent, name: transit.originalName))
+                dropParked(transit)
             }
         }
-        lateRestatQueue.compact()
-        while let (_, pending) = writebackRestatQueue.popDue(now: now) {
-            // Written again meanwhile: its own late re-stat comes, and another one after it.
-            if lateRestats[pending] == nil { pendingNames.insert(pending) }
-        }
-        writebackRestatQueue.compact()
+        transitQueue.compact()
+        pendingNames.formUnion(restats.due(now: now, writebackDelay: writebackRestatDelay))
         // Dictionaries keep their largest size when emptied one key at a time.
-        if lateRestats.isEmpty && lateRestats.capacity > 1024 { lateRestats = [:] }
         if inTransit.isEmpty && inTransit.capacity > 1024 { inTransit = [:] }
     }
 
@@ -77,10 +68,9 @@ extension LiveTree {
     public mutating func settleForSync() {
         for transit in inTransit.values { dropParked(transit) }
         forgetTransits()
-        for pending in lateRestats.keys { pendingNames.insert(pending) }
         // Whatever writeback has added since (a sync(2) just before the request, say) counts
         // now, not 35 s later: every file written within the window is looked at again.
-        for waiting in writebackRestatQueue.waiting { pendingNames.insert(waiting.element) }
+        pendingNames.formUnion(restats.names)
         pendingDirectories.insert(tree.root)
         // An unreadable directory may have no watch of its own to say that it grew.
         pendingDirectories.formUnion(unreadable)
@@ -144,9 +134,7 @@ extension LiveTree {
         deferredNames.removeAll()
         deferredDirectories.removeAll()
         deferredReadabilityChecks.removeAll()
-        lateRestats.removeAll()
-        lateRestatQueue.removeAll()
-        writebackRestatQueue.removeAll()
+        restats.removeAll()
         unreadable.removeAll()
         unwatched.removeAll()
         // A new tree: the policy layer places it whole, so nothing logged before applies.

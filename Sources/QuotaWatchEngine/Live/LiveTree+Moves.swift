@@ -35,14 +35,11 @@ extension LiveTree {
             return
         }
         removeEntry(named: name, in: directory)
-        if let transit,
-            let deadline = lateRestats.removeValue(
-                forKey: PendingName(directory: transit.parent, name: transit.originalName))
-        {
-            // The file keeps its pending late re-stat under its new name.
-            let renamed = PendingName(directory: directory, name: name)
-            lateRestats[renamed] = deadline
-            lateRestatQueue.append(renamed, at: deadline)
+        if let transit {
+            // The file keeps its pending re-stats under its new name.
+            restats.rename(
+                PendingName(directory: transit.parent, name: transit.originalName),
+                to: PendingName(directory: directory, name: name))
         }
         if let transit, let entry = transit.entry, isStillParked(transit) {
             switch entry {

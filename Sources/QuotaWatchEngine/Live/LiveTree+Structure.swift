@@ -74,6 +74,9 @@ extension LiveTree {
     }
 
     mutating func removeEntry(named name: [UInt8], in directory: DirectoryID) {
+        // Whatever had the name is gone: its re-stats would only find the name missing, and
+        // kept, they would keep every name ever written for the length of the window.
+        restats.forget(PendingName(directory: directory, name: name))
         switch tree.entry(named: name, in: directory) {
         case .file(let file)?: tree.removeFile(file)
         case .directory(let child)?: removeDirectory(child)

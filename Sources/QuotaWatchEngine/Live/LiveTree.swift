@@ -73,14 +73,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     var deferredReadabilityChecks: [DirectoryID: Int] = [:]
     /// A name deferred this many times means the tree lost track: recover with a fresh crawl.
     let deferralLimit = 500
-    /// Each recently written file's latest deadline for its late re-stat, and the same in
-    /// order of deadline: the delay is constant, so appending keeps the queue sorted and the
-    /// next deadline is its head. An entry superseded by a later write is skipped when popped.
-    var lateRestats: [PendingName: UInt64] = [:]
-    var lateRestatQueue = OrderedTimerQueue<PendingName>()
-    /// Files whose late re-stat ran, for the one after writeback. The delay is constant and
-    /// entries are appended as the late re-stats run, so this is in deadline order too.
-    var writebackRestatQueue = OrderedTimerQueue<PendingName>()
+    /// Recently written files' late and writeback re-stats, dropped when the name goes.
+    var restats = RestatTimers()
     /// The latest `now` the engine passed in: files found by a crawl are timed from it.
     var latestNow: UInt64 = 0
     var unreadable: Set<DirectoryID> = []
@@ -132,10 +126,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
 
     /// The earliest moment a timer of the tree's is due, if any.
     public var nextDeadline: UInt64? {
-        let moves = transitQueue.nextDeadline
-        let restats = lateRestatQueue.nextDeadline
-        let writebacks = writebackRestatQueue.nextDeadline
-        return [moves, restats, writebacks].compactMap { $0 }.min()
+        [transitQueue.nextDeadline, restats.nextDeadline].compactMap { $0 }.min()
     }
 
     // MARK: Events
@@ -214,11 +205,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// Re-stats `pending` `lateRestatDelay` after `now`, and once more after writeback. The
     /// delay is constant and `now` never goes back, so appending keeps the queue sorted.
     mutating func scheduleLateRestat(_ pending: PendingName, now: UInt64) {
-        // A batch shares one `now`: a file's second write in it needs no second entry.
-        let deadline = now + lateRestatDelay
-        if lateRestats.updateValue(deadline, forKey: pending) != deadline {
-            lateRestatQueue.append(pending, at: deadline)
-        }
+        restats.written(pending, lateDeadline: now + lateRestatDelay)
     }
 
     public mutating func noteRootGone() { rootIsGone = true }

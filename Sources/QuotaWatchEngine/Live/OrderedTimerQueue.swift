@@ -10,6 +10,9 @@ struct OrderedTimerQueue<Element> {
 
     var nextDeadline: UInt64? { head < entries.count ? entries[head].deadline : nil }
 
+    /// Entries not yet popped.
+    var count: Int { entries.count - head }
+
     /// The elements not yet due, oldest first.
     var waiting: ArraySlice<(deadline: UInt64, element: Element)> { entries[head...] }
 
@@ -37,6 +40,15 @@ struct OrderedTimerQueue<Element> {
 
     mutating func removeAll() {
         entries = []
+        head = 0
+    }
+
+    /// Drops the waiting entries `isStale` picks, into storage sized for the rest; the order of
+    /// the others is kept.
+    mutating func removeAll(where isStale: ((deadline: UInt64, element: Element)) -> Bool) {
+        var kept: [(deadline: UInt64, element: Element)] = []
+        for entry in entries[head...] where !isStale(entry) { kept.append(entry) }
+        entries = kept
         head = 0
     }
 }

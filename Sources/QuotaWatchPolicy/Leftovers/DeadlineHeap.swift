@@ -25,7 +25,12 @@ struct DeadlineHeap<Key: Hashable & Sendable>: Sendable {
         guard !entries.isEmpty else { return nil }
         entries.swapAt(0, entries.count - 1)
         let top = entries.removeLast()
-        var parent = 0
+        siftDown(from: 0)
+        return top
+    }
+
+    private mutating func siftDown(from start: Int) {
+        var parent = start
         while true {
             let left = 2 * parent + 1
             let right = left + 1
@@ -36,8 +41,21 @@ struct DeadlineHeap<Key: Hashable & Sendable>: Sendable {
             entries.swapAt(parent, smallest)
             parent = smallest
         }
-        return top
     }
 
     mutating func removeAll() { entries.removeAll() }
+
+    /// Keeps only the entries `keep` accepts, in fresh storage, and restores the heap order
+    /// bottom-up: O(n), for an owner that lets superseded entries pile up no further than a
+    /// constant times its live ones.
+    mutating func filter(_ keep: ((deadline: Moment, key: Key)) -> Bool) {
+        var kept: [(deadline: Moment, key: Key)] = []
+        for entry in entries where keep(entry) { kept.append(entry) }
+        entries = kept
+        var parent = entries.count / 2
+        while parent > 0 {
+            parent -= 1
+            siftDown(from: parent)
+        }
+    }
 }

@@ -30,6 +30,7 @@ public struct LeftoverSchedule<Key: Hashable & Sendable>: Sendable {
             candidate.path = path
             candidates[key] = candidate
             if let deadline = candidate.timer.deadline { deadlines.push(deadline, key) }
+            dropStaleDeadlinesIfMany()
             return wasLeftover
         }
         let timer = LeftoverTimer(age: age, lastWrite: moment)
@@ -41,7 +42,11 @@ public struct LeftoverSchedule<Key: Hashable & Sendable>: Sendable {
     /// The file is gone, renamed, or no longer matches any rule.
     public mutating func removed(_ key: Key) {
         candidates.removeValue(forKey: key)
+        dropStaleDeadlinesIfMany()
     }
+
+    /// Deadlines in the heap, superseded ones included: what the memory bound is about.
+    public var heldDeadlines: Int { deadlines.count }
 
     /// Forgets everything, as after a resync or a reload (the engine then sees every file
     /// again through its placement).
@@ -78,12 +83,26 @@ public struct LeftoverSchedule<Key: Hashable & Sendable>: Sendable {
         let idle = candidate.timer.checked(at: now, openForWriting: openForWriting)
         candidates[key] = candidate
         if let deadline = candidate.timer.deadline { deadlines.push(deadline, key) }
+        dropStaleDeadlinesIfMany()
         return idle == nil ? nil : candidate
     }
 
     /// The candidates reported as leftovers and not written since, by path.
     public var leftovers: [Candidate] {
         candidates.values.filter { $0.timer.phase == .reported }.sorted { $0.path.lexicographicallyPrecedes($1.path) }
+    }
+
+    /// A removed or rewritten file leaves its old deadline in the heap, skipped when it comes
+    /// due, which may be an age away: a cache that makes and deletes a file a second would
+    /// hold an hour of them. Once they outnumber the live ones the heap is rebuilt without
+    /// them (each live key once), so it stays within twice the candidates, at amortised O(1).
+    private mutating func dropStaleDeadlinesIfMany() {
+        guard deadlines.count > 2 * candidates.count + 1024 else { return }
+        var kept: Set<Key> = []
+        deadlines.filter { entry in
+            candidates[entry.key]?.timer.deadline == entry.deadline && kept.insert(entry.key).inserted
+        }
+        if candidates.isEmpty && candidates.capacity > 1024 { candidates = [:] }
     }
 
     private mutating func dropSuperseded() {
