@@ -1,4 +1,3 @@
-import Dispatch
 import QuotaWatchCore
 import QuotaWatchSystem
 import Synchronization
@@ -50,6 +49,7 @@ final class ControlLoop: Sendable {
     private let handler: Handler
     private let waker: ControlLoopWaker
     private let inbox = Mutex(Inbox())
+    private let encoder = ControlReplyEncoder()
 
     /// What other threads hand the loop.
     private struct Inbox {
@@ -83,6 +83,8 @@ final class ControlLoop: Sendable {
     /// The serving thread's body; returns after ``requestStop()`` with every connection closed.
     func run() {
         try? listener.descriptor.setNonBlocking()
+        encoder.start()
+        defer { encoder.stop() }
         var table = ControlConnectionTable(options: options, events: events)
         var acceptPausedUntil: ContinuousClock.Instant?
         while true {
@@ -160,7 +162,7 @@ final class ControlLoop: Sendable {
         ReplySlot { [self] outcome in
             switch outcome {
             case .document(let document):
-                DispatchQueue.global().async {
+                encoder.submit {
                     self.deliver(id: id, line: ControlConnection.line(document.replyJSON()), outcome: .replied)
                 }
             case .error(let message):
