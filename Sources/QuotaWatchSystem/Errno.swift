@@ -16,6 +16,7 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let isDirectory = Errno(rawValue: EISDIR)
     public static let invalidArgument = Errno(rawValue: EINVAL)
     public static let tooManyOpenFiles = Errno(rawValue: EMFILE)
+    public static let tooManyOpenFilesInSystem = Errno(rawValue: ENFILE)
     public static let noSpace = Errno(rawValue: ENOSPC)
     public static let tooManySymbolicLinks = Errno(rawValue: ELOOP)
     public static let nameTooLong = Errno(rawValue: ENAMETOOLONG)

@@ -13,6 +13,23 @@ import Glibc
         public let description: String
     }
 
+    /// What bounds the clients of a port that may be reachable from the network, so that
+    /// half-sent requests or idle connections, renewed as often as they like, cannot keep a
+    /// scrape from being answered.
+    public struct Limits: Sendable {
+        /// Connections served at once; more wait in the listen backlog.
+        public var connections: Int
+        /// Connections from one address at once; more are closed as soon as they are accepted,
+        /// so that one host can take at most half of the slots and a scraper elsewhere still
+        /// finds one.
+        public var connectionsPerAddress: Int
+        /// A connection that sends nothing (a request left half-sent, an idle keep-alive) for
+        /// this long is closed. A Prometheus scrape is one request answered at once.
+        public var idleSeconds: Int
+    }
+
+    public static let limits = Limits(connections: 128, connectionsPerAddress: 64, idleSeconds: 5)
+
     private let daemon: OpaquePointer
     private let page: Unmanaged<HTTPServerPage>
     private var stopped = false
@@ -24,13 +41,15 @@ import Glibc
         listener: TCPListener, path: String, contentType: String, body: @escaping @Sendable () -> [UInt8]
     ) throws(StartError) {
         let page = unsafe Unmanaged.passRetained(HTTPServerPage(path: path, contentType: contentType, body: body))
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
+        // One thread waits on epoll for every connection: a client that stalls holds a
+        // connection slot and its 32 KiB, never a thread.
+        var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue
         if listener.address.family == .ipv6 { flags |= MHD_USE_IPv6.rawValue }
         let options: [any CVarArg] = [
             option(.LISTEN_SOCKET), listener.descriptor.rawValue,
-            // A scraper that stops mid-request holds a connection at most this long (seconds).
-            option(.CONNECTION_TIMEOUT), CUnsignedInt(10),
-            option(.CONNECTION_LIMIT), CUnsignedInt(32),
+            option(.CONNECTION_TIMEOUT), CUnsignedInt(Self.limits.idleSeconds),
+            option(.CONNECTION_LIMIT), CUnsignedInt(Self.limits.connections),
+            option(.PER_IP_CONNECTION_LIMIT), CUnsignedInt(Self.limits.connectionsPerAddress),
             option(.END),
         ]
         let started = unsafe withVaList(options) { arguments in

@@ -18,4 +18,14 @@ public enum ResourceLimits {
         }
         return UInt64(limit.rlim_cur)
     }
+
+    /// The limit on open descriptors now in force (the soft limit), for messages that say
+    /// which limit ran out; nil when it cannot be read.
+    ///
+    /// The corresponding C function is `getrlimit`.
+    public static func openFileLimit() -> UInt64? {
+        var limit = rlimit()
+        guard unsafe system_getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        return UInt64(limit.rlim_cur)
+    }
 }

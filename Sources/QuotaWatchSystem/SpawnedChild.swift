@@ -249,14 +249,18 @@ struct SpawnedChild {
 }
 
 extension FileDescriptor {
+    /// Makes reads and writes on this descriptor wait again.
+    ///
     /// The corresponding C function is `fcntl` with `F_SETFL`.
     func setBlocking() throws(Errno) {
         let flags = try valueOrErrno { system_fcntl(rawValue, F_GETFL, 0) }.get()
         _ = try valueOrErrno { system_fcntl(rawValue, F_SETFL, flags & ~O_NONBLOCK) }.get()
     }
 
+    /// Makes reads, writes and accepts on this descriptor return EAGAIN instead of waiting.
+    ///
     /// The corresponding C function is `fcntl` with `F_SETFL`.
-    func setNonBlocking() throws(Errno) {
+    public func setNonBlocking() throws(Errno) {
         let flags = try valueOrErrno { system_fcntl(rawValue, F_GETFL, 0) }.get()
         _ = try valueOrErrno { system_fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }.get()
     }

@@ -14,8 +14,16 @@ public final class ControlEventFeed: Sendable {
     private let subscribers = Mutex<[UInt64: Subscription]>([:])
     private let nextID = Atomic<UInt64>(0)
     private let subscriberCount = Atomic<Int>(0)
+    /// Called when a subscriber's empty queue gets a line: the control socket's serving
+    /// thread waits in `poll`, not on the queue, and is woken through this.
+    private let onReady: @Sendable () -> Void
 
-    public init(capacity: Int = 4096) { self.capacity = capacity }
+    public convenience init(capacity: Int = 4096) { self.init(capacity: capacity, onReady: {}) }
+
+    init(capacity: Int, onReady: @escaping @Sendable () -> Void) {
+        self.capacity = capacity
+        self.onReady = onReady
+    }
 
     /// Cheap enough to ask for every event: the engine encodes no line when nobody listens.
     public var hasSubscribers: Bool { subscriberCount.load(ordering: .relaxed) > 0 }
@@ -27,7 +35,7 @@ public final class ControlEventFeed: Sendable {
     }
 
     func subscribe() -> Subscription {
-        let subscription = Subscription(id: nextID.add(1, ordering: .relaxed).newValue)
+        let subscription = Subscription(id: nextID.add(1, ordering: .relaxed).newValue, onReady: onReady)
         subscribers.withLock { $0[subscription.id] = subscription }
         subscriberCount.add(1, ordering: .relaxed)
         return subscription
@@ -44,11 +52,12 @@ public final class ControlEventFeed: Sendable {
         for subscription in current { subscription.close() }
     }
 
-    /// One subscriber's queue, filled by the engine and drained by its connection's thread.
+    /// One subscriber's queue, filled by the engine and drained by the serving thread.
     final class Subscription: Sendable {
         let id: UInt64
         private let queue = Mutex(Queue())
         private let ready = DispatchSemaphore(value: 0)
+        private let onReady: @Sendable () -> Void
 
         struct Queue {
             var lines: [String] = []
@@ -56,7 +65,10 @@ public final class ControlEventFeed: Sendable {
             var isClosed = false
         }
 
-        init(id: UInt64) { self.id = id }
+        init(id: UInt64, onReady: @escaping @Sendable () -> Void = {}) {
+            self.id = id
+            self.onReady = onReady
+        }
 
         func append(_ line: String, capacity: Int) {
             let wasEmpty = queue.withLock { queue in
@@ -69,7 +81,10 @@ public final class ControlEventFeed: Sendable {
                 }
                 return wasEmpty
             }
-            if wasEmpty { ready.signal() }
+            if wasEmpty {
+                ready.signal()
+                onReady()
+            }
         }
 
         func close() {
@@ -81,7 +96,13 @@ public final class ControlEventFeed: Sendable {
         /// some were lost), or nil once closed.
         func next(timeout: Duration) -> [String]? {
             _ = ready.wait(timeout: .now() + .nanoseconds(Int(timeout.clampedNanoseconds)))
-            return queue.withLock { queue in
+            return take()
+        }
+
+        /// What is queued now (a `dropped` line first when some were lost), without waiting:
+        /// empty when nothing is, nil once closed.
+        func take() -> [String]? {
+            queue.withLock { queue in
                 if queue.isClosed { return nil }
                 var lines = queue.lines
                 if queue.dropped > 0 {

@@ -52,8 +52,8 @@ public enum ControlConnectionOutcome: Hashable, Sendable {
 }
 
 /// The daemon's answer to one request. The engine thread calls ``send(_:)`` or ``fail(_:)``
-/// and returns at once; the document is encoded and written on the connection's own thread,
-/// so neither JSON nor a slow or vanished client ever costs the engine time.
+/// and returns at once; the document is encoded on a worker thread and written by the
+/// serving thread, so neither JSON nor a slow or vanished client ever costs the engine time.
 ///
 /// Only the first answer counts. A reply that is dropped unanswered answers the client with
 /// an error document instead of leaving it waiting.
@@ -80,33 +80,39 @@ public final class ControlReply: Sendable {
 /// The control socket of `quotawatch run`: one request line in, one JSON document out.
 ///
 /// The socket is bound in `init` (so "already running" is known at once) and answered after
-/// ``start()``. An accept thread hands each connection to a short-lived thread of its own,
-/// which reads the request, calls the handler, waits for its ``ControlReply`` and sends it.
+/// ``start()`` by one thread, ``ControlLoop``, that serves every connection from one `poll`;
+/// the bounds on connections and their times are described there and in ``Options``.
 public final class ControlServer: Sendable {
     /// How long connections may take, and how many may be open at once.
     public struct Options: Sendable {
-        /// How long a client may take to send its request line.
+        /// How long a client may take, from the moment it is accepted, to send its whole
+        /// request line; sending it a byte at a time does not extend it.
         public var requestTimeout: Duration
-        /// How long a send of the reply may wait for a client that does not read.
+        /// How long a reply may take to be sent in full once it is ready, and how long an
+        /// event stream's socket may take nothing before the subscriber is dropped.
         public var sendTimeout: Duration
         /// How long to wait for the handler's reply; nil waits until it comes or is dropped.
         public var replyTimeout: Duration?
-        /// Connections beyond this many are answered with an error at once.
+        /// Connections served at once, event streams apart. One more evicts the oldest that
+        /// has not sent a complete request, or, if every one has, is answered with an error.
         public var maximumConnections: Int
-        /// Called on the connection's thread as each connection ends.
+        /// Event streams at once; one more is answered with an error.
+        public var maximumSubscribers: Int
+        /// Called on the serving thread as each connection ends.
         public var onConnectionFinished: (@Sendable (ControlConnectionOutcome) -> Void)?
         /// Event lines kept per event-stream client before the oldest are dropped.
         public var eventCapacity = 4096
 
         public init(
             requestTimeout: Duration = .seconds(5), sendTimeout: Duration = .seconds(30),
-            replyTimeout: Duration? = .seconds(600), maximumConnections: Int = 32,
+            replyTimeout: Duration? = .seconds(600), maximumConnections: Int = 128, maximumSubscribers: Int = 32,
             onConnectionFinished: (@Sendable (ControlConnectionOutcome) -> Void)? = nil
         ) {
             self.requestTimeout = requestTimeout
             self.sendTimeout = sendTimeout
             self.replyTimeout = replyTimeout
-            self.maximumConnections = maximumConnections
+            self.maximumConnections = max(maximumConnections, 1)
+            self.maximumSubscribers = max(maximumSubscribers, 0)
             self.onConnectionFinished = onConnectionFinished
         }
     }
@@ -115,12 +121,13 @@ public final class ControlServer: Sendable {
     /// Where the engine publishes events for clients that asked for the stream.
     public let events: ControlEventFeed
     private let listener: UnixSocketListener
-    private let connections: ConnectionRegistry
+    private let loop: ControlLoop
+    private let waker: ControlLoopWaker
     private let phase = Mutex<Phase>(.bound)
 
     private enum Phase {
         case bound
-        case running(acceptLoop: JoinableThread)
+        case running(serving: JoinableThread)
         case stopped
     }
 
@@ -129,7 +136,7 @@ public final class ControlServer: Sendable {
     /// ``ControlServerError/alreadyRunning(path:)``; if the connection is refused, it was left
     /// by a daemon that crashed and is replaced. Anything else at the path is left alone.
     ///
-    /// `handler` runs on the connection's thread for every request that ``ControlProtocol``
+    /// `handler` runs on the serving thread for every request that ``ControlProtocol``
     /// decoded and checked, and should hand the request to the engine and return.
     public init(
         socketPath: [UInt8], options: Options = Options(),
@@ -139,10 +146,25 @@ public final class ControlServer: Sendable {
         let directory = Self.directory(of: socketPath)
         let lock = try Self.prepareDirectory(directory)
         defer { lock?.close() }
+        let waker: ControlLoopWaker
+        do {
+            waker = try ControlLoopWaker()
+        } catch {
+            throw .system(path: socketPath, action: "make the wake-up pipe of the thread that serves", error)
+        }
+        let listener: UnixSocketListener
+        do {
+            listener = try Self.bindReplacingStaleSocket(at: socketPath)
+        } catch {
+            waker.close()
+            throw error
+        }
         self.socketPath = socketPath
-        self.listener = try Self.bindReplacingStaleSocket(at: socketPath)
-        self.events = ControlEventFeed(capacity: options.eventCapacity)
-        self.connections = ConnectionRegistry(options: options, events: events, handler: handler)
+        self.listener = listener
+        self.waker = waker
+        self.events = ControlEventFeed(capacity: options.eventCapacity, onReady: { waker.wake() })
+        self.loop = ControlLoop(
+            listener: listener, options: options, events: events, waker: waker, handler: handler)
     }
 
     deinit { stop() }
@@ -151,17 +173,14 @@ public final class ControlServer: Sendable {
     public func start() {
         phase.withLock { phase in
             guard case .bound = phase else { return }
-            let listener = self.listener
-            let connections = self.connections
-            let thread = JoinableThread(name: "quotawatch-control", stackSize: 256 * 1024) {
-                Self.acceptLoop(listener, connections)
-            }
-            phase = .running(acceptLoop: thread)
+            let loop = self.loop
+            let thread = JoinableThread(name: "quotawatch-control", stackSize: 512 * 1024) { loop.run() }
+            phase = .running(serving: thread)
         }
     }
 
     /// Stops accepting, answers requests still waiting for the engine with an error, ends
-    /// every connection and joins its thread, closes the socket and removes its file, unless
+    /// every connection and joins the serving thread, closes the socket and removes its file, unless
     /// the path now names another daemon's socket. Calling it again does nothing.
     public func stop() {
         let previous = phase.withLock { phase in
@@ -174,13 +193,13 @@ public final class ControlServer: Sendable {
         // refusing connections, take it for stale and replace it while this one is removing it.
         let lock = try? Self.lockDirectory(Self.directory(of: socketPath))
         defer { lock?.close() }
-        if case .running(let acceptLoop) = previous {
-            listener.shutdown()
-            acceptLoop.join()
+        if case .running(let serving) = previous {
+            loop.requestStop()
+            serving.join()
         }
-        connections.shutDown()
         listener.unlinkIfStillBound()
         listener.close()
+        waker.close()
     }
 
     // MARK: Setting up
@@ -271,230 +290,10 @@ public final class ControlServer: Sendable {
         throw .alreadyRunning(path: path)
     }
 
-    // MARK: Serving
-
-    private static func acceptLoop(_ listener: UnixSocketListener, _ connections: ConnectionRegistry) {
-        while true {
-            let connection: FileDescriptor
-            do {
-                connection = try listener.accept()
-            } catch .invalidArgument {
-                return  // shut down by stop()
-            } catch {
-                if connections.isShutDown { return }
-                // Out of descriptors (EMFILE) or memory, accept would fail again at once while
-                // the connection waits, so give other threads a moment to close theirs.
-                Thread.sleep(forTimeInterval: 0.05)
-                continue
-            }
-            connections.serve(connection)
-        }
-    }
 }
 
-/// The state the accept thread and the connection threads share with ``ControlServer``.
-final class ConnectionRegistry: Sendable {
-    private let options: ControlServer.Options
-    private let events: ControlEventFeed
-    private let handler: @Sendable (ControlRequest, ControlReply) -> Void
-    private let state = Mutex(State())
-
-    private struct State {
-        /// Connections being served, by id; a thread removes its own before closing it, so a
-        /// descriptor here is never one the kernel has handed out again.
-        var open: [UInt64: FileDescriptor] = [:]
-        var threads: [UInt64: JoinableThread] = [:]
-        /// The slots of connections waiting for the engine, by connection id.
-        var waitingReplies: [UInt64: ReplySlot] = [:]
-        var nextID: UInt64 = 0
-        var isShutDown = false
-    }
-
-    init(
-        options: ControlServer.Options, events: ControlEventFeed,
-        handler: @escaping @Sendable (ControlRequest, ControlReply) -> Void
-    ) {
-        self.options = options
-        self.events = events
-        self.handler = handler
-    }
-
-    var isShutDown: Bool { state.withLock { $0.isShutDown } }
-
-    /// Answers every request still waiting for the engine with "shutting down", ends every
-    /// open connection (a thread blocked reading a request or sending a reply returns at
-    /// once) and joins every connection thread.
-    func shutDown() {
-        let (waiting, threads) = state.withLock { state in
-            state.isShutDown = true
-            // One waiting for the engine is answered "shutting down" instead, a short reply
-            // that its socket buffer takes at once.
-            for (id, connection) in state.open where state.waitingReplies[id] == nil {
-                try? connection.shutdown(.both)
-            }
-            return (Array(state.waitingReplies.values), Array(state.threads.values))
-        }
-        for slot in waiting { slot.fill(.shuttingDown) }
-        events.closeAll()
-        for thread in threads { thread.join() }
-        state.withLock { $0.threads.removeAll() }
-    }
-
-    /// Serves `connection` on a thread of its own, or refuses it when too many are open or
-    /// the server is stopping.
-    func serve(_ connection: FileDescriptor) {
-        reapFinishedThreads()
-        let id: UInt64? = state.withLock { state in
-            guard !state.isShutDown, state.open.count < options.maximumConnections else { return nil }
-            let id = state.nextID
-            state.nextID += 1
-            state.open[id] = connection
-            return id
-        }
-        guard let id else {
-            // A fresh socket's buffer takes this short reply without blocking.
-            let message = "the daemon is already answering \(options.maximumConnections) requests; try again shortly"
-            send(connection, ControlProtocol.errorDocument(message), outcome: .answeredWithError(message))
-            return
-        }
-        let thread = JoinableThread(name: "quotawatch-control-connection", stackSize: 512 * 1024) { [self] in
-            handle(connection, id: id)
-        }
-        state.withLock { $0.threads[id] = thread }
-    }
-
-    private func reapFinishedThreads() {
-        let finished = state.withLock { state in
-            let done = state.threads.filter { $0.value.hasFinished }
-            for id in done.keys { state.threads.removeValue(forKey: id) }
-            return Array(done.values)
-        }
-        for thread in finished { thread.join() }
-    }
-
-    private func handle(_ connection: FileDescriptor, id: UInt64) {
-        try? connection.setReceiveTimeout(options.requestTimeout)
-        try? connection.setSendTimeout(options.sendTimeout)
-        let (document, outcome) = answer(connection, id: id)
-        let isOpen = state.withLock { $0.open.removeValue(forKey: id) != nil }
-        guard isOpen else { return }
-        send(connection, document, outcome: outcome)
-    }
-
-    /// Reads the request, has the engine answer it, and returns what to send back.
-    private func answer(_ connection: FileDescriptor, id: UInt64) -> ([UInt8]?, ControlConnectionOutcome) {
-        let line: ReceivedLine
-        do {
-            line = try connection.receiveLine(maximumBytes: ControlProtocol.maximumRequestBytes)
-        } catch .resourceTemporarilyUnavailable {
-            return refusal("no request arrived within \(DurationText.seconds(options.requestTimeout))")
-        } catch {
-            return (nil, .clientGone(error))
-        }
-        switch line.ending {
-        case .limitReached:
-            return refusal("the request is longer than \(ControlProtocol.maximumRequestBytes) bytes")
-        case .endOfFile where line.bytes.isEmpty:
-            return (nil, .noRequest)
-        case .endOfFile, .newline:
-            break
-        }
-        let request: ControlRequest
-        switch ControlProtocol.decodeRequest(line.bytes) {
-        case .success(let decoded): request = decoded
-        case .failure(let failure): return refusal(failure.description)
-        }
-        if request.command == .events { return streamEvents(connection) }
-        switch waitForReply(to: request, id: id) {
-        case .document(let document):
-            return (document.replyJSON(), .replied)
-        case .error(let message):
-            return refusal(message)
-        case .dropped:
-            return refusal("the daemon dropped the request without answering")
-        case .timedOut:
-            return refusal("the daemon did not answer within \(DurationText.seconds(options.replyTimeout ?? .zero))")
-        case .shuttingDown:
-            return refusal("the daemon is shutting down")
-        }
-    }
-
-    private func waitForReply(to request: ControlRequest, id: UInt64) -> ReplySlot.Outcome {
-        let slot = ReplySlot()
-        let registered = state.withLock { state in
-            guard !state.isShutDown else { return false }
-            state.waitingReplies[id] = slot
-            return true
-        }
-        guard registered else { return .shuttingDown }
-        // The reply object lives only as long as the handler (or the engine) keeps it, so
-        // dropping it unsent fills the slot with `.dropped`.
-        handler(request, ControlReply(slot: slot))
-        let outcome = slot.wait(timeout: options.replyTimeout)
-        state.withLock { _ = $0.waitingReplies.removeValue(forKey: id) }
-        return outcome
-    }
-
-    /// Sends every event line the engine publishes until the client hangs up or the server
-    /// stops. Runs on the connection's thread; the engine never waits for it.
-    private func streamEvents(_ connection: FileDescriptor) -> ([UInt8]?, ControlConnectionOutcome) {
-        let subscription = events.subscribe()
-        defer { events.unsubscribe(subscription) }
-        // A late subscriber must not outlive a shutdown that began before it subscribed.
-        if isShutDown { return (nil, .replied) }
-        var greeting = Array(#"{"capacity":\#(events.capacity),"event":"subscribed"}"#.utf8)
-        greeting.append(UInt8(ascii: "\n"))
-        do {
-            try connection.sendAll(greeting)
-            while let lines = subscription.next(timeout: .seconds(1)) {
-                if isShutDown { break }
-                guard !lines.isEmpty else {
-                    // The client sends nothing after its request: a readable socket is one it
-                    // closed, found here rather than at the next event, which may be hours away.
-                    if let ready = try? Readiness.wait(for: [connection], timeoutMilliseconds: 0), !ready.isEmpty {
-                        return (nil, .clientGone(.brokenPipe))
-                    }
-                    continue
-                }
-                var bytes: [UInt8] = []
-                for line in lines {
-                    bytes += line.utf8.map { $0 == UInt8(ascii: "\n") ? UInt8(ascii: " ") : $0 }
-                    bytes.append(UInt8(ascii: "\n"))
-                }
-                try connection.sendAll(bytes)
-            }
-        } catch {
-            return (nil, .clientGone(error))
-        }
-        return (nil, .replied)
-    }
-
-    private func refusal(_ message: String) -> ([UInt8]?, ControlConnectionOutcome) {
-        (ControlProtocol.errorDocument(message), .answeredWithError(message))
-    }
-
-    /// Sends `document` as one line (if any), then closes: shutdown first, so the client sees
-    /// the end even if a child process inherited a copy of the descriptor.
-    private func send(_ connection: FileDescriptor, _ document: [UInt8]?, outcome: ControlConnectionOutcome) {
-        var outcome = outcome
-        // A reply still being sent when the server stops may not keep it waiting long.
-        if isShutDown { try? connection.setSendTimeout(.seconds(1)) }
-        if let document {
-            var line = document.map { $0 == UInt8(ascii: "\n") ? UInt8(ascii: " ") : $0 }
-            line.append(UInt8(ascii: "\n"))
-            do {
-                try connection.sendAll(line)
-            } catch {
-                outcome = .clientGone(error)
-            }
-        }
-        try? connection.shutdown(.both)
-        connection.close()
-        options.onConnectionFinished?(outcome)
-    }
-}
-
-/// Where one connection's thread waits for the engine's reply.
+/// Where the engine's reply to one connection goes: the first outcome is handed to
+/// `onFill` (which passes it to the serving thread), later ones are ignored.
 final class ReplySlot: Sendable {
     enum Outcome: Sendable {
         case document(any ControlReplyDocument)
@@ -504,33 +303,22 @@ final class ReplySlot: Sendable {
         case shuttingDown
     }
 
-    private let outcome = Mutex<Outcome?>(nil)
-    private let filled = DispatchSemaphore(value: 0)
+    private let isFilled = Mutex(false)
+    private let onFill: @Sendable (Outcome) -> Void
 
-    /// Sets the outcome unless one is already set: the first one wins.
+    init(onFill: @escaping @Sendable (Outcome) -> Void) { self.onFill = onFill }
+
+    /// Hands `value` on unless an outcome came first.
     func fill(_ value: Outcome) {
-        let isFirst = outcome.withLock { current in
-            guard case .none = current else { return false }
-            current = value
-            return true
-        }
-        if isFirst { filled.signal() }
+        if claim() { onFill(value) }
     }
 
-    func wait(timeout: Duration?) -> Outcome {
-        if let timeout {
-            let (seconds, attoseconds) = timeout.components
-            // Capped at a year, which is forever here and keeps the nanoseconds in range.
-            let nanoseconds =
-                Int(min(max(seconds, 0), 365 * 24 * 3600)) * 1_000_000_000
-                + Int(max(attoseconds, 0) / 1_000_000_000)
-            if filled.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
-                fill(.timedOut)
-            }
-        } else {
-            filled.wait()
+    /// Marks the slot answered without handing anything on; false when an outcome came first.
+    func claim() -> Bool {
+        isFilled.withLock { filled in
+            defer { filled = true }
+            return !filled
         }
-        return outcome.withLock { $0 ?? .timedOut }
     }
 }
 

@@ -57,6 +57,7 @@ public struct TreeScanner {
                 tree.setWatch(max(result.watch, -1), of: target)
                 if result.watch >= 0 { report.watches.append((result.watch, target)) }
                 if result.watch == WatchOutcome.limitReached { report.unwatched.append(target) }
+                if result.watch == WatchOutcome.outOfDescriptors { report.shortOfDescriptors.append(target) }
             }
             switch result.outcome {
             case .vanished:
@@ -69,7 +70,13 @@ public struct TreeScanner {
             case .unreadable(let error):
                 warnings.append(
                     ScanWarning(kind: .unreadableDirectory, path: tree.relativePath(of: target), error: error))
-                report.unreadable.append(target)
+                // Out of descriptors is not du's "unreadable": the directory can be listed once
+                // some are free, and until then its total is not exact.
+                if DescriptorShortage.isShortage(error) {
+                    report.shortOfDescriptors.append(target)
+                } else {
+                    report.unreadable.append(target)
+                }
             case .listed:
                 break
             }
@@ -115,6 +122,8 @@ public enum WatchOutcome {
     public static let limitReached: Int32 = -2
     /// inotify_add_watch failed for another reason (the directory vanished, say).
     public static let failed: Int32 = -3
+    /// inotify_add_watch failed with EMFILE or ENFILE.
+    public static let outOfDescriptors: Int32 = -4
 }
 
 /// A tree scanned from a path given by the user.

@@ -35,7 +35,14 @@ struct DirectoryHandles {
             slots[index].used = true
             return slots[index].descriptor
         }
-        let fresh = try openChecked(directory, in: tree)
+        let fresh: FileDescriptor
+        do {
+            fresh = try openChecked(directory, in: tree)
+        } catch .outOfDescriptors {
+            // The cache is what this process can give back at once.
+            forgetAll()
+            fresh = try openChecked(directory, in: tree)
+        }
         let index = freeSlot()
         slots[index] = Slot(directory: directory, descriptor: fresh, used: true)
         slotOf[directory] = index
@@ -70,6 +77,8 @@ struct DirectoryHandles {
         /// Its path in the tree leads nowhere or to another inode: a rename or removal of it
         /// is still on its way through the event queue.
         case elsewhere
+        /// The process or the system is out of descriptors (EMFILE, ENFILE).
+        case outOfDescriptors
     }
 
     /// Opens the directory at its path in the tree, checking it is the inode the tree knows.
@@ -80,6 +89,8 @@ struct DirectoryHandles {
             descriptor = try open(tree.components(of: directory))
         } catch .permissionDenied {
             throw .permissionDenied
+        } catch .tooManyOpenFiles, .tooManyOpenFilesInSystem {
+            throw .outOfDescriptors
         } catch {
             throw .elsewhere
         }

@@ -16,7 +16,7 @@ public struct KernelFileSystem: LiveFileSystem {
         self.root = root
         self.inotify = inotify
         self.options = options
-        handles = DirectoryHandles(root: root)
+        handles = DirectoryHandles(root: root, capacity: Self.handleCapacity(limit: ResourceLimits.openFileLimit()))
         var incremental = options
         incremental.workers = 1
         scanner = TreeScanner(options: incremental)
@@ -28,6 +28,10 @@ public struct KernelFileSystem: LiveFileSystem {
             handle = try handles.descriptor(for: directory, in: tree)
         } catch .permissionDenied {
             return .permissionDenied
+        } catch .outOfDescriptors {
+            // Deferred like a directory whose rename is still queued, and retried.
+            DescriptorShortage.report("opening a directory to stat a name in it", limit: ResourceLimits.openFileLimit())
+            return .directoryUnavailable
         } catch {
             return .directoryUnavailable
         }
@@ -61,6 +65,9 @@ public struct KernelFileSystem: LiveFileSystem {
             return .readable
         } catch .permissionDenied {
             return .unreadable
+        } catch .outOfDescriptors {
+            DescriptorShortage.report("opening a directory to read it", limit: ResourceLimits.openFileLimit())
+            return .elsewhere
         } catch {
             return .elsewhere
         }
@@ -69,7 +76,13 @@ public struct KernelFileSystem: LiveFileSystem {
     public mutating func crawl(_ directory: DirectoryID, tree: inout TallyTree) -> CrawlReport {
         let fresh: FileDescriptor
         do {
-            fresh = try handles.openChecked(directory, in: tree)
+            fresh = try openReleasingCache(directory, tree: tree)
+        } catch .outOfDescriptors {
+            // Counted with its own inode, reported degraded, and listed again by polling.
+            var report = CrawlReport()
+            report.shortOfDescriptors.append(directory)
+            DescriptorShortage.report("opening a new directory", limit: ResourceLimits.openFileLimit())
+            return report
         } catch .permissionDenied {
             // There but not readable: du counts its own inode only. Its parent's watch still
             // reports a chmod that makes it readable.
@@ -86,7 +99,31 @@ public struct KernelFileSystem: LiveFileSystem {
         let (_, report) = scanner.crawl(
             fresh, into: &tree, at: directory, beforeListing: Self.watcher(inotify),
             notingFilesModifiedSince: Self.writebackHorizon())
+        if !report.shortOfDescriptors.isEmpty {
+            handles.forgetAll()
+            DescriptorShortage.report("listing new directories", limit: ResourceLimits.openFileLimit())
+        }
         return report
+    }
+
+    /// Opens a directory of the tree; out of descriptors, gives the cached ones back and
+    /// tries once more.
+    private mutating func openReleasingCache(
+        _ directory: DirectoryID, tree: TallyTree
+    ) throws(DirectoryHandles.OpenFailure) -> FileDescriptor {
+        do {
+            return try handles.openChecked(directory, in: tree)
+        } catch .outOfDescriptors {
+            handles.forgetAll()
+            return try handles.openChecked(directory, in: tree)
+        }
+    }
+
+    /// Directory descriptors kept open: 256, or an eighth of a low limit on open files, so
+    /// that the cache never takes the descriptors a crawl needs.
+    static func handleCapacity(limit: UInt64?) -> Int {
+        guard let limit else { return 256 }
+        return Int(min(256, max(4, limit / 8)))
     }
 
     public mutating func removeWatch(_ watch: Int32) { inotify.removeWatch(watch) }
@@ -148,6 +185,8 @@ public struct KernelFileSystem: LiveFileSystem {
                 return try inotify.addWatch(directory, mask: .quotaWatch)
             } catch .noSpace {
                 return WatchOutcome.limitReached
+            } catch .tooManyOpenFiles, .tooManyOpenFilesInSystem {
+                return WatchOutcome.outOfDescriptors
             } catch {
                 return WatchOutcome.failed
             }

@@ -286,7 +286,14 @@ public final class LiveEngine: @unchecked Sendable {
         markerCounter += 1
         let marker = markerPrefix + Array("\(markerCounter)".utf8)
         do {
-            try live.fileSystem.root.createExclusiveFile(marker)
+            do {
+                try live.fileSystem.root.createExclusiveFile(marker)
+            } catch .tooManyOpenFiles, .tooManyOpenFilesInSystem {
+                // The cached directory descriptors are what can be given back at once.
+                live.fileSystem.handles.forgetAll()
+                DescriptorShortage.report("creating the sync marker", limit: ResourceLimits.openFileLimit())
+                try live.fileSystem.root.createExclusiveFile(marker)
+            }
             pendingSyncs[marker] = (reply, query)
             schedule.syncStarted(marker, at: clock.now)
         } catch {
@@ -295,6 +302,11 @@ public final class LiveEngine: @unchecked Sendable {
                 live.noteRootGone()
                 pendingSyncs[marker] = (reply, query)
                 schedule.syncStarted(marker, at: clock.now)
+                return
+            }
+            guard !DescriptorShortage.isShortage(error) else {
+                reply.fail(
+                    DescriptorShortage.message("creating the sync marker", limit: ResourceLimits.openFileLimit()))
                 return
             }
             reply.fail(
@@ -331,6 +343,8 @@ public final class LiveEngine: @unchecked Sendable {
     /// Hands the selected rows and the counters to the connection's thread, which encodes
     /// them: the engine's cost is the rows selected, never the whole tree.
     private func respond(_ reply: ControlReply, _ query: StatusQuery, _ live: inout LiveTree<KernelFileSystem>) {
+        // A reply that shows a subtree degraded comes with its event and log line.
+        reportDegradation(of: live)
         guard case .tree(let selection) = query else {
             // Every change applied so far is evaluated first, so the rows agree with the tree.
             policyTurn(&live)
@@ -392,6 +406,19 @@ public final class LiveEngine: @unchecked Sendable {
         var where_ = "fs.inotify.max_user_watches is \(limits.maxUserWatches)"
         if let namespaceLimit = limits.userNamespaceMaxWatches, namespaceLimit < limits.maxUserWatches {
             where_ += " and this user namespace allows \(namespaceLimit) (/proc/sys/user/max_inotify_watches)"
+        }
+        if live.isShortOfDescriptors {
+            // Not the watch limit: directories that could not be opened for lack of descriptors.
+            let message =
+                DescriptorShortage.message(
+                    "listing \(paths.count) subtree(s) of \(options.rootDisplay)", limit: ResourceLimits.openFileLimit()
+                )
+                + "; until they can be listed their totals are not exact, and they are listed again every "
+                + "\(options.pollInterval.components.seconds) s and at each sync: "
+                + paths.prefix(5).joined(separator: ", ")
+            Log.warning(message)
+            emit(.degraded(paths: paths, watchesNeeded: needed, maxUserWatches: limit, message: message))
+            return
         }
         let message =
             "inotify watch limit reached: \(where_); \(options.rootDisplay) needs about \(needed) watches "

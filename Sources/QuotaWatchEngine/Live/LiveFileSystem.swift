@@ -57,6 +57,10 @@ public struct CrawlReport: Sendable {
     public var unreadable: [DirectoryID] = []
     /// Directories that got no watch because the watch limit is reached.
     public var unwatched: [DirectoryID] = []
+    /// Directories that could not be opened, listed or watched for lack of descriptors
+    /// (EMFILE, ENFILE): their own inode is counted, and they are polled like unwatched ones
+    /// until a listing succeeds.
+    public var shortOfDescriptors: [DirectoryID] = []
     /// Watches added, with the directory each one watches.
     public var watches: [(watch: Int32, directory: DirectoryID)] = []
     /// Files listed whose last write is recent enough that writeback may still change their

@@ -114,6 +114,7 @@ extension LiveTree {
             let report = fileSystem.crawl(directory, tree: &tree)
             pendingDirectories.insert(directory)
             unwatched.remove(directory)
+            shortOfDescriptors.remove(directory)
             register(report)
             structureChanges?.placed.append(directory)
             if report.failed { unwatched.insert(directory) }
@@ -137,6 +138,7 @@ extension LiveTree {
         restats.removeAll()
         unreadable.removeAll()
         unwatched.removeAll()
+        shortOfDescriptors.removeAll()
         // A new tree: the policy layer places it whole, so nothing logged before applies.
         if structureChanges != nil { structureChanges = StructureChanges() }
         register(report)

@@ -19,6 +19,9 @@ extension LiveTree {
         }
         unreadable.formUnion(report.unreadable.filter { tree.contains($0) })
         unwatched.formUnion(report.unwatched.filter { tree.contains($0) })
+        let short = report.shortOfDescriptors.filter { tree.contains($0) }
+        unwatched.formUnion(short)
+        shortOfDescriptors.formUnion(short)
     }
 
     /// inotify handed back the watch of a directory already in the tree: the crawl found, under
@@ -100,6 +103,7 @@ extension LiveTree {
             fileSystem.forget(member)
             unreadable.remove(member)
             unwatched.remove(member)
+            shortOfDescriptors.remove(member)
             pendingDirectories.remove(member)
             structureChanges?.removed.append(member)
         }

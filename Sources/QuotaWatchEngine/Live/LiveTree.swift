@@ -79,6 +79,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     var latestNow: UInt64 = 0
     var unreadable: Set<DirectoryID> = []
     var unwatched: Set<DirectoryID> = []
+    /// Unwatched directories that could not be listed for lack of descriptors.
+    var shortOfDescriptors: Set<DirectoryID> = []
     /// Directories added, renamed and removed, for the policy layer; nil when it has no rules.
     public internal(set) var structureChanges: StructureChanges?
     /// Directories whose re-stat'ed files go into the log (`files`): where the policy layer
@@ -111,6 +113,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// The topmost directories without a watch, which are polled instead.
     /// Whether any directory is polled: cheap enough to ask on every turn of the loop.
     public var hasUnwatchedDirectories: Bool { !unwatched.isEmpty }
+    /// Whether some degraded subtree is so for lack of descriptors rather than of watches.
+    public var isShortOfDescriptors: Bool { shortOfDescriptors.contains { tree.contains($0) } }
 
     public var degradedDirectories: [DirectoryID] {
         unwatched.filter { directory in
