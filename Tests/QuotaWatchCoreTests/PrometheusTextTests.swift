@@ -65,6 +65,14 @@ struct PrometheusTextTests {
         let feed = ["path": "Caches/Feed", "rule": "Caches/*"]
         #expect(parsed.value("quotawatch_quota_used_bytes", feed.merging(["size": "allocated"]) { $1 }) == 819_200)
         #expect(parsed.samples("quotawatch_quota_used_bytes").count == 1, "Img's usage is not known")
+        // One label set for every family of a quota: division matches without ignoring(size).
+        for family in [
+            "quotawatch_quota_limit_bytes", "quotawatch_quota_effective_limit_bytes", "quotawatch_quota_breached",
+            "quotawatch_quota_growth_bytes_per_second",
+        ] {
+            let labels = try #require(parsed.samples(family).first { $0.labels["path"] == "Caches/Feed" }?.labels)
+            #expect(labels == feed.merging(["size": "allocated"]) { $1 }, "\(family): \(labels)")
+        }
         #expect(parsed.value("quotawatch_quota_limit_bytes", feed) == 500_000)
         #expect(parsed.value("quotawatch_quota_effective_limit_bytes", feed) == 400_000)
         #expect(parsed.value("quotawatch_quota_breached", feed) == 1)

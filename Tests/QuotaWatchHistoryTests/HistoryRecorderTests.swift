@@ -129,7 +129,7 @@ struct HistoryRecorderLogTests {
         let messages = received.withLock { $0 }
         #expect(!messages.isEmpty, "no warning reached the log")
         #expect(
-            messages.contains { $0.1.contains("cannot write") && $0.1.contains("run without --history") }, "\(messages)"
+            messages.contains { $0.1.contains("cannot write") && $0.1.contains("--no-history") }, "\(messages)"
         )
         #expect(
             messages.allSatisfy { $0.0 == .warning && $0.1.hasPrefix("quotawatch: warning: history: ") }, "\(messages)")

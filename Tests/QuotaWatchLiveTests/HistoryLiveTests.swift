@@ -25,10 +25,10 @@ struct HistoryLiveTests {
             try fixture.tree.makeDirectories(HistoryLiveTests.root / "staging")
         }
 
+        /// `run` with `options`: history is on by default, so no `--history` is given.
         @discardableResult
         func start(_ options: [String]) throws -> Daemon {
-            try fixture.start(
-                options: ["--history"] + options, wrapper: ["/usr/bin/env", "STATE_DIRECTORY=\(state.rootPath)"])
+            try fixture.start(options: options, wrapper: ["/usr/bin/env", "STATE_DIRECTORY=\(state.rootPath)"])
         }
 
         /// The root's state directory, as `run` and `history` name it.
@@ -264,5 +264,57 @@ struct HistoryLiveTests {
         let breaches = try setup.waitForHistory(["--event", "quota_breach"], "the held breach") { !$0.isEmpty }
         #expect(breaches.count == 1)
         try setup.fixture.stopCleanly()
+    }
+}
+
+@Suite("history is on by default")
+struct HistoryDefaultTests {
+    @Test("run --state-dir DIR records history with no --history; history --state-dir DIR reads it")
+    func onByDefault() throws {
+        let fixture = try LiveFixture()
+        let state = try TempTree(prefix: "qw-history-default")
+        try fixture.tree.makeDirectories(LiveFixture.root / "Caches" / "a")
+        let daemon = try fixture.start(options: ["--state-dir", state.rootPath, "--quota", "Caches/*=10kB"])
+        try fixture.tree.writeFile(LiveFixture.root / "Caches" / "a" / "big", byteCount: 50_000)
+        try daemon.waitForEvent("quota_breach", path: "Caches/a")
+        try fixture.stopCleanly()
+        let history = try fixture.cli.run(["history", fixture.rootPath, "--state-dir", state.rootPath, "--json"])
+        #expect(history.exitStatus == 0, "\(history)")
+        #expect(history.outputText.contains(#""event":"quota_breach""#), "\(history)")
+    }
+
+    @Test("--no-history records nothing; with a --history-* option it is a usage error naming both")
+    func turnedOff() throws {
+        let fixture = try LiveFixture()
+        let state = try TempTree(prefix: "qw-history-off")
+        let daemon = try fixture.start(options: ["--state-dir", state.rootPath, "--no-history"])
+        _ = try daemon.syncStatus()
+        try fixture.stopCleanly()
+        let found = FileManager.default.enumerator(atPath: state.rootPath)?.contains {
+            ($0 as? String)?.hasSuffix("history.sqlite") == true
+        }
+        #expect(found != true, "--no-history wrote a history database")
+        let both = try fixture.cli.run(
+            ["run", fixture.rootPath, "--socket", fixture.socketPath, "--no-history", "--history-keep", "7d"])
+        #expect(both.exitStatus == 64, "\(both)")
+        #expect(both.errorText.contains("--no-history") && both.errorText.contains("--history-keep"), "\(both)")
+    }
+
+    @Test("a state directory that cannot be made: said once, and the daemon watches on without history")
+    func unwritableStateDirectory() throws {
+        let fixture = try LiveFixture()
+        let daemon = try Daemon.start(
+            fixture.cli, root: fixture.rootPath, socket: fixture.socketPath, options: ["--state-dir", "/dev/null/x"],
+            wrapper: ["/usr/bin/env"])
+        _ = try daemon.syncStatus()
+        try fixture.tree.writeFile(LiveFixture.root / "f", byteCount: 1_000)
+        _ = try daemon.syncStatus()
+        let stopped = try daemon.stop()
+        #expect(stopped.termination == .exited(0), "\(daemon.transcript)")
+        let warnings = String(decoding: stopped.standardError, as: UTF8.self).split(separator: "\n").filter {
+            $0.contains("history: cannot write")
+        }
+        #expect(warnings.count == 1, "said \(warnings.count) times: \(warnings)")
+        #expect(warnings.first?.contains("--no-history") == true, "the way out: \(warnings)")
     }
 }

@@ -142,6 +142,10 @@ struct MetricsLiveTests {
         let limit = try prometheus.query(#"quotawatch_quota_limit_bytes{path="Caches/a"}"#)
         #expect(limit.first?.value == 100_000, "\(limit)")
         #expect(try prometheus.query(#"quotawatch_quota_breached{path="Caches/a"}"#).first?.value == 0)
+        // A quota's families share their labels: the share of the limit in use needs no ignoring(...).
+        let share = try prometheus.query(
+            #"quotawatch_quota_used_bytes{path="Caches/a"} / quotawatch_quota_effective_limit_bytes{path="Caches/a"}"#)
+        #expect(share.count == 1 && (share.first?.value ?? 0) > 0, "\(share)")
         let odd = try prometheus.query(#"quotawatch_directory_allocated_bytes{path="w\\xff\\\\"}"#)
         #expect(odd.count == 1, "a name that is not UTF-8 keeps its escaped label through Prometheus: \(odd)")
 
@@ -154,8 +158,13 @@ struct MetricsLiveTests {
         try prometheus.waitFor(#"ALERTS{alertname="QuotaWatchQuotaBreach"}"#) { samples in
             samples.contains { $0.labels["path"] == "Caches/a" && $0.labels["alertstate"] == "pending" }
         }
-        prometheus.stop()
+        // A daemon that is down is an alert too: the rules above go silent with it.
         try fixture.stopCleanly()
+        try prometheus.waitFor(#"up{job="quotawatch"}"#) { $0.first?.value == 0 }
+        try prometheus.waitFor(#"ALERTS{alertname="QuotaWatchDown"}"#) { samples in
+            samples.contains { $0.labels["alertstate"] == "pending" }
+        }
+        prometheus.stop()
     }
 
     @Test("promtool accepts the shipped alert rules")
@@ -166,10 +175,10 @@ struct MetricsLiveTests {
         }
         let result = try ProcessRunner.run(promtool, ["check", "rules", Self.alertsFile])
         #expect(result.exitStatus == 0, "\(result)")
-        #expect(result.outputText.contains("SUCCESS: 6 rules found"), "\(result)")
+        #expect(result.outputText.contains("SUCCESS: 8 rules found"), "\(result)")
         for alert in [
             "QuotaWatchQuotaBreach", "QuotaWatchDiskCritical", "QuotaWatchForecastBreach", "QuotaWatchWatcherDegraded",
-            "QuotaWatchRepeatedOverflows",
+            "QuotaWatchRepeatedOverflows", "QuotaWatchDown", "QuotaWatchAbsent",
         ] {
             #expect(try String(contentsOfFile: Self.alertsFile, encoding: .utf8).contains("alert: \(alert)"))
         }

@@ -9,9 +9,10 @@ struct HistoryConfigLoaderTests {
         try PolicyConfigLoader.load(Array(text.utf8), file: "test.yaml").history
     }
 
-    @Test("no section: off; a section: on unless it says enabled: false; true and false as short forms")
+    @Test("on by default, with or without a section, unless it says enabled: false; true and false as short forms")
     func enabling() throws {
         #expect(try load("") == HistoryConfig())
+        #expect(try load("").enabled, "a background watcher records what happened while no one looked")
         #expect(try load("history: {keep: 7d}").enabled)
         #expect(try !load("history: {enabled: false, keep: 7d}").enabled)
         #expect(try load("history: true").enabled)
@@ -70,9 +71,11 @@ struct HistoryExampleConfigTests {
 
 @Suite("check-config's history part")
 struct HistoryConfigSummaryTests {
-    @Test("off without a section; on with the values in force, defaults filled in")
+    @Test("on without a section; off only when it says so; the values in force, defaults filled in")
     func summary() throws {
-        let off = try PolicyConfigLoader.load([], file: "t.yaml")
+        let none = try PolicyConfigLoader.load([], file: "t.yaml")
+        #expect(ConfigSummary.table(none).contains("HISTORY: on"))
+        let off = try PolicyConfigLoader.load(Array("history: {enabled: false}\n".utf8), file: "t.yaml")
         #expect(ConfigSummary.table(off).contains("HISTORY: off"))
         let on = try PolicyConfigLoader.load(Array("history: {keep: 7d}\n".utf8), file: "t.yaml")
         #expect(ConfigSummary.table(on).contains("samples every 5m, kept 7d, at most 100MB"))

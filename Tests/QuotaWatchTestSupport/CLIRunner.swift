@@ -12,6 +12,7 @@ public struct CLIRunner: Sendable {
     /// Finds the binary: `$QUOTAWATCH_BINARY` when set, else `quotawatch` in
     /// the directory of the running test executable.
     public static func locate() throws -> CLIRunner {
+        _ = sharedStateDirectory
         if let override = ProcessInfo.processInfo.environment["QUOTAWATCH_BINARY"], !override.isEmpty {
             return CLIRunner(executablePath: override)
         }
@@ -64,3 +65,19 @@ public struct CLIRunner: Sendable {
         return (result, try? ScanReport.decode(result.standardOutput))
     }
 }
+
+/// History is on by default, so every `run` and `watch` a test starts writes a state
+/// directory: unless the test names one (STATE_DIRECTORY in its environment, `--state-dir`),
+/// it is this process's own temporary one, removed when the test process exits, never
+/// `/var/lib/quotawatch` or the user's `~/.local/state`.
+private let sharedStateDirectory: Void = {
+    guard ProcessInfo.processInfo.environment["STATE_DIRECTORY"] == nil else { return }
+    var template = Array("\(NSTemporaryDirectory())/qw-test-state.XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { return }
+    setenv("STATE_DIRECTORY", made, 0)
+    atexit {
+        if let path = getenv("STATE_DIRECTORY"), String(cString: path).contains("/qw-test-state.") {
+            try? FileManager.default.removeItem(atPath: String(cString: path))
+        }
+    }
+}()

@@ -47,6 +47,8 @@ public final class Daemon {
     private let user: UserIdentity?
     private let output: StreamCollector
     private let errors: StreamCollector
+    /// The state directory (history, audit log) of a daemon whose test named none.
+    private let ownState: TempTree?
     private var ended: ProcessResult.Termination?
 
     /// Starts the daemon and waits for its `ready` event.
@@ -71,6 +73,18 @@ public final class Daemon {
         _ cli: CLIRunner, root: String, socket: String, options: [String] = [], as user: UserIdentity? = nil,
         wrapper: [String] = []
     ) throws -> Daemon {
+        // History is on by default: a test that names no state directory gets one of its own, so
+        // nothing is written outside its temporary directories.
+        var ownState: TempTree?
+        var wrapper = wrapper
+        if !wrapper.contains(where: { $0.hasPrefix("STATE_DIRECTORY=") }), !options.contains("--state-dir"),
+            !options.contains("--no-history")
+        {
+            let state = try TempTree(prefix: "qw-daemon-state")
+            if user != nil { try state.setMode(.root, 0o1777) }
+            ownState = state
+            wrapper = ["/usr/bin/env", "STATE_DIRECTORY=\(state.rootPath)"] + wrapper
+        }
         var command = wrapper + [cli.executablePath, "run", root, "--socket", socket, "--events", "jsonl"] + options
         if let user {
             guard let setpriv = ProcessRunner.setprivPath else {
@@ -81,13 +95,15 @@ public final class Daemon {
         let spawned = try DaemonSpawner.spawn(command)
         return Daemon(
             processID: spawned.processID, root: root, socketPath: socket, command: command, cli: cli, user: user,
-            output: StreamCollector(descriptor: spawned.output), errors: StreamCollector(descriptor: spawned.errors))
+            output: StreamCollector(descriptor: spawned.output), errors: StreamCollector(descriptor: spawned.errors),
+            ownState: ownState)
     }
 
     private init(
         processID: pid_t, root: String, socketPath: String, command: [String], cli: CLIRunner, user: UserIdentity?,
-        output: StreamCollector, errors: StreamCollector
+        output: StreamCollector, errors: StreamCollector, ownState: TempTree?
     ) {
+        self.ownState = ownState
         self.processID = processID
         self.root = root
         self.socketPath = socketPath

@@ -65,12 +65,14 @@ public enum PrometheusText {
     }
 
     private static func quotas(_ quotas: [MetricsSnapshot.Quota], into out: inout FamilyWriter) {
-        func labels(_ quota: MetricsSnapshot.Quota) -> [String: String] { ["path": quota.path, "rule": quota.rule] }
+        // Every family of a quota carries the same labels (`size` is fixed by the rule), so
+        // `used_bytes / effective_limit_bytes` matches one to one without ignoring(...).
+        func labels(_ quota: MetricsSnapshot.Quota) -> [String: String] {
+            ["path": quota.path, "rule": quota.rule, "size": quota.size]
+        }
         out.gauge(
             "quota_used_bytes", "The size a quota's rule counts (its size label: allocated or apparent).",
-            quotas.compactMap { quota in
-                quota.used.map { (labels(quota).merging(["size": quota.size]) { $1 }, "\($0)") }
-            })
+            quotas.compactMap { quota in quota.used.map { (labels(quota), "\($0)") } })
         out.gauge(
             "quota_limit_bytes", "A quota's limit (a budget group's whole budget).",
             quotas.map { (labels($0), "\($0.limit)") })

@@ -20,11 +20,12 @@ public enum StateDirectory {
         return base + [UInt8(ascii: "/")] + SocketPath.socketName(forRoot: absoluteRoot)
     }
 
-    /// The state directory for `absoluteRoot` as this process sees it.
-    public static func forRoot(_ absoluteRoot: [UInt8]) -> [UInt8]? {
-        forRoot(
-            absoluteRoot, environment: ProcessInfo.processInfo.environment,
-            userID: ProcessIdentity.effectiveUserID)
+    /// The state directory for `absoluteRoot` as this process sees it; `base` (`run
+    /// --state-dir`, `history --state-dir`) stands for `$STATE_DIRECTORY` when given.
+    public static func forRoot(_ absoluteRoot: [UInt8], base: [UInt8]? = nil) -> [UInt8]? {
+        var environment = ProcessInfo.processInfo.environment
+        if let base { environment["STATE_DIRECTORY"] = String(decoding: base, as: UTF8.self) }
+        return forRoot(absoluteRoot, environment: environment, userID: ProcessIdentity.effectiveUserID)
     }
 
     static func base(environment: [String: String], userID: UInt32) -> [UInt8]? {

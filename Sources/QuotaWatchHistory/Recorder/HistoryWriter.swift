@@ -138,7 +138,7 @@ final class HistoryWriter {
             report(
                 "cannot write \(path): \(error); keeping up to \(queue.capacity) events in memory and trying again "
                     + "every few seconds (the daemon goes on); make that directory writable or free space on "
-                    + "its file system, set STATE_DIRECTORY to another, or run without --history")
+                    + "its file system, point --state-dir (or STATE_DIRECTORY) at another, or run with --no-history")
         }
         failure = error
         retryAt = DispatchTime.now() + .nanoseconds(Int(clamping: retryDelay.nanoseconds))

@@ -4,7 +4,7 @@ import QuotaWatchCore
 /// defaults filled in.
 extension ConfigSummary {
     static func historyTable(_ history: HistoryConfig) -> String {
-        guard history.enabled else { return "\nHISTORY: off (on with 'history:' or 'run --history')\n" }
+        guard history.enabled else { return "\nHISTORY: off (the config's 'history: {enabled: false}')\n" }
         return "\nHISTORY: on (history.sqlite in the state directory)\n"
             + "  samples every \(TimeSpan.format(history.sampleEvery ?? HistoryConfig.defaultSampleEvery)), "
             + "kept \(TimeSpan.format(history.keep ?? HistoryConfig.defaultKeep)), "

@@ -2,8 +2,8 @@
 /// start, like the cleaners; a SIGHUP does not change it. `run`'s `--history*` options are
 /// merged over it.
 public struct HistoryConfig: Sendable, Equatable {
-    /// Whether to record; a `history:` section turns it on unless it says `enabled: false`.
-    public var enabled = false
+    /// Whether to record: on unless the section says `enabled: false` (or `history: false`).
+    public var enabled = true
     /// How often ROOT and the quota directories are sampled; nil for the default.
     public var sampleEvery: Duration?
     /// Rows older than this are dropped; nil for the default.

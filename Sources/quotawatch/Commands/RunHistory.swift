@@ -9,7 +9,9 @@ enum RunHistory {
     static let options = [
         OptionSpec(
             name: "--history",
-            help: "Record every event and size samples in history.sqlite in the state directory (see 'history')."),
+            help: "Record every event and size samples in history.sqlite in the state directory (the default)."),
+        OptionSpec(
+            name: "--no-history", help: "Record no history (as 'history: {enabled: false}' in the config)."),
         OptionSpec(
             name: "--history-sample", valueName: "<duration>",
             help: "Sample ROOT and every quota directory this often (default 5m); implies --history."),
@@ -21,9 +23,9 @@ enum RunHistory {
             help: "Drop the oldest history beyond this size (default 100MB); implies --history."),
     ]
 
-    /// Adds the recorder to `options.observers` when the options or the config's `history:`
-    /// (already in `options.policy`) ask for it. A state directory that cannot be named is a
-    /// usage error: it says where to point it.
+    /// Adds the recorder to `options.observers` unless `--no-history` or the config's
+    /// `history: {enabled: false}` (already in `options.policy`) turn it off. A state directory
+    /// that cannot be named is said once, and the daemon watches on without history.
     static func apply(
         _ arguments: ParsedArguments, absoluteRoot: [UInt8], to options: inout EngineOptions,
         command: String = "run"
@@ -43,14 +45,22 @@ enum RunHistory {
     )
         throws(UsageError) -> HistorySettings?
     {
-        let wanted =
-            config.enabled || arguments.has("--history")
-            || ["--history-sample", "--history-keep", "--history-max-size"].contains { arguments.values[$0] != nil }
-        guard wanted else { return nil }
-        guard let directory = StateDirectory.forRoot(absoluteRoot) else {
-            throw UsageError(
-                message: "No state directory for the history: set STATE_DIRECTORY (or HOME), or run without --history",
-                command: command)
+        let tuned = ["--history-sample", "--history-keep", "--history-max-size"].filter { arguments.values[$0] != nil }
+        if arguments.has("--no-history") {
+            if let given = (arguments.has("--history") ? ["--history"] : []).first ?? tuned.first {
+                throw UsageError(message: "--no-history turns history off; \(given) is for history", command: command)
+            }
+            return nil
+        }
+        // On by default: only the config's `enabled: false` turns it off, and an option asks again.
+        guard config.enabled || arguments.has("--history") || !tuned.isEmpty else { return nil }
+        guard
+            let directory = StateDirectory.forRoot(absoluteRoot, base: RunCleanup.stateDirectoryBase(arguments))
+        else {
+            Log.warning(
+                "no history is recorded: no state directory can be named (no STATE_DIRECTORY or HOME); "
+                    + "give --state-dir DIR, or --no-history to say so")
+            return nil
         }
         var settings = HistorySettings(stateDirectory: directory)
         if let every = config.sampleEvery { settings.sampleEvery = every }
