@@ -123,7 +123,7 @@ public struct KernelFileSystem: LiveFileSystem {
     /// that the cache never takes the descriptors a crawl needs.
     static func handleCapacity(limit: UInt64?) -> Int {
         guard let limit else { return 256 }
-        return Int(min(256, max(4, limit / 8)))
+        return Int(min(256, max(2, limit / 8)))
     }
 
     public mutating func removeWatch(_ watch: Int32) { inotify.removeWatch(watch) }

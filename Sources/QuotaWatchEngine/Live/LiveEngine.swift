@@ -92,6 +92,11 @@ public final class LiveEngine: @unchecked Sendable {
         let root = opened.descriptor
         defer { root.close() }
 
+        // libdispatch makes its epoll descriptor when a global queue first starts a worker, and
+        // traps if it cannot: start one now, while descriptors are plentiful, for the Swift
+        // concurrency (cleanup runs) and Dispatch users that come later.
+        DispatchQueue.global().async {}
+
         let server: ControlServer
         do {
             let mailbox = self.mailbox
