@@ -153,13 +153,13 @@ public struct AuditLogError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// What went wrong, without the way out: that depends on who asked (the daemon's
     /// `--clean`, or `clean --yes`).
-    public var reason: String { "cannot open the audit log '\(EscapedName.string(path))': \(errno)" }
+    public var reason: String { "cannot open the audit log '\(HumanText.name(path))': \(errno)" }
 
     public var description: String { reason + "; set STATE_DIRECTORY to a writable directory, or run without --clean" }
 
     /// What a cleaner reports when an intent could not be recorded.
     var intentMessage: String {
-        "cannot write the audit record to '\(EscapedName.string(path))': \(errno); nothing was deleted. "
+        "cannot write the audit record to '\(HumanText.name(path))': \(errno); nothing was deleted. "
             + "Free space on that file system, or set STATE_DIRECTORY to a directory on another one"
     }
 }

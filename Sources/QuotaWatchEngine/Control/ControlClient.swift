@@ -22,24 +22,24 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
     public var description: String {
         switch self {
         case .noDaemon(let path):
-            return "no quotawatch daemon is listening on \(EscapedName.string(path)); "
+            return "no quotawatch daemon is listening on \(HumanText.name(path)); "
                 + "start one with 'quotawatch run ROOT', or pass --socket PATH if it listens elsewhere"
         case .permissionDenied(let path):
-            return "permission denied connecting to \(EscapedName.string(path)): the daemon runs as another user; "
+            return "permission denied connecting to \(HumanText.name(path)): the daemon runs as another user; "
                 + "run this as that user (or root), or pass --socket PATH"
         case .timedOut(let path, let timeout):
-            return "the quotawatch daemon on \(EscapedName.string(path)) did not answer within "
+            return "the quotawatch daemon on \(HumanText.name(path)) did not answer within "
                 + "\(DurationText.seconds(timeout)); it may still be crawling its tree, so try again shortly"
         case .protocolError(let path, let detail):
-            return "unexpected reply from \(EscapedName.string(path)): \(detail); "
+            return "unexpected reply from \(HumanText.name(path)): \(detail); "
                 + "is something other than a quotawatch daemon listening there? Pass --socket PATH to choose another"
         case .daemonError(let path, let message):
-            return "the quotawatch daemon on \(EscapedName.string(path)) answered: \(message)"
+            return "the quotawatch daemon on \(HumanText.name(path)) answered: \(message)"
         case .pathTooLong(let path):
-            return "the socket path \(EscapedName.string(path)) is \(path.count) bytes, longer than the "
+            return "the socket path \(HumanText.name(path)) is \(path.count) bytes, longer than the "
                 + "\(UnixSocket.maximumPathLength) a Unix socket allows; pass a shorter one with --socket PATH"
         case .system(let path, let error):
-            return "could not reach the quotawatch daemon on \(EscapedName.string(path)): \(error)"
+            return "could not reach the quotawatch daemon on \(HumanText.name(path)): \(error)"
         }
     }
 }

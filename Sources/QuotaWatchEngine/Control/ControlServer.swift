@@ -21,19 +21,19 @@ public enum ControlServerError: Error, Hashable, Sendable, CustomStringConvertib
     public var description: String {
         switch self {
         case .alreadyRunning(let path):
-            return "another quotawatch daemon is already listening on \(EscapedName.string(path)); "
+            return "another quotawatch daemon is already listening on \(HumanText.name(path)); "
                 + "stop it first, or give this one its own socket with --socket PATH"
         case .notASocket(let path):
-            return "\(EscapedName.string(path)) exists and is not a socket, so quotawatch will not replace it; "
+            return "\(HumanText.name(path)) exists and is not a socket, so quotawatch will not replace it; "
                 + "move it away, or choose another path with --socket PATH"
         case .pathTooLong(let path):
-            return "the socket path \(EscapedName.string(path)) is \(path.count) bytes, longer than the "
+            return "the socket path \(HumanText.name(path)) is \(path.count) bytes, longer than the "
                 + "\(UnixSocket.maximumPathLength) a Unix socket allows; choose a shorter one with --socket PATH"
         case .untrustedDirectory(let path, let ownerID):
-            return "\(EscapedName.string(path)) belongs to user \(ownerID), not to you, so quotawatch will not put "
+            return "\(HumanText.name(path)) belongs to user \(ownerID), not to you, so quotawatch will not put "
                 + "its socket there; remove it, or choose another path with --socket PATH"
         case .system(let path, let action, let error):
-            return "could not \(action) \(EscapedName.string(path)): \(error)"
+            return "could not \(action) \(HumanText.name(path)): \(error)"
         }
     }
 }

@@ -55,7 +55,7 @@ enum CheckConfigCommand {
             return invalid
         }
         if arguments.has("--json") {
-            Console.out(ConfigSummary.json(config).encoded + "\n")
+            Console.json(ConfigSummary.json(config).encoded + "\n")
         } else {
             Console.out(ConfigSummary.table(config))
         }

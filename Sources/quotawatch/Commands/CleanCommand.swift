@@ -150,7 +150,7 @@ enum CleanCommand {
         let anything = page.contains { !$0.items.isEmpty }
         guard !json, !arguments.has("--list"), onTerminal, anything else {
             if json {
-                Console.out(output.json(page, held: held))
+                Console.json(output.json(page, held: held))
             } else {
                 Console.out(output.table(page, held: held))
                 Console.out(CleanPageOutput.howToDelete(root: output.root))
@@ -225,7 +225,7 @@ enum CleanCommand {
                 return .failure
             }
         }
-        Console.out(json ? output.deletionJSON(report) : output.deletionText(report))
+        if json { Console.json(output.deletionJSON(report)) } else { Console.out(output.deletionText(report)) }
         return report.error == nil ? .success : .failure
     }
 

@@ -61,7 +61,7 @@ enum CleanNowCommand {
             return .failure
         }
         if arguments.has("--json") {
-            Console.out(String(decoding: reply, as: UTF8.self) + "\n")
+            Console.json(String(decoding: reply, as: UTF8.self) + "\n")
             return .success
         }
         guard let summary = try? JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any] else {

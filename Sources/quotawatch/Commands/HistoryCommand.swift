@@ -88,15 +88,18 @@ enum HistoryCommand {
                         "No samples of '\(path)' in this window. Sampled directories: "
                             + (known.isEmpty ? "none yet" : known.joined(separator: ", ")) + "\n")
                 }
-                Console.out(
-                    arguments.has("--json")
-                        ? HistoryOutput.growthJSON(path: path, samples)
-                        : HistoryOutput.growthTable(path: path, samples, format: format, zone: .current))
+                if arguments.has("--json") {
+                    Console.json(HistoryOutput.growthJSON(path: path, samples))
+                } else {
+                    Console.out(HistoryOutput.growthTable(path: path, samples, format: format, zone: .current))
+                }
             } else {
                 let events = try store.events(filter)
-                Console.out(
-                    arguments.has("--json")
-                        ? HistoryOutput.jsonLines(events) : HistoryOutput.lines(events, zone: .current))
+                if arguments.has("--json") {
+                    Console.json(HistoryOutput.jsonLines(events))
+                } else {
+                    Console.out(HistoryOutput.lines(events, zone: .current))
+                }
             }
         } catch {
             Console.error("Error: cannot read the history \(EscapedName.string(database)): \(error)\n")

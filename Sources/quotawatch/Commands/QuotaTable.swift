@@ -27,7 +27,8 @@ enum QuotaTable {
                 row.used.map(format.string) ?? "-", format.string(row.limit), format.string(row.effectiveLimit),
                 row.state, row.secondsSinceChange.map { duration($0) + " ago" } ?? "-",
                 row.bytesPerSecond >= 1 ? format.string(UInt64(row.bytesPerSecond)) + "/s" : "-",
-                row.secondsToBreach.map(duration) ?? "-", row.rule, TableRenderer.printable(row.path),
+                row.secondsToBreach.map(duration) ?? "-", TableRenderer.printable(row.rule),
+                TableRenderer.printable(row.path),
             ])
         }
         let aligned = table[0].count - 1

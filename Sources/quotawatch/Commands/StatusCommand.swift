@@ -90,7 +90,7 @@ enum StatusCommand {
         case nil: storage = nil
         }
         if arguments.has("--json") {
-            Console.out(
+            Console.json(
                 storage.map { PhoneStorageOptions.json(report, $0) + "\n" }
                     ?? String(decoding: report.encodedJSON(), as: UTF8.self) + "\n")
             return .success
@@ -151,7 +151,7 @@ enum StatusCommand {
             return .failure
         }
         if arguments.has("--json") {
-            Console.out(String(decoding: status.encodedJSON(), as: UTF8.self) + "\n")
+            Console.json(String(decoding: status.encodedJSON(), as: UTF8.self) + "\n")
         } else {
             Console.out(QuotaTable.render(status, format: format))
         }
