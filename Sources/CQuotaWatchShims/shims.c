@@ -109,6 +109,14 @@ int qw_spawn(pid_t *pid, const char *file, char *const argv[], char *const envp[
     return error;
 }
 
+int qw_peer_user(int fd, uid_t *user) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *user = credentials.uid;
+    return 0;
+}
+
 int qw_pidfd_open(pid_t pid) {
     return pidfd_open(pid, 0);
 }

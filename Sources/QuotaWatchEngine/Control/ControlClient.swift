@@ -18,6 +18,9 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
     case pathTooLong(path: [UInt8])
     /// Connecting failed for another reason.
     case system(path: [UInt8], Errno)
+    /// The socket, a directory above it, or the process listening on it is not this user's
+    /// or root's (``SocketTrust``): another user could answer in the daemon's place.
+    case untrusted(socket: [UInt8], SocketTrust.Refusal)
 
     public var description: String {
         switch self {
@@ -40,6 +43,12 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
                 + "\(UnixSocket.maximumPathLength) a Unix socket allows; pass a shorter one with --socket PATH"
         case .system(let path, let error):
             return "could not reach the quotawatch daemon on \(HumanText.name(path)): \(error)"
+        case .untrusted(let socket, let refusal):
+            let what = refusal.path == socket ? "" : " because of \(HumanText.name(refusal.path))"
+            let remover = refusal.ownerID.map { " (as root or user \($0))" } ?? ""
+            return "refusing to trust the socket \(HumanText.name(socket))\(what): \(refusal.reason), "
+                + "so another user could answer in your daemon's place; remove \(HumanText.name(refusal.path))"
+                + "\(remover) and start your daemon again, or pass --socket PATH in a directory only you can write"
         }
     }
 }
@@ -48,7 +57,27 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
 public enum ControlClient {
     /// Connects to the daemon's socket, each failure named as a client error: nobody
     /// listening, no permission, too slow, a path too long for a socket address.
+    /// Every client connects here, and only to a socket ``SocketTrust`` accepts.
     static func connect(socketPath: [UInt8], timeout: Duration) throws(ControlClientError) -> FileDescriptor {
+        let me = ProcessIdentity.effectiveUserID
+        do {
+            try SocketTrust.checkPath(socketPath, me: me)
+        } catch {
+            throw .untrusted(socket: socketPath, error)
+        }
+        let connection = try connectUnchecked(socketPath: socketPath, timeout: timeout)
+        do {
+            try SocketTrust.checkPeer(connection, socketPath: socketPath, me: me)
+        } catch {
+            connection.close()
+            throw .untrusted(socket: socketPath, error)
+        }
+        return connection
+    }
+
+    private static func connectUnchecked(
+        socketPath: [UInt8], timeout: Duration
+    ) throws(ControlClientError) -> FileDescriptor {
         do {
             return try UnixSocket.connect(to: socketPath, timeout: timeout)
         } catch .noSuchFileOrDirectory, .connectionRefused, .notDirectory {

@@ -207,6 +207,12 @@ enum CleanCommand {
                 return .failure
             }
         case .local(let root, let stateDirectory, let items):
+            do {
+                if let stateDirectory { try StateDirectory.checkTrusted(stateDirectory) }
+            } catch {
+                Console.error("Error: \(error)\n")
+                return .failure
+            }
             let protection: CleanupProtection
             switch self.protection(config?.bytes) {
             case .success(let built): protection = built

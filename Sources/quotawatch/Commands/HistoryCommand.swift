@@ -63,6 +63,12 @@ enum HistoryCommand {
         let filter = HistoryFilter(
             since: since, until: until, kinds: try kinds(arguments), path: try pathGlob(arguments))
 
+        do {
+            try StateDirectory.checkTrusted(Array(database.dropLast(HistoryStore.fileName.utf8.count + 1)))
+        } catch {
+            Console.error("Error: \(error)\n")
+            return .failure
+        }
         let store: HistoryStore
         do {
             store = try HistoryStore(readingFrom: database)

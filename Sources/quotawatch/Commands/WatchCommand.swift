@@ -59,7 +59,7 @@ enum WatchCommand {
         case .exit(let status): return status
         }
         if let answered = WatchAttached.probe(options.socketPath) {
-            if let error = answered, case .permissionDenied = error {
+            if let error = answered, error.forbidsAttaching {
                 Console.error("Error: \(error)\n")
                 return .failure
             }
