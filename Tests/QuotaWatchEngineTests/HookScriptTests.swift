@@ -156,7 +156,13 @@ struct HookScriptTests {
                 current.append(character)
                 escaped = false
             } else if quoted {
-                if character == "\\" { escaped = true } else if character == "\"" { quoted = false } else { current.append(character) }
+                if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    quoted = false
+                } else {
+                    current.append(character)
+                }
             } else if character == " " {
                 if inWord { words.append(current) }
                 current = ""
@@ -211,7 +217,8 @@ struct HookScriptTests {
     func pathVariables() throws {
         let tree = try TempTree(prefix: "quotawatch-hookpath")
         let reports = HookReports()
-        let script = "printf %s \"$QUOTAWATCH_PATH\" > \(tree.absolutePath("shown")); "
+        let script =
+            "printf %s \"$QUOTAWATCH_PATH\" > \(tree.absolutePath("shown")); "
             + "printf %s \"$QUOTAWATCH_PATH_RAW\" > \(tree.absolutePath("raw"))"
         let hook = HookSpec(name: "paths", command: [Array("sh".utf8), Array("-c".utf8), Array(script.utf8)])
         let runner = try HookRunner(
@@ -220,7 +227,8 @@ struct HookScriptTests {
         defer { runner.stop() }
         let path: [UInt8] = Array("Caches/a\nQUOTAWATCH_LIMIT=1\u{1b}".utf8) + [0xff]
         let event = PolicyEvent(
-            .leftover(path: path, allocated: 1, idle: .seconds(5), rule: "r"), time: WallTime(millisecondsSinceEpoch: 0))
+            .leftover(path: path, allocated: 1, idle: .seconds(5), rule: "r"), time: WallTime(millisecondsSinceEpoch: 0)
+        )
         runner.submit(event.hookEvent)
         #expect(try reports.waitForRuns(1).first?.failure == nil)
         let shown = try Data(contentsOf: URL(fileURLWithPath: tree.absolutePath("shown")))
