@@ -1,0 +1,62 @@
+import Foundation
+import Glibc
+import QuotaWatchTestSupport
+import Testing
+
+/// The daemon's human outputs with hostile names in the tree: the `status` and `status
+/// --quotas` tables, its log (the trace of every event and the debug event lines) and
+/// `history`. No raw control reaches any of them; each name shows escaped
+/// the one documented way.
+@Suite("hostile names in the live daemon's human output")
+struct HostileNameLiveTests {
+    private let caches = LiveFixture.root / "Caches"
+
+    private func expectClean(_ bytes: [UInt8], _ what: String) {
+        let found = HostileNames.rawControls(in: bytes)
+        #expect(found.isEmpty, "\(what): raw \(found) in \(String(decoding: bytes, as: UTF8.self))")
+    }
+
+    @Test("status, status --quotas, the log and history escape every hostile name")
+    func everyOutput() throws {
+        let fixture = try LiveFixture()
+        let tree = fixture.tree
+        let state = try TempTree(prefix: "qw-hostile-state")
+        try tree.makeDirectories(caches)
+        let daemon = try fixture.start(
+            options: ["--quota", "Caches/*=10kB", "--trace", "--log-level", "debug", "--history"],
+            wrapper: ["/usr/bin/env", "STATE_DIRECTORY=\(state.rootPath)"])
+        for name in HostileNames.corpus {
+            let directory = caches.appending(name.bytes)
+            try tree.makeDirectory(directory)
+            try tree.writeFile(directory.appending(name.bytes), byteCount: 20_000)
+        }
+        for name in HostileNames.corpus {
+            try daemon.waitForEvent("quota_breach", path: "Caches/" + ReportPathEscaping.escape(name.bytes))
+        }
+
+        let table = try daemon.statusCommand([
+            "status", daemon.root, "--socket", daemon.socketPath, "--sync", "--depth", "2",
+        ])
+        #expect(table.exitStatus == 0, "\(table)")
+        expectClean(table.standardOutput, "status")
+        let quotas = try daemon.statusCommand(["status", daemon.root, "--socket", daemon.socketPath, "--quotas"])
+        #expect(quotas.exitStatus == 0, "\(quotas)")
+        expectClean(quotas.standardOutput, "status --quotas")
+        for name in HostileNames.corpus {
+            #expect(table.outputText.contains("  Caches/\(name.shown)\n"), "status row for \(name.shown): \(table)")
+            #expect(quotas.outputText.contains("  Caches/\(name.shown)\n"), "quota row for \(name.shown): \(quotas)")
+        }
+
+        let history = try fixture.cli.run(["history", fixture.rootPath, "--state-dir", state.rootPath])
+        expectClean(history.standardOutput + history.standardError, "history")
+
+        // (Not stopCleanly: debug lines may hold the word "error" in an event's fields.)
+        let exit = try daemon.stop(SIGTERM)
+        #expect(exit.exitStatus == 0, "\(exit)")
+        // The trace names every event's file, the debug level prints every event line.
+        expectClean(Array(daemon.errorText.utf8), "the daemon's log")
+        for name in HostileNames.corpus {
+            #expect(daemon.errorText.contains(name.shown), "the log shows \(name.shown)")
+        }
+    }
+}
