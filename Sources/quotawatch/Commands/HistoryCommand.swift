@@ -91,8 +91,9 @@ enum HistoryCommand {
                 if samples.isEmpty, !arguments.has("--json") {
                     let known = (try? store.sampledPaths()) ?? []
                     Console.error(
-                        "No samples of '\(path)' in this window. Sampled directories: "
-                            + (known.isEmpty ? "none yet" : known.joined(separator: ", ")) + "\n")
+                        "No samples of '\(TableRenderer.printable(path))' in this window. Sampled directories: "
+                            + (known.isEmpty ? "none yet" : known.map(TableRenderer.printable).joined(separator: ", "))
+                            + "\n")
                 }
                 if arguments.has("--json") {
                     Console.json(HistoryOutput.growthJSON(path: path, samples))

@@ -5,8 +5,8 @@ import QuotaWatchEngine
 /// fullest first (by share of the effective limit), columns aligned as in the tree table.
 enum QuotaTable {
     static func render(_ status: QuotaStatus, format: ByteFormat) -> String {
-        var output = "ROOT: \(status.root)\n"
-        output += "LEVEL: \(status.level.level)"
+        var output = "ROOT: \(TableRenderer.printable(status.root))\n"
+        output += "LEVEL: \(TableRenderer.printable(status.level.level))"
         if let free = status.level.free, let total = status.level.total {
             output += " (free \(format.string(free)) of \(format.string(total))"
         } else {

@@ -165,7 +165,9 @@ enum StatusCommand {
         var line = "engine: " + counted(engine.events, "event", "events") + ", "
         line += counted(engine.watches, "watch", "watches") + ", " + counted(engine.overflows, "overflow", "overflows")
         line += ", " + counted(engine.rescannedDirectories, "directory", "directories") + " re-listed"
-        if !engine.degraded.isEmpty { line += "; polled (no watch): " + engine.degraded.joined(separator: ", ") }
+        if !engine.degraded.isEmpty {
+            line += "; polled (no watch): " + engine.degraded.map(TableRenderer.printable).joined(separator: ", ")
+        }
         return line
     }
 }
