@@ -59,4 +59,30 @@ struct HostileNameLiveTests {
             #expect(daemon.errorText.contains(name.shown), "the log shows \(name.shown)")
         }
     }
+
+    @Test("watch's event lines (no terminal) show each hostile name escaped, one line per event")
+    func watchLines() throws {
+        let tree = try TempTree(prefix: "qw-watch-hostile")
+        for directory in ["root", "root/Caches"] { try tree.makeDirectory(TreePath(directory)) }
+        let cli = try CLIRunner.locate()
+        let watch = try PipedWatch(
+            cli,
+            [
+                "watch", tree.absolutePath("root"), "--socket", tree.absolutePath("run/watch.sock"),
+                "--quota", "Caches/*=10kB",
+            ])
+        defer { watch.cancelGuard() }
+        let lines = watch.lines
+        _ = try #require(lines.next { $0.contains(" ready ") }, "no ready line; got \(lines.seen)")
+        for name in HostileNames.corpus {
+            let directory = TreePath("root/Caches").appending(name.bytes)
+            try tree.makeDirectory(directory)
+            try tree.writeFile(directory.appending(name.bytes), byteCount: 20_000)
+            let breach = try #require(
+                lines.next { $0.contains(" quota_breach ") }, "no breach line for \(name.shown); got \(lines.seen)")
+            expectClean(Array(breach.utf8), "watch line")
+            #expect(breach.contains("quota_breach Caches/\(name.shown) "), "\(breach)")
+        }
+        #expect(watch.terminate().terminationStatus == 0)
+    }
 }
