@@ -179,6 +179,15 @@ struct HookScriptTests {
         return words
     }
 
+    @Test(
+        "the shipped hook scripts pass shellcheck",
+        .enabled(if: installed("shellcheck"), "shellcheck is not installed: apt-get install shellcheck"))
+    func shellcheckClean() throws {
+        let result = try ProcessRunner.run(
+            "shellcheck", ["\(Self.scripts)/notify.sh", "\(Self.scripts)/alertmanager.sh"])
+        #expect(result.exitStatus == 0, "\(result)")
+    }
+
     @Test("a hostile name cannot forge a field or a line of notify.sh's notification")
     func notifyHostileName() throws {
         let tree = try TempTree(prefix: "quotawatch-notify")
