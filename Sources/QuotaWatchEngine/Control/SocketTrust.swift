@@ -106,7 +106,7 @@ public enum SocketTrust {
     }
 
     /// `/`, `/a`, `/a/b` for `/a/b/c.sock`; `.`, `./d` for `d/c.sock`.
-    static func directories(holding path: [UInt8]) -> [[UInt8]] {
+    public static func directories(holding path: [UInt8]) -> [[UInt8]] {
         let slash = UInt8(ascii: "/")
         var current: [UInt8] = path.first == slash ? [slash] : [UInt8(ascii: ".")]
         var result = [current]
