@@ -47,8 +47,21 @@ struct HostileNameLiveTests {
             #expect(quotas.outputText.contains("  Caches/\(name.shown)\n"), "quota row for \(name.shown): \(quotas)")
         }
 
-        let history = try fixture.cli.run(["history", fixture.rootPath, "--state-dir", state.rootPath])
+        // The database says nothing when a batch lands, so this polls, with a deadline, until
+        // every breach is recorded.
+        let deadline = ContinuousClock.now + .seconds(30)
+        var history = try fixture.cli.run(["history", fixture.rootPath, "--state-dir", state.rootPath])
+        while history.outputText.components(separatedBy: " quota_breach ").count <= HostileNames.corpus.count,
+            ContinuousClock.now < deadline
+        {
+            usleep(50_000)
+            history = try fixture.cli.run(["history", fixture.rootPath, "--state-dir", state.rootPath])
+        }
+        #expect(history.exitStatus == 0, "\(history)")
         expectClean(history.standardOutput + history.standardError, "history")
+        for name in HostileNames.corpus {
+            #expect(history.outputText.contains(" Caches/\(name.shown)"), "history shows \(name.shown): \(history)")
+        }
 
         // (Not stopCleanly: debug lines may hold the word "error" in an event's fields.)
         let exit = try daemon.stop(SIGTERM)
