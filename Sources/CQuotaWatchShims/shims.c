@@ -79,14 +79,21 @@ int qw_spawn(pid_t *pid, const char *file, char *const argv[], char *const envp[
     if (error == 0 && setup->working_directory != NULL)
         error = posix_spawn_file_actions_addchdir_np(&actions, setup->working_directory);
 
-    // The daemon blocks SIGINT/SIGTERM/SIGHUP for its sigwait thread and ignores SIGPIPE;
-    // a child must not inherit either, or it could not be stopped the usual way.
+    // The daemon blocks SIGINT/SIGTERM/SIGHUP for its sigwait thread and ignores SIGPIPE, and
+    // it may have inherited other ignored or blocked signals, real-time ones included, from
+    // whatever started it: a child gets none of them. The mask is set empty, whatever the
+    // spawning thread's is, and every signal 1..NSIG-1 goes back to its default disposition.
+    // Every one: glibc's sigfillset and sigaddset leave out the two real-time signals it keeps
+    // for itself (32 and 33), and its posix_spawn sets those to SIG_IGN in the child unless
+    // the default set names them; an ignored disposition survives exec, so a hook would start
+    // with them ignored. Their bits are set directly.
     sigset_t empty, defaults;
     sigemptyset(&empty);
     sigemptyset(&defaults);
-    for (int signal = 1; signal < 32; signal++) {
-        if (signal != SIGKILL && signal != SIGSTOP) sigaddset(&defaults, signal);
-    }
+    unsigned long *words = (unsigned long *)&defaults;
+    const size_t bitsPerWord = 8 * sizeof(unsigned long);
+    for (int signal = 1; signal < NSIG; signal++)
+        words[(signal - 1) / bitsPerWord] |= 1UL << ((signal - 1) % bitsPerWord);
     short flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
     if (error == 0) error = posix_spawnattr_setflags(&attributes, flags);
     if (error == 0) error = posix_spawnattr_setpgroup(&attributes, 0);
@@ -102,6 +109,14 @@ int qw_spawn(pid_t *pid, const char *file, char *const argv[], char *const envp[
     posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     return error;
+}
+
+int qw_peer_user(int fd, uid_t *user) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *user = credentials.uid;
+    return 0;
 }
 
 int qw_pidfd_open(pid_t pid) {

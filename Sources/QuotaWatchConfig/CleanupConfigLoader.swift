@@ -40,7 +40,7 @@ extension PolicyConfigLoader {
                     "file", what: "the bundle's Info.plist, whose CFBundleShortVersionString is read")
                 let path = try file.path()
                 guard path.first == UInt8(ascii: "/") else {
-                    throw file.error("'\(EscapedName.string(path))' is relative; give the Info.plist's absolute path")
+                    throw file.error("'\(HumanText.name(path))' is relative; give the Info.plist's absolute path")
                 }
                 settings.appVersion = .infoPlist(path)
             } else {

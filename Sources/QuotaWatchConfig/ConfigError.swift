@@ -1,3 +1,5 @@
+import QuotaWatchCore
+
 /// A config that cannot be used: where (file, line, column), which key, the bad value, and
 /// what is allowed, on one line.
 public struct ConfigError: Error, Equatable, CustomStringConvertible {
@@ -16,7 +18,10 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// One line, whatever the file's name or the values it quotes hold: each part is escaped
+    /// as every human output escapes names (``HumanText``).
     public var description: String {
-        "\(file):\(line):\(column): " + (key.isEmpty ? "" : "\(key): ") + message
+        HumanText.escaped(
+            "\(file):\(line):\(column): " + (key.isEmpty ? "" : "\(key): ") + message)
     }
 }

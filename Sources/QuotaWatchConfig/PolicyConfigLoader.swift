@@ -87,7 +87,7 @@ public enum PolicyConfigLoader {
         for pair in pairs {
             let keyField = field.child(pair.key, key: field.key)
             let path = try keyField.path()
-            let name = EscapedName.string(path)
+            let name = HumanText.name(path)
             guard glob.matches(path) else {
                 throw keyField.error("'\(name)' is not a member of this group: it does not match '\(glob.text)'")
             }

@@ -239,3 +239,9 @@ func system_renameat(
 func system_pread(_ descriptor: CInt, _ buffer: UnsafeMutableRawPointer, _ length: Int, _ offset: Int) -> Int {
     unsafe pread(descriptor, buffer, length, off_t(offset))
 }
+
+// MARK: Trusting a control socket (UnixSocket+Trust.swift)
+
+func system_peer_user(_ descriptor: CInt, _ user: UnsafeMutablePointer<uid_t>) -> CInt {
+    unsafe qw_peer_user(descriptor, user)
+}

@@ -37,6 +37,7 @@ struct HookRunnerTests {
         let expected: Set = [
             "PATH=/usr/bin:/bin", "HOME=/nonexistent-home", "LANG=C.UTF-8", "QUOTAWATCH_EVENT=quota_breach",
             "QUOTAWATCH_PATH=Library/Caches/Feed", "QUOTAWATCH_ALLOCATED=1234",
+            "QUOTAWATCH_PATH_RAW=Library/Caches/Feed",
         ]
         #expect(lines.isSuperset(of: expected))
         // Whatever else is there the shell added itself (PWD, SHLVL, _), never the daemon's.

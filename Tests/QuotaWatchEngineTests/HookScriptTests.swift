@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import QuotaWatchCore
 import QuotaWatchEngine
+import QuotaWatchPolicy
 import QuotaWatchSystem
 import QuotaWatchTestSupport
 import Testing
@@ -141,6 +142,108 @@ struct HookScriptTests {
         let log = String(
             decoding: try Data(contentsOf: URL(fileURLWithPath: tree.absolutePath("notify.log"))), as: UTF8.self)
         #expect(log.hasPrefix("quotawatch: leftover tmp/CFNetworkDownload_A1.tmp allocated=0"))
+    }
+
+    /// The words of a notify.sh line: bare, or in double quotes with `\\` and `\"` inside.
+    private static func words(_ line: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quoted = false
+        var escaped = false
+        var inWord = false
+        for character in line {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if quoted {
+                if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    quoted = false
+                } else {
+                    current.append(character)
+                }
+            } else if character == " " {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else if character == "\"" {
+                quoted = true
+                inWord = true
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if inWord { words.append(current) }
+        return words
+    }
+
+    @Test(
+        "the shipped hook scripts pass shellcheck",
+        .enabled(if: installed("shellcheck"), "shellcheck is not installed: apt-get install shellcheck"))
+    func shellcheckClean() throws {
+        let result = try ProcessRunner.run(
+            "shellcheck", ["\(Self.scripts)/notify.sh", "\(Self.scripts)/alertmanager.sh"])
+        #expect(result.exitStatus == 0, "\(result)")
+    }
+
+    @Test("a hostile name cannot forge a field or a line of notify.sh's notification")
+    func notifyHostileName() throws {
+        let tree = try TempTree(prefix: "quotawatch-notify")
+        try tree.makeDirectory("runtime")
+        let reports = HookReports()
+        let hook = HookSpec(
+            name: "notify", command: [Array("\(Self.scripts)/notify.sh".utf8)],
+            standardOutput: .file(tree.absoluteBytes("notify.log")))
+        let environment = [
+            (name: "PATH", value: Self.daemonPath), (name: "XDG_RUNTIME_DIR", value: tree.absolutePath("runtime")),
+        ]
+        let runner = try HookRunner(
+            hooks: [hook], environment: environment, onFailure: reports.onFailure, onRun: reports.onRun)
+        defer { runner.stop() }
+        let path = Array("Caches/x limit=1 \"q\\\" level=critical\nQUOTAWATCH_LIMIT=9\u{1b}[2J<b>".utf8)
+        let event = PolicyEvent(
+            .quota(
+                state: .breach, path: path, used: 4096, size: .allocated, limit: 1000, effectiveLimit: 1000,
+                rule: "Caches/*", level: .normal),
+            time: WallTime(millisecondsSinceEpoch: 0))
+        runner.submit(event.hookEvent)
+        #expect(try reports.waitForRuns(1).first?.failure == nil)
+        let log = try Data(contentsOf: URL(fileURLWithPath: tree.absolutePath("notify.log")))
+        #expect(HostileNames.rawControls(in: Array(log)).isEmpty, "\(String(decoding: log, as: UTF8.self))")
+        let lines = String(decoding: log, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 2 && lines[1].isEmpty, "one line: \(lines)")
+        let words = Self.words(String(lines[0]))
+        #expect(Array(words.prefix(2)) == ["quotawatch:", "quota_breach"], "\(words)")
+        #expect(words.count > 2 && words[2] == HumanText.name(path), "the path is one word: \(words)")
+        let keys = words.dropFirst(3).map { String($0.prefix { $0 != "=" }) }
+        #expect(keys == ["allocated", "effective_limit", "level", "limit", "rule"], "\(words)")
+        #expect(words.contains("level=normal") && words.contains("rule=Caches/*"), "\(words)")
+    }
+
+    @Test("QUOTAWATCH_PATH is the path as people see it, with no newline; QUOTAWATCH_PATH_RAW its bytes")
+    func pathVariables() throws {
+        let tree = try TempTree(prefix: "quotawatch-hookpath")
+        let reports = HookReports()
+        let script =
+            "printf %s \"$QUOTAWATCH_PATH\" > \(tree.absolutePath("shown")); "
+            + "printf %s \"$QUOTAWATCH_PATH_RAW\" > \(tree.absolutePath("raw"))"
+        let hook = HookSpec(name: "paths", command: [Array("sh".utf8), Array("-c".utf8), Array(script.utf8)])
+        let runner = try HookRunner(
+            hooks: [hook], environment: [(name: "PATH", value: Self.daemonPath)], onFailure: reports.onFailure,
+            onRun: reports.onRun)
+        defer { runner.stop() }
+        let path: [UInt8] = Array("Caches/a\nQUOTAWATCH_LIMIT=1\u{1b}".utf8) + [0xff]
+        let event = PolicyEvent(
+            .leftover(path: path, allocated: 1, idle: .seconds(5), rule: "r"), time: WallTime(millisecondsSinceEpoch: 0)
+        )
+        runner.submit(event.hookEvent)
+        #expect(try reports.waitForRuns(1).first?.failure == nil)
+        let shown = try Data(contentsOf: URL(fileURLWithPath: tree.absolutePath("shown")))
+        #expect(String(decoding: shown, as: UTF8.self) == #"Caches/a\x0aQUOTAWATCH_LIMIT=1\x1b\xff"#)
+        let raw = try Data(contentsOf: URL(fileURLWithPath: tree.absolutePath("raw")))
+        #expect(Array(raw) == path)
     }
 }
 

@@ -53,6 +53,43 @@ struct HookLiveTests {
         try fixture.stopCleanly()
     }
 
+    @Test(
+        "a hook starts with no signal blocked or ignored, though the daemon inherited some; a newline in the name is escaped in QUOTAWATCH_PATH",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/bin/bash"), "needs /bin/bash to start the daemon"))
+    func signalsAndPathOfAHook() throws {
+        let fixture = try LiveFixture()
+        let tree = fixture.tree
+        let name = caches.appending("a\nQUOTAWATCH_LIMIT=1")
+        try tree.makeDirectories(name)
+        let out = tree.absolutePath(LiveFixture.outside)
+        let script: TreePath = LiveFixture.outside / "hook.sh"
+        try tree.writeFile(
+            script,
+            contents: Array(
+                """
+                #!/bin/sh
+                grep -E '^Sig(Blk|Ign):' /proc/self/status > \(out)/signals.tmp && mv \(out)/signals.tmp \(out)/signals
+                printf '%s' "$QUOTAWATCH_PATH_RAW" > \(out)/raw
+                printf '%s\\n' "$QUOTAWATCH_PATH" > \(out)/path.tmp && mv \(out)/path.tmp \(out)/path
+
+                """.utf8), mode: 0o755)
+        // Started as from a parent that ignores a real-time signal and SIGUSR2 (ignored
+        // dispositions survive exec): the daemon has them ignored, its hooks must not.
+        let daemon = try fixture.start(
+            options: ["--quota", "Caches/*=100kB", "--hook", "quota_breach=\(tree.absolutePath(script))"],
+            wrapper: ["/bin/bash", "-c", "trap '' 40 USR2; exec \"$0\" \"$@\""])
+        try tree.writeFile(name / "big", byteCount: 150_000)
+        try daemon.waitForEvent("quota_breach", path: "Caches/a\nQUOTAWATCH_LIMIT=1")
+        let signals = try waitForFile("\(out)/signals")
+        #expect(signals.contains("SigBlk:\t0000000000000000\n"), "\(signals)")
+        #expect(signals.contains("SigIgn:\t0000000000000000\n"), "\(signals)")
+        let path = try waitForFile("\(out)/path")
+        #expect(path == #"Caches/a\x0aQUOTAWATCH_LIMIT=1"# + "\n")
+        let raw = try Data(contentsOf: URL(fileURLWithPath: "\(out)/raw"))
+        #expect(String(decoding: raw, as: UTF8.self) == "Caches/a\nQUOTAWATCH_LIMIT=1")
+        try fixture.stopCleanly()
+    }
+
     @Test("a hook that hangs is killed with its group and reported; the daemon answers status meanwhile")
     func hangingHook() throws {
         let fixture = try LiveFixture()

@@ -103,7 +103,7 @@ let layout80 = WatchLayout(rows: 24, columns: 80, width: .builtIn)
                 DisplayWidth.builtIn.columns($0.text) == lines.map { DisplayWidth.builtIn.columns($0.text) }.first
             })
         #expect(Set(sizeColumn).count == 1)
-        #expect(lines[3].text.contains("b\\xff\\u{a}c/"))
+        #expect(lines[3].text.contains(#"b\xff\x0ac/"#))
         #expect(lines[1].text.contains("…"))
     }
 

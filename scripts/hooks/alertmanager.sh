@@ -46,7 +46,7 @@ done
 
 payload="$(
     QW_ACTIVE_SECONDS="$active_seconds" QW_INSTANCE="$(uname -n)" python3 -c '
-import datetime, json, os, sys
+import datetime, json, os, re, sys
 
 line = sys.stdin.buffer.readline()
 try:
@@ -73,9 +73,24 @@ else:
 severities = ["warning", "critical"] if name in ("QuotaWatchQuota", "QuotaWatchDiskLevel") else [active]
 
 annotations = {key: value if isinstance(value, str) else json.dumps(value) for key, value in event.items()}
-summary = kind + (" " + str(event["path"]) if event.get("path") else "")
+def shown(text):
+    """Text as QuotaWatch shows it to people: controls and direction overrides as \\xNN."""
+    unsafe = lambda c: ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or c in "\u061c\u200e\u200f" or (
+        0x2028 <= ord(c) <= 0x202E) or 0x2066 <= ord(c) <= 0x2069
+    return "".join("".join(f"\\x{b:02x}" for b in c.encode("utf-8", "surrogateescape")) if unsafe(c) else c
+                   for c in text)
+
+def quoted(text):
+    """A bare word, or double quotes with \\ and \" inside: no name can forge a field."""
+    text = shown(text)
+    if re.fullmatch(r"[A-Za-z0-9._/:@%+,*-]+", text):
+        return text
+    quote = chr(34)  # no single quote: this program is inside one in the shell
+    return quote + text.replace("\\", "\\\\").replace(quote, "\\" + quote) + quote
+
+summary = kind + (" " + quoted(str(event["path"])) if event.get("path") else "")
 for key in ("allocated", "limit", "free", "total", "idle_seconds", "seconds_to_breach"):
-    if key in event:
+    if isinstance(event.get(key), (int, float)) and not isinstance(event.get(key), bool):
         summary += f" {key}={event[key]}"
 annotations["summary"] = summary
 

@@ -12,7 +12,8 @@
 #
 # What it does with the event (it reads only the QUOTAWATCH_* variables, not stdin):
 #   - always prints the line on stdout: "quotawatch: quota_breach Library/Caches/Feed
-#     allocated=210MB limit=200MB …";
+#     allocated=210MB limit=200MB rule=Library/Caches/* …", the path and each value a bare word or in
+#     double quotes ('\' and '"' inside as '\\' and '\"'), so a name cannot forge a field;
 #   - `notify-send` when it is installed and a D-Bus session bus exists at
 #     $XDG_RUNTIME_DIR/bus (or /run/user/UID/bus): a desktop notification for the user the
 #     daemon runs as, critical for breaches and the critical level;
@@ -38,23 +39,39 @@ done
 # Drain stdin so the daemon's pipe is read; the variables carry the same fields.
 cat >/dev/null
 
-event="${QUOTAWATCH_EVENT:-event}"
-line="quotawatch: $event"
-[[ -n "${QUOTAWATCH_PATH:-}" ]] && line+=" ${QUOTAWATCH_PATH}"
+# A value as the line shows it: a plain word stays bare; anything else (a space, a quote, an
+# '=') goes in double quotes with '\' written '\\' and '"' written '\"', so no value can end
+# early and pass for another field. The daemon has already escaped every control character
+# (QUOTAWATCH_PATH holds `\xNN` for them), so the line stays one line.
+quoted() {
+    local value="${1//[[:cntrl:]]/?}"
+    if [[ ! "$value" =~ ^[A-Za-z0-9._/:@%+,*-]+$ ]]; then
+        value="${value//\\/\\\\}"
+        value="\"${value//\"/\\\"}\""
+    fi
+    printf '%s' "$value"
+}
 
-# Every other field, in a stable order; byte counts made readable when numfmt is there.
-while IFS='=' read -r name value; do
+event="${QUOTAWATCH_EVENT:-event}"
+[[ "$event" =~ ^[a-z_]+$ ]] || event=event
+line="quotawatch: $event"
+[[ -n "${QUOTAWATCH_PATH:-}" ]] && line+=" $(quoted "$QUOTAWATCH_PATH")"
+
+# Every other field, in a stable order, read by name (never by parsing `env`, whose lines a
+# value could forge); byte counts made readable when numfmt is there.
+while read -r name; do
     case "$name" in
-    QUOTAWATCH_EVENT | QUOTAWATCH_PATH | QUOTAWATCH_TIME | "") continue ;;
+    QUOTAWATCH_EVENT | QUOTAWATCH_PATH | QUOTAWATCH_PATH_RAW | QUOTAWATCH_TIME) continue ;;
     esac
+    value="${!name}"
     key="${name#QUOTAWATCH_}"
     key="${key,,}"
     if [[ "$value" =~ ^[0-9]+$ && "$key" =~ ^(allocated|apparent|limit|effective_limit|free|total|root_allocated)$ ]] &&
         command -v numfmt >/dev/null 2>&1; then
         value="$(numfmt --to=si --suffix=B "$value")"
     fi
-    line+=" $key=$value"
-done < <(env | grep '^QUOTAWATCH_' | LC_ALL=C sort)
+    line+=" $key=$(quoted "$value")"
+done < <(compgen -v QUOTAWATCH_ | LC_ALL=C sort)
 
 echo "$line"
 # A line printed anywhere but /dev/null (`stdout: stderr` or a file in the config) is delivered.
@@ -68,10 +85,17 @@ level) [[ "${QUOTAWATCH_TO:-}" == critical ]] && urgency=critical ;;
 quota_ok) urgency=low ;;
 esac
 
+# Notification servers read the body as markup (<b>, <a href=…>): a name must not add any.
+markup_escaped() {
+    local text="${1//&/&amp;}"
+    text="${text//</&lt;}"
+    printf '%s' "${text//>/&gt;}"
+}
+
 bus_directory="${XDG_RUNTIME_DIR:-/run/user/$(id -u)}"
 if command -v notify-send >/dev/null 2>&1 && [[ -S "$bus_directory/bus" ]]; then
     if ! DBUS_SESSION_BUS_ADDRESS="unix:path=$bus_directory/bus" \
-        notify-send --app-name=QuotaWatch --urgency="$urgency" "QuotaWatch: $event" "${line#quotawatch: }"; then
+        notify-send --app-name=QuotaWatch --urgency="$urgency" "QuotaWatch: $event" "$(markup_escaped "${line#quotawatch: }")"; then
         echo "notify.sh: notify-send failed" >&2
         exit 1
     fi

@@ -64,6 +64,10 @@ struct qw_spawn_setup {
 int qw_spawn(pid_t *pid, const char *file, char *const argv[], char *const envp[],
              const struct qw_spawn_setup *setup);
 
+// getsockopt(2) with SO_PEERCRED: the user of the process at the other end of a connected
+// Unix socket. `struct ucred` is GNU-only in glibc.
+int qw_peer_user(int fd, uid_t *user);
+
 // pidfd_open(2): declared in <sys/pidfd.h>, which Swift's Glibc module does not include.
 // Fails with ENOSYS before Linux 5.3.
 int qw_pidfd_open(pid_t pid);

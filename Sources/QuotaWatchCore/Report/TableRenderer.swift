@@ -13,7 +13,7 @@ public enum TableRenderer {
         for line in table {
             for column in 0..<3 { widths[column] = max(widths[column], line[column].count) }
         }
-        var output = "ROOT: \(report.root)\n"
+        var output = "ROOT: \(printable(report.root))\n"
         for line in table {
             for column in 0..<3 {
                 output += String(repeating: " ", count: widths[column] - line[column].count) + line[column] + "  "
@@ -23,22 +23,7 @@ public enum TableRenderer {
         return output
     }
 
-    /// Keeps a name with a newline or other control character on one table line.
-    public static func printable(_ path: String) -> String {
-        var output = ""
-        for scalar in path.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7f {
-                output += "\\x" + String(scalar.value, radix: 16).leftPadded(to: 2)
-            } else {
-                output.unicodeScalars.append(scalar)
-            }
-        }
-        return output
-    }
-}
-
-extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
+    /// Keeps a name with a newline or other control character on one table line, escaped the
+    /// one way every human output escapes it (``HumanText``).
+    public static func printable(_ path: String) -> String { HumanText.escaped(path) }
 }

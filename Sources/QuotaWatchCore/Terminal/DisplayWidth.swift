@@ -15,15 +15,19 @@ public struct DisplayWidth: Sendable {
         return total
     }
 
-    /// `text` with every control character (C0, DEL, C1) and every scalar the table says cannot
-    /// be shown written as `\u{NN}`, so a name holding a newline or an escape sequence cannot
-    /// move the cursor or break the layout.
+    /// `text` with every character a terminal would act on (``HumanText``'s list) and every
+    /// scalar the table says cannot be shown written as its UTF-8 bytes in `\xNN` form, as every
+    /// human output writes them, so a name holding a newline, an escape sequence or a
+    /// direction override cannot move the cursor or break the layout.
     public func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { scalarWidth($0) < 0 }) else { return text }
+        let shown = HumanText.escaped(text)
+        guard shown.unicodeScalars.contains(where: { scalarWidth($0) < 0 }) else { return shown }
         var output = ""
-        for scalar in text.unicodeScalars {
+        for scalar in shown.unicodeScalars {
             if scalarWidth(scalar) < 0 {
-                output += "\\u{" + String(scalar.value, radix: 16) + "}"
+                for byte in String(scalar).utf8 {
+                    output += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
+                }
             } else {
                 output.unicodeScalars.append(scalar)
             }

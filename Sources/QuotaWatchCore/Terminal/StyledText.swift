@@ -30,13 +30,15 @@ public struct TextStyle: Hashable, Sendable {
     public static let reverse = TextStyle(reverse: true)
 }
 
-/// A run of text in one style.
+/// A run of text in one style. Its text never holds a character a terminal would act on:
+/// whatever a layout hands in is escaped (``HumanText/escaped(_:)``) as every human output
+/// escapes names, so no name can reach the screen raw.
 public struct StyledSpan: Hashable, Sendable {
-    public var text: String
+    public private(set) var text: String
     public var style: TextStyle
 
     public init(_ text: String, _ style: TextStyle = .plain) {
-        self.text = text
+        self.text = HumanText.escaped(text)
         self.style = style
     }
 }

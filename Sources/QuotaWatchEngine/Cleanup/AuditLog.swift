@@ -157,7 +157,7 @@ public struct AuditLogError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// What went wrong, without the way out: that depends on who asked (the daemon's
     /// `--clean`, or `clean --yes`).
-    public var reason: String { "cannot open the audit log '\(EscapedName.string(path))': \(errno)" }
+    public var reason: String { "cannot open the audit log '\(HumanText.name(path))': \(errno)" }
 
     public var description: String { reason + "; set STATE_DIRECTORY to a writable directory, or run without --clean" }
 
@@ -165,7 +165,7 @@ public struct AuditLogError: Error, Sendable, Equatable, CustomStringConvertible
     /// C name too (what a user searches for), and the two ways out.
     var intentMessage: String {
         let symbol = Self.symbol(errno).map { " (\($0))" } ?? ""
-        return "cannot write the audit record to '\(EscapedName.string(path))': \(errno)\(symbol); "
+        return "cannot write the audit record to '\(HumanText.name(path))': \(errno)\(symbol); "
             + "nothing was deleted. Free space on that file system, or set STATE_DIRECTORY to a directory "
             + "on another one (for the daemon: restart it with that STATE_DIRECTORY)"
     }

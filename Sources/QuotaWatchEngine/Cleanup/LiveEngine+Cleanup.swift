@@ -206,7 +206,7 @@ extension LiveEngine {
             } catch {
                 Self.warn(
                     "cannot remember app version \(version) in "
-                        + "\(EscapedName.string(store.path)): \(error); the next start cleans again")
+                        + "\(HumanText.name(store.path)): \(error); the next start cleans again")
             }
             cleanup.appVersion = nil
         }

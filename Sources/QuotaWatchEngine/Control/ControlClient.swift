@@ -18,28 +18,37 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
     case pathTooLong(path: [UInt8])
     /// Connecting failed for another reason.
     case system(path: [UInt8], Errno)
+    /// The socket, a directory above it, or the process listening on it is not this user's
+    /// or root's (``SocketTrust``): another user could answer in the daemon's place.
+    case untrusted(socket: [UInt8], SocketTrust.Refusal)
 
     public var description: String {
         switch self {
         case .noDaemon(let path):
-            return "no quotawatch daemon is listening on \(EscapedName.string(path)); "
+            return "no quotawatch daemon is listening on \(HumanText.name(path)); "
                 + "start one with 'quotawatch run ROOT', or pass --socket PATH if it listens elsewhere"
         case .permissionDenied(let path):
-            return "permission denied connecting to \(EscapedName.string(path)): the daemon runs as another user; "
+            return "permission denied connecting to \(HumanText.name(path)): the daemon runs as another user; "
                 + "run this as that user (or root), or pass --socket PATH"
         case .timedOut(let path, let timeout):
-            return "the quotawatch daemon on \(EscapedName.string(path)) did not answer within "
+            return "the quotawatch daemon on \(HumanText.name(path)) did not answer within "
                 + "\(DurationText.seconds(timeout)); it may still be crawling its tree, so try again shortly"
         case .protocolError(let path, let detail):
-            return "unexpected reply from \(EscapedName.string(path)): \(detail); "
+            return "unexpected reply from \(HumanText.name(path)): \(detail); "
                 + "is something other than a quotawatch daemon listening there? Pass --socket PATH to choose another"
         case .daemonError(let path, let message):
-            return "the quotawatch daemon on \(EscapedName.string(path)) answered: \(message)"
+            return "the quotawatch daemon on \(HumanText.name(path)) answered: \(message)"
         case .pathTooLong(let path):
-            return "the socket path \(EscapedName.string(path)) is \(path.count) bytes, longer than the "
+            return "the socket path \(HumanText.name(path)) is \(path.count) bytes, longer than the "
                 + "\(UnixSocket.maximumPathLength) a Unix socket allows; pass a shorter one with --socket PATH"
         case .system(let path, let error):
-            return "could not reach the quotawatch daemon on \(EscapedName.string(path)): \(error)"
+            return "could not reach the quotawatch daemon on \(HumanText.name(path)): \(error)"
+        case .untrusted(let socket, let refusal):
+            let what = refusal.path == socket ? "" : " because of \(HumanText.name(refusal.path))"
+            let remover = refusal.ownerID.map { " (as root or user \($0))" } ?? ""
+            return "refusing to trust the socket \(HumanText.name(socket))\(what): \(refusal.reason), "
+                + "so another user could answer in your daemon's place; remove \(HumanText.name(refusal.path))"
+                + "\(remover) and start your daemon again, or pass --socket PATH in a directory only you can write"
         }
     }
 }
@@ -48,7 +57,27 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
 public enum ControlClient {
     /// Connects to the daemon's socket, each failure named as a client error: nobody
     /// listening, no permission, too slow, a path too long for a socket address.
+    /// Every client connects here, and only to a socket ``SocketTrust`` accepts.
     static func connect(socketPath: [UInt8], timeout: Duration) throws(ControlClientError) -> FileDescriptor {
+        let me = ProcessIdentity.effectiveUserID
+        do {
+            try SocketTrust.checkPath(socketPath, me: me)
+        } catch {
+            throw .untrusted(socket: socketPath, error)
+        }
+        let connection = try connectUnchecked(socketPath: socketPath, timeout: timeout)
+        do {
+            try SocketTrust.checkPeer(connection, socketPath: socketPath, me: me)
+        } catch {
+            connection.close()
+            throw .untrusted(socket: socketPath, error)
+        }
+        return connection
+    }
+
+    private static func connectUnchecked(
+        socketPath: [UInt8], timeout: Duration
+    ) throws(ControlClientError) -> FileDescriptor {
         do {
             return try UnixSocket.connect(to: socketPath, timeout: timeout)
         } catch .noSuchFileOrDirectory, .connectionRefused, .notDirectory {

@@ -15,25 +15,30 @@ public enum ControlServerError: Error, Hashable, Sendable, CustomStringConvertib
     /// The socket's directory already exists and belongs to another user (not root), who could
     /// swap the socket for one of their own.
     case untrustedDirectory(path: [UInt8], ownerID: UInt32)
+    /// The socket's directory already exists and others may write to it (``SocketTrust``).
+    case unsafeDirectory(path: [UInt8], reason: String)
     /// A system call failed; `action` says what was being done to `path`.
     case system(path: [UInt8], action: String, Errno)
 
     public var description: String {
         switch self {
         case .alreadyRunning(let path):
-            return "another quotawatch daemon is already listening on \(EscapedName.string(path)); "
+            return "another quotawatch daemon is already listening on \(HumanText.name(path)); "
                 + "stop it first, or give this one its own socket with --socket PATH"
         case .notASocket(let path):
-            return "\(EscapedName.string(path)) exists and is not a socket, so quotawatch will not replace it; "
+            return "\(HumanText.name(path)) exists and is not a socket, so quotawatch will not replace it; "
                 + "move it away, or choose another path with --socket PATH"
         case .pathTooLong(let path):
-            return "the socket path \(EscapedName.string(path)) is \(path.count) bytes, longer than the "
+            return "the socket path \(HumanText.name(path)) is \(path.count) bytes, longer than the "
                 + "\(UnixSocket.maximumPathLength) a Unix socket allows; choose a shorter one with --socket PATH"
         case .untrustedDirectory(let path, let ownerID):
-            return "\(EscapedName.string(path)) belongs to user \(ownerID), not to you, so quotawatch will not put "
+            return "\(HumanText.name(path)) belongs to user \(ownerID), not to you, so quotawatch will not put "
                 + "its socket there; remove it, or choose another path with --socket PATH"
+        case .unsafeDirectory(let path, let reason):
+            return "\(HumanText.name(path)) is not safe for the socket: \(reason), so another user could put "
+                + "a socket of their own there; make it mode 0700 (chmod 700), or choose another path with --socket PATH"
         case .system(let path, let action, let error):
-            return "could not \(action) \(EscapedName.string(path)): \(error)"
+            return "could not \(action) \(HumanText.name(path)): \(error)"
         }
     }
 }
@@ -222,6 +227,9 @@ public final class ControlServer: Sendable {
         let me = ProcessIdentity.effectiveUserID
         if !info.wasCreated && info.ownerID != me && info.ownerID != 0 {
             throw .untrustedDirectory(path: directory, ownerID: info.ownerID)
+        }
+        if !info.wasCreated, let reason = SocketTrust.unsafeMode(info.mode) {
+            throw .unsafeDirectory(path: directory, reason: reason)
         }
         return try? lockDirectory(directory)
     }

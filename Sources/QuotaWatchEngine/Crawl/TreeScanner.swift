@@ -140,10 +140,10 @@ public enum RootError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notADirectory(let path):
-            return "'\(EscapedName.string(path))' is not a directory: ROOT must be a directory"
+            return "'\(HumanText.name(path))' is not a directory: ROOT must be a directory"
         case .cannotOpen(let path, let errno):
             return
-                "cannot open root '\(EscapedName.string(path))': \(errno). Check that it exists and that you may read it"
+                "cannot open root '\(HumanText.name(path))': \(errno). Check that it exists and that you may read it"
         }
     }
 }

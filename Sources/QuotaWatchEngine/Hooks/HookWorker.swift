@@ -107,10 +107,18 @@ final class HookWorker: @unchecked Sendable {
         return nil
     }
 
+    /// The daemon's variables, the event's `QUOTAWATCH_*` ones (text escaped as people see
+    /// it), and `QUOTAWATCH_PATH_RAW`: the path's exact bytes, for a hook that acts on the file.
+    static func environment(base: [[UInt8]], for event: HookEvent) -> [[UInt8]] {
+        var environment = base + event.environment.map { Array("\($0.name)=\($0.value)".utf8) }
+        if let path = event.path { environment.append(Array("QUOTAWATCH_PATH_RAW=".utf8) + path) }
+        return environment
+    }
+
     private func run(_ event: HookEvent) -> HookFailure? {
         let request = ChildProcess.Request(
             arguments: hook.command,
-            environment: settings.environment + event.environment.map { Array("\($0.name)=\($0.value)".utf8) },
+            environment: Self.environment(base: settings.environment, for: event),
             standardInput: event.json + [UInt8(ascii: "\n")], standardOutput: output,
             workingDirectory: settings.workingDirectory)
         var failure = HookFailure(hookName: hook.name, eventKind: event.kind, path: event.path)

@@ -99,7 +99,7 @@ final class LineWriter: @unchecked Sendable {
 
     func write(_ line: String) {
         condition.lock()
-        queue.append(line + "\n")
+        queue.append(HumanText.jsonForTerminal(line) + "\n")
         condition.broadcast()
         condition.unlock()
     }

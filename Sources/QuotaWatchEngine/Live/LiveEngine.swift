@@ -362,7 +362,7 @@ public final class LiveEngine: @unchecked Sendable {
         }
         guard let rows = live.tree.rows(selection) else {
             reply.fail(
-                "\(options.rootDisplay) has no directory '\(EscapedName.string(selection.subtree))'; "
+                "\(options.rootDisplay) has no directory '\(HumanText.name(selection.subtree))'; "
                     + "give a path relative to the root as status --json shows it")
             return
         }
@@ -496,10 +496,10 @@ public final class LiveEngine: @unchecked Sendable {
             let path = directory.map { directory in
                 directory == tree.root
                     ? options.rootDisplay
-                    : options.rootDisplay + "/" + EscapedName.string(tree.relativePath(of: directory))
+                    : options.rootDisplay + "/" + HumanText.name(tree.relativePath(of: directory))
             }
             text +=
-                "\(path ?? "?") \(InotifyEventNames.describe(event.mask.rawValue)) \(EscapedName.string(event.name))\n"
+                "\(path ?? "?") \(InotifyEventNames.describe(event.mask.rawValue)) \(HumanText.name(event.name))\n"
         }
         Log.requested(text)
     }

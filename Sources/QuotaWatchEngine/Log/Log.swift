@@ -1,3 +1,4 @@
+import QuotaWatchCore
 import QuotaWatchSystem
 import Synchronization
 
@@ -84,7 +85,9 @@ public enum Log {
     public static func requested(_ text: String) { emit(.info, text) }
 
     private static func emit(_ level: LogLevel, _ text: String) {
-        var lines = text
+        // The last guard against a name that reaches a message raw: nothing a terminal (or a
+        // journal viewer) would act on gets through, but the message's own line breaks.
+        var lines = HumanText.forOutput(text)
         if lines.hasSuffix("\n") { lines.removeLast() }
         if let sink = redirection.withLock({ $0 }) {
             sink(level, lines)

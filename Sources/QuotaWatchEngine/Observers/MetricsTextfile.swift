@@ -68,7 +68,7 @@ public final class MetricsTextfile: @unchecked Sendable {
                 guard message != lastError else { continue }
                 lastError = message
                 // Through the log: `watch` shows it on its screen instead of writing across it.
-                Log.warning("cannot write the metrics file '\(EscapedName.string(path))': \(message)")
+                Log.warning("cannot write the metrics file '\(HumanText.name(path))': \(message)")
             }
         }
     }

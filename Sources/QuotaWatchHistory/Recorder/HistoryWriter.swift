@@ -39,7 +39,7 @@ final class HistoryWriter {
         retryDelay = settings.retryAfter
     }
 
-    private var path: String { EscapedName.string(settings.databasePath) }
+    private var path: String { HumanText.name(settings.databasePath) }
 
     func run() {
         while true {

@@ -186,11 +186,11 @@ public struct CleanPicker {
         let label: String
         switch rows[index] {
         case .category(let category): label = "\(category.rawValue) — \(category.title)"
-        case .group(.userFiles, let key): label = "your \(EscapedName.string(key.name)) files"
-        case .group(_, let key): label = "  " + EscapedName.string(key.name)
+        case .group(.userFiles, let key): label = "your \(HumanText.name(key.name)) files"
+        case .group(_, let key): label = "  " + HumanText.name(key.name)
         case .file(let item):
             let age = item.ageSeconds(nowNanoseconds: nowNanoseconds)
-            label = "    " + Self.age(age) + " old  " + EscapedName.string(item.path)
+            label = "    " + Self.age(age) + " old  " + HumanText.name(item.path)
         }
         return width.truncated("\(box) \(numbers)  \(width.printable(label))", to: columns)
     }

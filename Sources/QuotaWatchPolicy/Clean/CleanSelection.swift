@@ -124,7 +124,7 @@ public struct CleanSelection: Sendable, Hashable {
     private static func utf8(_ word: [UInt8], option: String, hint: String = "") throws(CleanSelectionError) -> String {
         guard let text = String(validating: word, as: UTF8.self) else {
             throw CleanSelectionError(
-                "'\(option) \(EscapedName.string(word))' is not valid UTF-8\(hint); "
+                "'\(option) \(HumanText.name(word))' is not valid UTF-8\(hint); "
                     + "run 'quotawatch clean ROOT' to see the names it takes")
         }
         return text

@@ -9,7 +9,9 @@ public enum CommandLinePolicy {
         public var option: String
         public var value: String
         public var reason: String
-        public var description: String { "invalid value '\(value)' for '\(option)': \(reason)" }
+        public var description: String {
+            HumanText.escaped("invalid value '\(value)' for '\(option)': \(reason)")
+        }
     }
 
     /// The option values as given, raw bytes where they may hold paths.
@@ -58,7 +60,7 @@ public enum CommandLinePolicy {
 
     /// `GLOB=SIZE`, split at the last `=` (a size never holds one; a glob may).
     static func quota(_ word: [UInt8]) throws(OptionError) -> QuotaRule {
-        let text = EscapedName.string(word)
+        let text = HumanText.name(word)
         func fail(_ reason: String) -> OptionError { OptionError(option: "--quota", value: text, reason: reason) }
         guard let equals = word.lastIndex(of: UInt8(ascii: "=")) else {
             throw fail("expected GLOB=SIZE, such as 'Library/Caches/*=200MB'")
@@ -98,7 +100,7 @@ public enum CommandLinePolicy {
     /// `EVENTS=COMMAND`: EVENTS comma-separated kinds or `all`; COMMAND split on spaces into
     /// argv (no quoting; write a script for anything more).
     static func hook(_ word: [UInt8], number: Int) throws(OptionError) -> HookSpec {
-        let text = EscapedName.string(word)
+        let text = HumanText.name(word)
         func fail(_ reason: String) -> OptionError { OptionError(option: "--hook", value: text, reason: reason) }
         guard let equals = word.firstIndex(of: UInt8(ascii: "=")) else {
             throw fail("expected EVENTS=COMMAND, such as 'quota_breach,level=notify-send QuotaWatch'")

@@ -11,7 +11,7 @@ extension ConfigSummary {
         case .trim(_, let path, let limit): (path.text, "down to \(SizeText.exact(limit)), oldest first")
         case .expire(_, let path, let age): (path.text, "older than " + TimeSpan.format(age))
         case .command(_, let argv, let timeout):
-            (argv.map { EscapedName.string($0) }.joined(separator: " "), "timeout " + TimeSpan.format(timeout))
+            (argv.map { HumanText.name($0) }.joined(separator: " "), "timeout " + TimeSpan.format(timeout))
         }
     }
 
@@ -28,11 +28,13 @@ extension ConfigSummary {
         text += "\(TimeSpan.format(periodic.warning)), critical every \(TimeSpan.format(periodic.critical))\n"
         switch settings.appVersion {
         case nil: text += "  app version: none\n"
-        case .fixed(let version): text += "  app version: \(version)\n"
-        case .infoPlist(let path): text += "  app version: CFBundleShortVersionString of \(EscapedName.string(path))\n"
+        case .fixed(let version): text += "  app version: \(HumanText.escaped(version))\n"
+        case .infoPlist(let path): text += "  app version: CFBundleShortVersionString of \(HumanText.name(path))\n"
         }
         text +=
-            "  protect: " + (settings.protect.isEmpty ? "(none)" : settings.protect.map(\.text).joined(separator: " "))
+            "  protect: "
+            + (settings.protect.isEmpty
+                ? "(none)" : settings.protect.map { HumanText.escaped($0.text) }.joined(separator: " "))
         text += " (and Documents/, except the documents-inbox rule)\n"
         return text
     }

@@ -19,7 +19,7 @@ public enum ConfigSummary {
     }
 
     static func argv(_ hook: HookSpec) -> String {
-        hook.command.map { EscapedName.string($0) }.joined(separator: " ")
+        hook.command.map { HumanText.name($0) }.joined(separator: " ")
     }
 
     static func events(_ hook: HookSpec) -> String {
@@ -48,7 +48,7 @@ public enum ConfigSummary {
                 [["PATH", "BUDGET", "WEIGHT", "WEIGHTS", "WARNING", "SIZE", "PROTECT"]]
                     + config.budgets.map { rule in
                         let weights = rule.weights.keys.sorted { $0.lexicographicallyPrecedes($1) }.map {
-                            EscapedName.string($0) + "=" + PolicyJSON.numberText(rule.weights[$0]!)
+                            HumanText.name($0) + "=" + PolicyJSON.numberText(rule.weights[$0]!)
                         }
                         return [
                             rule.glob.text, SizeText.exact(rule.budget), PolicyJSON.numberText(rule.weight),
@@ -96,7 +96,9 @@ public enum ConfigSummary {
                     })
         }
         if !config.leftovers.disabled.isEmpty {
-            text += "  disabled: " + config.leftovers.disabled.sorted().joined(separator: ", ") + "\n"
+            text +=
+                "  disabled: " + config.leftovers.disabled.sorted().map(HumanText.escaped).joined(separator: ", ")
+                + "\n"
         }
         text += "\nFORECAST\n"
         text += "  horizon \(TimeSpan.format(config.forecast.horizon)), growth over "
@@ -120,7 +122,10 @@ public enum ConfigSummary {
         return text
     }
 
-    static func columns(_ rows: [[String]]) -> String {
+    /// Every cell is escaped as every human output escapes names (``HumanText``): globs, paths
+    /// and commands come from the config and may hold anything.
+    static func columns(_ unescaped: [[String]]) -> String {
+        let rows = unescaped.map { $0.map(HumanText.escaped) }
         let count = rows.map(\.count).max() ?? 0
         var widths = Array(repeating: 0, count: count)
         for row in rows {

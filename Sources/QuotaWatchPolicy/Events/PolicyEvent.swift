@@ -95,14 +95,18 @@ public struct PolicyEvent: Sendable, Hashable {
 
     /// What a hook receives: the JSON line on stdin, and each field as
     /// `QUOTAWATCH_<FIELD IN CAPITALS>` (`QUOTAWATCH_EVENT` first, then in key order).
-    /// Numbers are written as in the JSON, paths escaped as in the JSON, null as empty.
+    /// Numbers are written as in the JSON, null as empty, and text (paths, rules, a failed
+    /// hook's stderr) as people see it (``HumanText``): one line, every control and direction
+    /// character as `\xNN`, so a name cannot forge a line or a field of what a hook prints.
+    /// The path's exact bytes go to `QUOTAWATCH_PATH_RAW`, added where the hook is started
+    /// (an environment string can hold any byte but NUL; this type holds text).
     public var hookEvent: HookEvent {
         let fields = fields
         var environment: [(name: String, value: String)] = [("QUOTAWATCH_EVENT", kind)]
         for key in fields.keys.sorted() where key != "event" {
             let value: String
             switch fields[key]! {
-            case .string(let text): value = text
+            case .string(let text): value = HumanText.escaped(text)
             case .null: value = ""
             case let other: value = other.encoded
             }

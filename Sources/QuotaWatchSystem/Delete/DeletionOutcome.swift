@@ -82,11 +82,11 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
         case .protected: "protected"
         case .root: "it is ROOT itself"
         case .outsideRoot: "the path is not a plain path inside ROOT"
-        case .symlinkInPath(let path): "'\(EscapedName.string(path))' is a symlink"
-        case .otherDevice(let path): "'\(EscapedName.string(path))' is on another file system"
-        case .mountPoint(let path): "'\(EscapedName.string(path))' is a mount point (never crossed)"
-        case .notADirectory(let path): "'\(EscapedName.string(path))' is not a directory"
-        case .gone(let path): "'\(EscapedName.string(path))' is gone"
+        case .symlinkInPath(let path): "'\(HumanText.name(path))' is a symlink"
+        case .otherDevice(let path): "'\(HumanText.name(path))' is on another file system"
+        case .mountPoint(let path): "'\(HumanText.name(path))' is a mount point (never crossed)"
+        case .notADirectory(let path): "'\(HumanText.name(path))' is not a directory"
+        case .gone(let path): "'\(HumanText.name(path))' is gone"
         case .changedInode(let expected, let found): "the name now leads to \(found), not \(expected)"
         case .openForWriting(let processID, let threadID):
             threadID.map { "open for writing by pid \(processID) (thread \($0), with its own descriptor table)" }
@@ -103,7 +103,7 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
         case .notEmpty: "entries below it were kept"
         case .cannotRemove(let error): "\(error)"
         case .tooDeep(let path):
-            "'\(EscapedName.string(path))' is nested deeper than \(Deleter.maximumDepth) directories"
+            "'\(HumanText.name(path))' is nested deeper than \(Deleter.maximumDepth) directories"
         }
     }
 

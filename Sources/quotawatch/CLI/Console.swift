@@ -1,11 +1,22 @@
+import QuotaWatchCore
 import QuotaWatchSystem
 
 /// Standard output and error without the C globals `stdout`/`stderr`, which strict
 /// concurrency rejects. Every write goes straight to the descriptor, so a pipe sees each
 /// line as soon as it is written.
+///
+/// Human text is the last place a name could reach the terminal raw, so ``out(_:)`` and
+/// ``error(_:)`` escape every character a terminal acts on (``HumanText/forOutput(_:)``) but the
+/// newlines and tabs of the layout; names are escaped whole (``HumanText/name(_:)``) before
+/// they get here. JSON goes through ``json(_:)``, which keeps it valid JSON.
 enum Console {
-    static func out(_ text: String) { write(text, to: .standardOutput) }
-    static func error(_ text: String) { write(text, to: .standardError) }
+    static func out(_ text: String) { write(HumanText.forOutput(text), to: .standardOutput) }
+    static func error(_ text: String) { write(HumanText.forOutput(text), to: .standardError) }
+    /// A JSON document or JSON lines, with what JSON encoders leave raw (DEL, C1, direction
+    /// overrides) as `\uXXXX` escapes.
+    static func json(_ text: String) { write(HumanText.jsonForTerminal(text), to: .standardOutput) }
+    /// Terminal control sequences of our own (the progress line's `\r` and erase), as they are.
+    static func terminalControl(_ text: String) { write(text, to: .standardError) }
 
     static var errorIsTerminal: Bool { FileDescriptor.standardError.isTerminal }
 

@@ -17,8 +17,15 @@ struct ArgumentSpec: Sendable {
 
 /// A usage mistake: printed with the subcommand's usage line, exit status 64.
 struct UsageError: Error, Equatable {
+    /// One line: an argument it quotes is escaped as every human output escapes names
+    /// (``HumanText``), so a bad argument cannot break the line or reach the terminal raw.
     var message: String
     var command: String?
+
+    init(message: String, command: String?) {
+        self.message = HumanText.escaped(message)
+        self.command = command
+    }
 }
 
 /// The words of one subcommand's invocation, sorted into options and positionals.

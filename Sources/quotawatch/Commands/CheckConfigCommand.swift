@@ -43,7 +43,7 @@ enum CheckConfigCommand {
             return error.status
         }
         if arguments.has("--json") {
-            Console.out(ConfigSummary.json(config).encoded + "\n")
+            Console.json(ConfigSummary.json(config).encoded + "\n")
         } else {
             Console.out(ConfigSummary.table(config))
         }

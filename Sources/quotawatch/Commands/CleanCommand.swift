@@ -150,7 +150,7 @@ enum CleanCommand {
         let anything = page.contains { !$0.items.isEmpty }
         guard !json, !arguments.has("--list"), onTerminal, anything else {
             if json {
-                Console.out(output.json(page, held: held))
+                Console.json(output.json(page, held: held))
             } else {
                 Console.out(output.table(page, held: held))
                 Console.out(CleanPageOutput.howToDelete(root: output.root))
@@ -207,6 +207,12 @@ enum CleanCommand {
                 return .failure
             }
         case .local(let root, let stateDirectory, let items):
+            do {
+                if let stateDirectory { try StateDirectory.checkTrusted(stateDirectory) }
+            } catch {
+                Console.error("Error: \(error)\n")
+                return .failure
+            }
             let protection: CleanupProtection
             switch self.protection(config?.bytes) {
             case .success(let built): protection = built
@@ -225,7 +231,7 @@ enum CleanCommand {
                 return .failure
             }
         }
-        Console.out(json ? output.deletionJSON(report) : output.deletionText(report))
+        if json { Console.json(output.deletionJSON(report)) } else { Console.out(output.deletionText(report)) }
         return report.error == nil ? .success : .failure
     }
 

@@ -61,7 +61,7 @@ enum CleanNowCommand {
             return .failure
         }
         if arguments.has("--json") {
-            Console.out(String(decoding: reply, as: UTF8.self) + "\n")
+            Console.json(String(decoding: reply, as: UTF8.self) + "\n")
             return .success
         }
         guard let summary = try? JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any] else {
@@ -81,11 +81,12 @@ enum CleanNowCommand {
         text += "freeing \(SizeText.exact(number(summary["freed"]))) in \(summary["seconds"] ?? 0) s"
         text += dryRun ? " (dry run: nothing was removed)\n" : "\n"
         for cleaner in summary["cleaners"] as? [[String: Any]] ?? [] {
-            text += "  \(cleaner["name"] as? String ?? "?"): \(verb) \(number(cleaner["removed"])), "
+            text +=
+                "  \(TableRenderer.printable(cleaner["name"] as? String ?? "?")): \(verb) \(number(cleaner["removed"])), "
             text += "freeing \(SizeText.exact(number(cleaner["freed"])))"
-            if let error = cleaner["error"] as? String { text += "; error: \(error)" }
+            if let error = cleaner["error"] as? String { text += "; error: \(TableRenderer.printable(error))" }
             text += "\n"
-            for path in cleaner["paths"] as? [String] ?? [] { text += "    \(path)\n" }
+            for path in cleaner["paths"] as? [String] ?? [] { text += "    \(TableRenderer.printable(path))\n" }
         }
         return text
     }

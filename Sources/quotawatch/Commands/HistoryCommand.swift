@@ -63,6 +63,12 @@ enum HistoryCommand {
         let filter = HistoryFilter(
             since: since, until: until, kinds: try kinds(arguments), path: try pathGlob(arguments))
 
+        do {
+            try StateDirectory.checkTrusted(Array(database.dropLast(HistoryStore.fileName.utf8.count + 1)))
+        } catch {
+            Console.error("Error: \(error)\n")
+            return .failure
+        }
         let store: HistoryStore
         do {
             store = try HistoryStore(readingFrom: database)
@@ -85,18 +91,22 @@ enum HistoryCommand {
                 if samples.isEmpty, !arguments.has("--json") {
                     let known = (try? store.sampledPaths()) ?? []
                     Console.error(
-                        "No samples of '\(path)' in this window. Sampled directories: "
-                            + (known.isEmpty ? "none yet" : known.joined(separator: ", ")) + "\n")
+                        "No samples of '\(TableRenderer.printable(path))' in this window. Sampled directories: "
+                            + (known.isEmpty ? "none yet" : known.map(TableRenderer.printable).joined(separator: ", "))
+                            + "\n")
                 }
-                Console.out(
-                    arguments.has("--json")
-                        ? HistoryOutput.growthJSON(path: path, samples)
-                        : HistoryOutput.growthTable(path: path, samples, format: format, zone: .current))
+                if arguments.has("--json") {
+                    Console.json(HistoryOutput.growthJSON(path: path, samples))
+                } else {
+                    Console.out(HistoryOutput.growthTable(path: path, samples, format: format, zone: .current))
+                }
             } else {
                 let events = try store.events(filter)
-                Console.out(
-                    arguments.has("--json")
-                        ? HistoryOutput.jsonLines(events) : HistoryOutput.lines(events, zone: .current))
+                if arguments.has("--json") {
+                    Console.json(HistoryOutput.jsonLines(events))
+                } else {
+                    Console.out(HistoryOutput.lines(events, zone: .current))
+                }
             }
         } catch {
             Console.error("Error: cannot read the history \(EscapedName.string(database)): \(error)\n")

@@ -16,13 +16,14 @@ final class ProgressLine {
         guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
         lastDraw = now
         drawn = true
+        Console.terminalControl("\r\u{1b}[K")
         Console.error(
-            "\r\u{1b}[Kscanning: \(progress.directories) dirs, \(progress.files) entries, "
+            "scanning: \(progress.directories) dirs, \(progress.files) entries, "
                 + ByteFormat.decimal.string(progress.allocatedBytes))
     }
 
     func clear() {
-        if drawn { Console.error("\r\u{1b}[K") }
+        if drawn { Console.terminalControl("\r\u{1b}[K") }
         drawn = false
     }
 }

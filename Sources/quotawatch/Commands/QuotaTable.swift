@@ -5,8 +5,8 @@ import QuotaWatchEngine
 /// fullest first (by share of the effective limit), columns aligned as in the tree table.
 enum QuotaTable {
     static func render(_ status: QuotaStatus, format: ByteFormat) -> String {
-        var output = "ROOT: \(status.root)\n"
-        output += "LEVEL: \(status.level.level)"
+        var output = "ROOT: \(TableRenderer.printable(status.root))\n"
+        output += "LEVEL: \(TableRenderer.printable(status.level.level))"
         if let free = status.level.free, let total = status.level.total {
             output += " (free \(format.string(free)) of \(format.string(total))"
         } else {
@@ -27,7 +27,8 @@ enum QuotaTable {
                 row.used.map(format.string) ?? "-", format.string(row.limit), format.string(row.effectiveLimit),
                 row.state, row.secondsSinceChange.map { duration($0) + " ago" } ?? "-",
                 row.bytesPerSecond >= 1 ? format.string(Saturating.uint64(row.bytesPerSecond)) + "/s" : "-",
-                row.secondsToBreach.map(duration) ?? "-", row.rule, TableRenderer.printable(row.path),
+                row.secondsToBreach.map(duration) ?? "-", TableRenderer.printable(row.rule),
+                TableRenderer.printable(row.path),
             ])
         }
         let aligned = table[0].count - 1

@@ -94,6 +94,12 @@ enum RunCommand {
         options.policy = policy
         options.cleanup = RunCleanup.options(arguments, absoluteRoot: absolute)
         try RunHistory.apply(arguments, absoluteRoot: absolute, to: &options, command: command)
+        do {
+            if let state = options.cleanup.stateDirectory { try StateDirectory.checkTrusted(state) }
+        } catch {
+            Log.write(.error, "Error: \(error)")
+            return .exit(.failure)
+        }
         RunService.addObservers(to: &options)
         if policySource.file != nil {
             options.reloadPolicy = { () throws(RunPolicy.Failure) -> PolicyConfig in try policySource.build() }

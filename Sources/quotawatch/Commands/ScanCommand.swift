@@ -51,7 +51,7 @@ enum ScanCommand {
         let report = scanned.tree.report(
             root: RootOptions.absolutePath(root.bytes), maxDepth: arguments.has("--json") ? nil : depth)
         if arguments.has("--json") {
-            Console.out(
+            Console.json(
                 (phone.map { PhoneStorageOptions.json(report, $0.storage(scanned.tree)) } ?? JSONOutput.encode(report))
                     + "\n")
         } else {

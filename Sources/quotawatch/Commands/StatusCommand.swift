@@ -90,7 +90,7 @@ enum StatusCommand {
         case nil: storage = nil
         }
         if arguments.has("--json") {
-            Console.out(
+            Console.json(
                 storage.map { PhoneStorageOptions.json(report, $0) + "\n" }
                     ?? String(decoding: report.encodedJSON(), as: UTF8.self) + "\n")
             return .success
@@ -151,7 +151,7 @@ enum StatusCommand {
             return .failure
         }
         if arguments.has("--json") {
-            Console.out(String(decoding: status.encodedJSON(), as: UTF8.self) + "\n")
+            Console.json(String(decoding: status.encodedJSON(), as: UTF8.self) + "\n")
         } else {
             Console.out(QuotaTable.render(status, format: format))
         }
@@ -165,7 +165,9 @@ enum StatusCommand {
         var line = "engine: " + counted(engine.events, "event", "events") + ", "
         line += counted(engine.watches, "watch", "watches") + ", " + counted(engine.overflows, "overflow", "overflows")
         line += ", " + counted(engine.rescannedDirectories, "directory", "directories") + " re-listed"
-        if !engine.degraded.isEmpty { line += "; polled (no watch): " + engine.degraded.joined(separator: ", ") }
+        if !engine.degraded.isEmpty {
+            line += "; polled (no watch): " + engine.degraded.map(TableRenderer.printable).joined(separator: ", ")
+        }
         return line
     }
 }

@@ -59,7 +59,7 @@ enum WatchCommand {
         case .exit(let status): return status
         }
         if let answered = WatchAttached.probe(options.socketPath) {
-            if let error = answered, case .permissionDenied = error {
+            if let error = answered, error.forbidsAttaching {
                 Console.error("Error: \(error)\n")
                 return .failure
             }
@@ -73,11 +73,11 @@ enum WatchCommand {
                 return attach(
                     socket, screen: screen, format: format, phone: phone,
                     warning: "quotawatch: a daemon (pid \(other.processID)) already serves \(options.rootDisplay) "
-                        + "at \(EscapedName.string(socket)): showing it instead of crawling ROOT again")
+                        + "at \(HumanText.name(socket)): showing it instead of crawling ROOT again")
             }
             startWarning =
                 "quotawatch: warning: a daemon (pid \(other.processID)) already watches \(options.rootDisplay) but "
-                + "does not answer at \(EscapedName.string(other.socket ?? options.socketPath)); this view runs an "
+                + "does not answer at \(HumanText.name(other.socket ?? options.socketPath)); this view runs an "
                 + "engine of its own, with its own options (attach with 'quotawatch watch --socket PATH')"
         }
         guard let metrics = try RunMetrics.start(arguments, adding: &options, command: "watch", announces: !screen)
@@ -102,7 +102,7 @@ enum WatchCommand {
             !kept.contains($0) && (arguments.has($0) || arguments.values[$0] != nil)
         }
         guard !ignored.isEmpty else { return nil }
-        return "quotawatch: warning: a daemon already serves \(root) (socket \(EscapedName.string(socket))): "
+        return "quotawatch: warning: a daemon already serves \(root) (socket \(HumanText.name(socket))): "
             + "showing it with its own options; \(ignored.joined(separator: ", ")) ignored "
             + "(stop that daemon to run the engine here with them)"
     }

@@ -26,7 +26,7 @@ enum CompletionsCommand {
             case "zsh": Console.out(zsh(commands))
             default:
                 throw UsageError(
-                    message: "Unknown shell '\(EscapedName.string(Array(shell.utf8)))'; the shells are bash and zsh",
+                    message: "Unknown shell '\(HumanText.name(Array(shell.utf8)))'; the shells are bash and zsh",
                     command: "completions")
             }
             return .success

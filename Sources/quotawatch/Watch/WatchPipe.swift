@@ -36,7 +36,7 @@ enum WatchPipe {
         }
         guard !text.isEmpty else { return true }
         do {
-            try FileDescriptor.standardOutput.writeAll(text.utf8)
+            try FileDescriptor.standardOutput.writeAll(HumanText.forOutput(text).utf8)
             return true
         } catch {
             return false
