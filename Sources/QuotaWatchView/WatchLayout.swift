@@ -242,7 +242,7 @@ public struct WatchLayout: Sendable {
     {
         guard limit > 0 else { return (String(repeating: "#", count: inner), "", "  ∞%") }
         let share = Double(used) / Double(limit)
-        let cells = min(inner, Int((share * Double(inner)).rounded(.down)))
+        let cells = Int(min(share * Double(inner), Double(inner)).rounded(.down))
         let filled = used > 0 && cells == 0 ? 1 : cells
         let percent = share >= 9.995 ? ">999%" : "\(Int((share * 100).rounded()))%"
         return (String(repeating: "#", count: filled), String(repeating: ".", count: inner - filled), percent)

@@ -76,8 +76,8 @@ public struct PolicyEvent: Sendable, Hashable {
             fields["rule"] = .string(rule)
         case .forecast(let path, let seconds, let rate, let rule):
             fields["path"] = .string(EscapedName.string(path))
-            fields["seconds_to_breach"] = .integer(Int64(seconds.rounded()))
-            fields["bytes_per_second"] = .integer(Int64(rate.rounded()))
+            fields["seconds_to_breach"] = .integer(Int64(saturating: seconds))
+            fields["bytes_per_second"] = .integer(Int64(saturating: rate))
             fields["rule"] = .string(rule)
         case .hookFailed(let hook, let failedEvent, let status, let signal, let tail):
             fields["hook"] = .string(hook)

@@ -54,7 +54,7 @@ enum QuotaTable {
 
     /// "45s", "12m", "3h", "2d": whole units, as durations are written in the config.
     static func duration(_ seconds: Double) -> String {
-        let whole = Int(max(0, seconds.rounded()))
+        let whole = Int(max(0, Int64(saturating: seconds)))
         if whole < 120 { return "\(whole)s" }
         if whole < 2 * 3600 { return "\(whole / 60)m" }
         if whole < 2 * 86_400 { return "\(whole / 3600)h" }
