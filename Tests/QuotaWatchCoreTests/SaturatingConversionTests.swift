@@ -12,3 +12,16 @@ struct SaturatingConversionTests {
         #expect(UInt64(saturatingDown: 1.9) == 1)
     }
 }
+
+@Suite("ages of extreme modification times")
+struct SaturatingAgeTests {
+    @Test("an mtime at either end of Int64 and the longest age compare without trapping")
+    func ages() {
+        #expect(Int64(1_000).saturatingMinus(.min) == .max)
+        #expect(Int64(-1_000).saturatingMinus(.max) == .min)
+        #expect(Int64(5).saturatingMinus(3) == 2)
+        #expect(Duration.seconds(Int64.max).saturatingNanoseconds == .max)
+        #expect(Duration.seconds(-Int64.max).saturatingNanoseconds == .min)
+        #expect(Duration.milliseconds(1500).saturatingNanoseconds == 1_500_000_000)
+    }
+}

@@ -112,3 +112,35 @@ struct BadValueCorpusTests {
         }
     }
 }
+
+@Suite("extreme ages against extreme modification times")
+struct ExtremeAgeTests {
+    @Test("clean --older-than, older-than rules and expire compare 36500d with any mtime without trapping")
+    func ages() throws {
+        let longest = Duration.seconds(36500 * 86400)
+        let now: Int64 = 1_800_000_000_000_000_000
+        for modified in [Int64.min, -1, 0, now, .max] {
+            _ = LeftoverDecisions.isOlder(modifiedNanoseconds: modified, than: longest, nowNanoseconds: now)
+            _ = LeftoverDecisions.isOlder(modifiedNanoseconds: modified, than: longest, nowNanoseconds: .min)
+        }
+        #expect(LeftoverDecisions.isOlder(modifiedNanoseconds: .min, than: longest, nowNanoseconds: now))
+        #expect(!LeftoverDecisions.isOlder(modifiedNanoseconds: .max, than: .zero, nowNanoseconds: now))
+        let selection = try CleanSelection.parse(
+            categories: [Array("tmp".utf8)], kinds: [], paths: [], olderThan: Array("36500d".utf8), largerThan: nil)
+        let path = Array("tmp/x".utf8)
+        let classification = try #require(CleanClassifier.classify(path))
+        for modified in [Int64.min, 0, .max] {
+            let item = CleanItem(
+                path: path, classification: classification, device: 1, inode: 2, allocatedBytes: 4096,
+                apparentBytes: 1, modifiedNanoseconds: modified)
+            #expect(selection.selects(item, nowNanoseconds: now) == (modified == .min))
+            var candidate = CleanupCandidate(
+                path: path, device: 1, inode: 2, allocatedBytes: 4096, apparentBytes: 1, modifiedNanoseconds: modified,
+                lastOpenNanoseconds: nil, linkCount: 1, namesInDirectory: nil)
+            candidate.modifiedNanoseconds = modified
+            let expired = EvictionSelection.olderThan([candidate], age: longest, nowNanoseconds: now)
+            _ = EvictionSelection.olderThan([candidate], age: longest, nowNanoseconds: .min)
+            #expect(expired.isEmpty == (modified != .min))
+        }
+    }
+}

@@ -29,3 +29,24 @@ extension UInt64 {
         }
     }
 }
+
+extension Duration {
+    /// Whole nanoseconds, held to Int64's range (about 292 years either way).
+    public var saturatingNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        if overflow || sumOverflow { return seconds < 0 ? .min : .max }
+        return sum
+    }
+}
+
+extension Int64 {
+    /// `self − other`, held to Int64's range: the age of an mtime far in the past or the
+    /// future (nanoseconds since 1970, as the kernel reported it) must not trap.
+    public func saturatingMinus(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        if overflow { return other < 0 ? .max : .min }
+        return difference
+    }
+}

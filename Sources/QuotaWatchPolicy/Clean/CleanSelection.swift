@@ -28,13 +28,8 @@ public struct CleanSelection: Sendable, Hashable {
     public func selects(_ item: CleanItem, nowNanoseconds: Int64) -> Bool {
         if let olderThan {
             // Saturating: an mtime far in the past or future must not trap the daemon.
-            let (seconds, attoseconds) = olderThan.components
-            let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-            let (sum, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-            let limit = overflow || sumOverflow ? Int64.max : sum
-            let (age, ageOverflow) = nowNanoseconds.subtractingReportingOverflow(item.modifiedNanoseconds)
-            let knownAge = ageOverflow ? (item.modifiedNanoseconds < 0 ? Int64.max : Int64.min) : age
-            guard knownAge > limit else { return false }
+            let age = nowNanoseconds.saturatingMinus(item.modifiedNanoseconds)
+            guard age > olderThan.saturatingNanoseconds else { return false }
         }
         if let largerThan, item.allocatedBytes <= largerThan { return false }
         if paths.contains(where: { Self.covers($0, item.path) }) { return true }

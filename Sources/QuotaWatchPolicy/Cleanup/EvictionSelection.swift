@@ -1,3 +1,5 @@
+import QuotaWatchCore
+
 /// Which end of the age order eviction starts from.
 public enum EvictionOrder: String, Sendable, Hashable, CaseIterable {
     /// Oldest modification first: the default.
@@ -82,8 +84,7 @@ public enum EvictionSelection {
     public static func olderThan(
         _ candidates: [CleanupCandidate], age: Duration, nowNanoseconds: Int64
     ) -> [CleanupCandidate] {
-        let (seconds, attoseconds) = age.components
-        let cutoff = nowNanoseconds - (seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let cutoff = nowNanoseconds.saturatingMinus(age.saturatingNanoseconds)
         return candidates.filter { $0.modifiedNanoseconds < cutoff }.sorted {
             $0.modifiedNanoseconds < $1.modifiedNanoseconds
         }

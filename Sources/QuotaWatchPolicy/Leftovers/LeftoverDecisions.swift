@@ -1,3 +1,5 @@
+import QuotaWatchCore
+
 /// The decisions of the leftover kinds other than `idle-file` (whose timer is
 /// ``LeftoverTimer``), on plain values the engine already has.
 public enum LeftoverDecisions {
@@ -26,8 +28,7 @@ public enum LeftoverDecisions {
     /// `older-than`: last modified more than `age` before `nowNanoseconds` (wall clock, since
     /// the epoch). A modification time in the future is not old.
     public static func isOlder(modifiedNanoseconds: Int64, than age: Duration, nowNanoseconds: Int64) -> Bool {
-        let ageNanoseconds = age.components.seconds * 1_000_000_000 + age.components.attoseconds / 1_000_000_000
-        return nowNanoseconds - modifiedNanoseconds > ageNanoseconds
+        nowNanoseconds.saturatingMinus(modifiedNanoseconds) > age.saturatingNanoseconds
     }
 
     /// `directory-over`: the directory's allocated total is above the limit.
