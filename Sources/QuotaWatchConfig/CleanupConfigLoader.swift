@@ -24,8 +24,7 @@ extension PolicyConfigLoader {
             let each = try field.mapping(allowed: DiskLevel.allCases.map(\.rawValue))
             for level in DiskLevel.allCases {
                 guard let value = each[level.rawValue] else { continue }
-                let period = try value.duration()
-                guard period > .zero else { throw value.error("must be longer than 0s") }
+                let period = try value.duration(in: ValueRanges.periodicCleanup)
                 switch level {
                 case .normal: settings.periodic.normal = period
                 case .warning: settings.periodic.warning = period
@@ -84,8 +83,7 @@ extension PolicyConfigLoader {
                 rawValue: try map["order"]?.choice(EvictionOrder.allCases.map(\.rawValue)) ?? "mtime")!
             var target = CleanupSettings.defaultTargetRatio
             if let value = map["target"] {
-                target = try value.ratio()
-                guard target > 0 else { throw value.error("must be above 0: eviction would empty the directory") }
+                target = try value.ratio(in: ValueRanges.evictionTarget)
             }
             return .evict(name: name, path: try map["path"]?.glob(), order: order, target: target)
         case "webkit-trim":
@@ -94,8 +92,7 @@ extension PolicyConfigLoader {
         case "expire":
             let path = try map.required("path", what: "the files (or directories) to expire, such as 'tmp/*'").glob()
             let ageField = try map.required("age", what: "how old a file must be, such as 7d")
-            let age = try ageField.duration()
-            guard age > .zero else { throw ageField.error("must be longer than 0s") }
+            let age = try ageField.duration(in: ValueRanges.expireAge)
             return .expire(name: name, path: path, age: age)
         case "command":
             let commandField = try map.required("command", what: "the program and its arguments, as a list")
@@ -111,8 +108,7 @@ extension PolicyConfigLoader {
             }
             var timeout: Duration = .seconds(60)
             if let value = map["timeout"] {
-                timeout = try value.duration()
-                guard timeout > .zero else { throw value.error("must be longer than 0s") }
+                timeout = try value.duration(in: ValueRanges.timeout)
             }
             return .command(name: map["name"] == nil ? "command" : name, argv: argv, timeout: timeout)
         default:

@@ -15,19 +15,13 @@ extension PolicyConfigLoader {
         let map = try field.mapping(allowed: ["enabled", "sample_every", "keep", "max_size"])
         config.enabled = try map["enabled"]?.bool() ?? true
         if let value = map["sample_every"] {
-            let every = try value.duration()
-            guard every >= .milliseconds(100) else { throw value.error("sample at most every 100ms") }
-            config.sampleEvery = every
+            config.sampleEvery = try value.duration(in: ValueRanges.historySample)
         }
         if let value = map["keep"] {
-            let keep = try value.duration()
-            guard keep > .zero else { throw value.error("must be longer than 0s") }
-            config.keep = keep
+            config.keep = try value.duration(in: ValueRanges.historyKeep)
         }
         if let value = map["max_size"] {
-            let size = try value.size()
-            guard size >= 1_000_000 else { throw value.error("keep at least 1MB of history") }
-            config.maximumBytes = size
+            config.maximumBytes = try value.size(in: ValueRanges.historyMaximumBytes)
         }
         return config
     }

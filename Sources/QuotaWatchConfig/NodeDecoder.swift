@@ -63,64 +63,63 @@ struct Field {
         return text
     }
 
-    func size() throws(ConfigError) -> UInt64 {
+    /// Every typed value goes through the one parser of its kind (QuotaWatchCore's units),
+    /// which `run`'s options use too, with the key's range from ``ValueRanges``.
+    func size(in allowed: ClosedRange<UInt64> = ByteCount.anySize) throws(ConfigError) -> UInt64 {
         let text = try text(expecting: "a size such as 200MB")
         do {
-            return try ByteCount(parsing: text).bytes
+            return try ByteCount(parsing: text, in: allowed).bytes
         } catch {
             throw self.error(error.description)
         }
     }
 
-    func duration() throws(ConfigError) -> Duration {
+    func duration(in allowed: ClosedRange<Duration>) throws(ConfigError) -> Duration {
         let text = try text(expecting: "a duration such as 90s, 15m or 2h")
         do {
-            return try TimeSpan(parsing: text).duration
+            return try TimeSpan(parsing: text, in: allowed).duration
         } catch {
             throw self.error(error.description)
         }
     }
 
     /// A fraction from 0 to 1, written as a number ("0.8") or a share ("80%").
-    func ratio() throws(ConfigError) -> Double {
+    func ratio(in allowed: ClosedRange<Double> = ValueRanges.ratio) throws(ConfigError) -> Double {
         let text = try text(expecting: "a ratio such as 0.8 or 80%")
-        if text.hasSuffix("%") {
-            do {
-                return try ShareText.parse(text)
-            } catch {
-                throw self.error(error.description)
-            }
+        do {
+            return try NumberText.ratio(text, in: allowed)
+        } catch {
+            throw self.error(error.description)
         }
-        guard let value = Double(text), value >= 0, value <= 1 else {
-            throw error("invalid ratio '\(text)'; write a number from 0 to 1, such as 0.8, or a share such as 80%")
-        }
-        return value
     }
 
-    func number(in range: ClosedRange<Double>) throws(ConfigError) -> Double {
+    func number(in allowed: ClosedRange<Double>) throws(ConfigError) -> Double {
         let text = try text(expecting: "a number")
-        guard let value = Double(text), range.contains(value) else {
-            throw error("invalid number '\(text)'; write a number from \(range.lowerBound) to \(range.upperBound)")
+        do {
+            return try NumberText.number(text, in: allowed)
+        } catch {
+            throw self.error(error.description)
         }
-        return value
     }
 
-    func integer(in range: ClosedRange<Int>) throws(ConfigError) -> Int {
+    func integer(in allowed: ClosedRange<Int>) throws(ConfigError) -> Int {
         let text = try text(expecting: "a whole number")
-        guard let value = Int(text), range.contains(value) else {
-            throw error(
-                "invalid number '\(text)'; write a whole number from \(range.lowerBound) to \(range.upperBound)")
+        do {
+            return try NumberText.wholeNumber(text, in: allowed)
+        } catch {
+            throw self.error(error.description)
         }
-        return value
     }
+
+    /// YAML 1.1's words for true and false, as libyaml leaves them to the reader.
+    static let trueWords: Set<String> = ["true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"]
+    static let falseWords: Set<String> = ["false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"]
 
     func bool() throws(ConfigError) -> Bool {
         let text = try text(expecting: "true or false")
-        switch text {
-        case "true", "True", "TRUE", "yes", "on": return true
-        case "false", "False", "FALSE", "no", "off": return false
-        default: throw error("invalid value '\(text)'; write true or false")
-        }
+        if Self.trueWords.contains(text) { return true }
+        if Self.falseWords.contains(text) { return false }
+        throw error("invalid value '\(text)'; write true or false (or yes/no, on/off)")
     }
 
     func choice(_ allowed: [String]) throws(ConfigError) -> String {

@@ -27,7 +27,9 @@ public enum PolicyConfigLoader {
         if let field = top["levels"] { config.levels = try levels(field) }
         if let field = top["leftovers"] { config.leftovers = try leftovers(field) }
         if let field = top["forecast"] { config.forecast = try forecast(field) }
-        if let field = top["activity_half_life"] { config.activityHalfLife = try positive(field.duration(), field) }
+        if let field = top["activity_half_life"] {
+            config.activityHalfLife = try field.duration(in: ValueRanges.halfLife)
+        }
         var names: Set<String> = []
         for (index, item) in (try top["hooks"]?.list() ?? []).enumerated() {
             let hook = try hook(item, number: index + 1)
@@ -39,11 +41,6 @@ public enum PolicyConfigLoader {
         config.cleanup = try cleanup(top)
         config.history = try history(top)
         return config
-    }
-
-    private static func positive(_ duration: Duration, _ field: Field) throws(ConfigError) -> Duration {
-        guard duration > .zero else { throw field.error("must be longer than 0s") }
-        return duration
     }
 
     private static func quota(_ field: Field, into config: inout PolicyConfig) throws(ConfigError) {
@@ -68,8 +65,8 @@ public enum PolicyConfigLoader {
             config.quotas.append(QuotaRule(glob: glob, limit: try limit.size(), thresholds: thresholds))
         case (nil, let budget?):
             var rule = BudgetRule(glob: glob, budget: try budget.size(), thresholds: thresholds)
-            if let value = map["weight"] { rule.weight = try value.number(in: 0...1_000_000) }
-            if let value = map["activity_weight"] { rule.activityWeight = try value.number(in: 0...1_000_000) }
+            if let value = map["weight"] { rule.weight = try value.number(in: ValueRanges.weight) }
+            if let value = map["activity_weight"] { rule.activityWeight = try value.number(in: ValueRanges.weight) }
             if let value = map["weights"] { rule.weights = try memberWeights(value, of: glob) }
             config.budgets.append(rule)
         case (.some, .some):
@@ -91,7 +88,7 @@ public enum PolicyConfigLoader {
             guard glob.matches(path) else {
                 throw keyField.error("'\(name)' is not a member of this group: it does not match '\(glob.text)'")
             }
-            weights[path] = try field.child(pair.value, key: field.key + "." + name).number(in: 0...1_000_000)
+            weights[path] = try field.child(pair.value, key: field.key + "." + name).number(in: ValueRanges.weight)
         }
         return weights
     }
@@ -112,28 +109,30 @@ public enum PolicyConfigLoader {
         if let scale = map["scale"] {
             let each = try scale.mapping(allowed: ["normal", "warning", "critical"])
             for level in DiskLevel.allCases {
-                if let value = each[level.rawValue] { levels.scale[level] = try value.number(in: 0...10) }
+                if let value = each[level.rawValue] {
+                    levels.scale[level] = try value.number(in: ValueRanges.levelScale)
+                }
             }
         }
         if let check = map["check"] {
             let each = try check.mapping(allowed: ["normal", "warning", "critical"])
             for level in DiskLevel.allCases {
                 if let value = each[level.rawValue] {
-                    levels.checkPeriod[level] = try positive(value.duration(), value)
+                    levels.checkPeriod[level] = try value.duration(in: ValueRanges.levelCheck)
                 }
             }
         }
         if let value = map["hysteresis"] { levels.hysteresis = try value.ratio() }
-        if let value = map["step"] { levels.maximumStep = try value.size() }
+        if let value = map["step"] { levels.maximumStep = try value.size(in: ValueRanges.levelStep) }
         return levels
     }
 
     private static func forecast(_ field: Field) throws(ConfigError) -> ForecastSettings {
         let map = try field.mapping(allowed: ["horizon", "window", "half_life", "change"])
         var settings = ForecastSettings()
-        if let value = map["horizon"] { settings.horizon = try positive(value.duration(), value) }
+        if let value = map["horizon"] { settings.horizon = try value.duration(in: ValueRanges.forecastHorizon) }
         // `half_life` named the window of the decaying average this replaced; it still sets the window.
-        if let value = map["window"] ?? map["half_life"] { settings.window = try positive(value.duration(), value) }
+        if let value = map["window"] ?? map["half_life"] { settings.window = try value.duration(in: ValueRanges.halfLife) }
         if let value = map["change"] { settings.changeRatio = try value.ratio() }
         return settings
     }
@@ -141,7 +140,7 @@ public enum PolicyConfigLoader {
     private static func leftovers(_ field: Field) throws(ConfigError) -> LeftoverSettings {
         let map = try field.mapping(allowed: ["age", "rules", "disable"])
         var settings = LeftoverSettings()
-        if let value = map["age"] { settings.age = try positive(value.duration(), value) }
+        if let value = map["age"] { settings.age = try value.duration(in: ValueRanges.leftoverAge) }
         let builtIns = IOSSandboxProfile.rules(age: settings.age)
         for item in try map["rules"]?.list() ?? [] {
             let rule = try leftoverRule(item, builtIns: builtIns, defaultAge: settings.age)
@@ -193,7 +192,7 @@ public enum PolicyConfigLoader {
             throw field.error("'kind' is missing: one of " + LeftoverKind.names.joined(separator: ", "))
         }
         if let value = map["age"] {
-            let age = try positive(value.duration(), value)
+            let age = try value.duration(in: ValueRanges.leftoverAge)
             switch kind {
             case .idleFile: kind = .idleFile(age: age)
             case .olderThan: kind = .olderThan(age: age)
@@ -204,7 +203,7 @@ public enum PolicyConfigLoader {
             guard case .keepNewest = kind else {
                 throw value.error("'keep' applies to kind keep-newest, not \(kind.name)")
             }
-            kind = .keepNewest(keep: try value.integer(in: 0...1_000_000))
+            kind = .keepNewest(keep: try value.integer(in: ValueRanges.keepNewest))
         }
         if let value = map["limit"] {
             guard case .directoryOver = kind else {
@@ -245,9 +244,9 @@ public enum PolicyConfigLoader {
                 throw value.error(error.description)
             }
         }
-        if let value = map["timeout"] { hook.timeout = try positive(value.duration(), value) }
-        if let value = map["rate_limit"] { hook.rateLimitPerPath = try positive(value.duration(), value) }
-        if let value = map["queue"] { hook.queueLimit = try value.integer(in: 1...100_000) }
+        if let value = map["timeout"] { hook.timeout = try value.duration(in: ValueRanges.timeout) }
+        if let value = map["rate_limit"] { hook.rateLimitPerPath = try value.duration(in: ValueRanges.rateLimit) }
+        if let value = map["queue"] { hook.queueLimit = try value.integer(in: ValueRanges.hookQueue) }
         if let value = map["coalesce"] { hook.coalescesPerPath = try value.bool() }
         if let value = map["stdout"] {
             let text = try value.text(expecting: "discard, stderr or an absolute file path")

@@ -46,7 +46,9 @@ public struct TCPAddress: Sendable, Hashable, CustomStringConvertible {
             }
             family = .ipv4
         }
-        guard let port = UInt16(portText), portText.allSatisfy(\.isASCII) else {
+        guard portText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let port = UInt16(portText)
+        else {
             throw ParseError(description: "'\(text)': the port '\(portText)' is not a number from 0 to 65535")
         }
         var bytes = [UInt8](repeating: 0, count: family == .ipv4 ? 4 : 16)

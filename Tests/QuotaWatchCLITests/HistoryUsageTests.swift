@@ -14,7 +14,7 @@ struct HistoryUsageTests {
             (["history", "ROOT", "--growth", "Caches/a", "--event", "quota_ok"], "--growth shows samples only"),
             (["history", "ROOT", "--path", "a/[b"], "--path"),
             (["history"], "Missing expected argument '<root>'"),
-            (["run", "ROOT", "--history-sample", "10ms"], "at most every 100ms"),
+            (["run", "ROOT", "--history-sample", "10ms"], "shorter than 100ms; write"),
             (["run", "ROOT", "--history-keep", "forever"], "invalid duration 'forever'"),
             (["run", "ROOT", "--history-max-size", "lots"], "--history-max-size"),
         ])

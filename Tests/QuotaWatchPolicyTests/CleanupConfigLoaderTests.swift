@@ -74,7 +74,7 @@ struct CleanupConfigLoaderTests {
         #expect(twice?.message.contains("second cleaner named 'command'") == true && twice?.line == 3)
         #expect(failure("periodic: {hourly: 1h}\n")?.message.contains("unknown key 'hourly'") == true)
         #expect(failure("app_version: {file: Info.plist}\n")?.message.contains("absolute path") == true)
-        #expect(failure("cleaners:\n  - {kind: evict, target: 0}\n")?.message.contains("must be above 0") == true)
+        #expect(failure("cleaners:\n  - {kind: evict, target: 0}\n")?.message.contains("less than 0.01") == true)
         #expect(failure("cleanrs: []\n")?.message.contains("did you mean 'cleaners'?") == true)
     }
 

@@ -78,7 +78,7 @@ struct ConfigLoaderTests {
             ("qouta:\n  - path: x\n", "test.yaml:1:1: qouta: unknown key 'qouta'; did you mean 'quotas'?"),
             (
                 "quotas:\n  - path: x\n    limit: 20XB\n",
-                "test.yaml:3:12: quotas[0].limit: invalid size '20XB': unknown unit 'xb'"
+                "test.yaml:3:12: quotas[0].limit: invalid size '20XB': unknown unit 'XB'"
             ),
             (
                 "quotas:\n  - path: x\n    limt: 2GB\n",
@@ -108,7 +108,10 @@ struct ConfigLoaderTests {
             ),
             ("hooks:\n  - command: [x]\n    events: [breach]\n", "hooks[0].events: unknown event 'breach'"),
             ("hooks:\n  - command: [x]\n    events: []\n", "hooks[0].events: no event is named; expected 'all'"),
-            ("hooks:\n  - command: [x]\n    timeout: 0s\n", "hooks[0].timeout: must be longer than 0s"),
+            (
+                "hooks:\n  - command: [x]\n    timeout: 0s\n",
+                "hooks[0].timeout: invalid duration '0s': it is shorter than 1ms"
+            ),
             (
                 "profile: sandbox\n",
                 "test.yaml:1:10: profile: invalid value 'sandbox'; write one of auto, ios-sandbox, none"

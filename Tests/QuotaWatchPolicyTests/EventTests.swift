@@ -67,6 +67,10 @@ struct EventTests {
             forecast.jsonLine.contains(#""seconds_to_breach":600"#)
                 && forecast.jsonLine.contains(#""bytes_per_second":1234"#))
         #expect(forecast.kind == "quota_forecast")
+        // A limit near 2^64 and a slow growth forecast a breach beyond Int64's seconds.
+        let far = PolicyEvent(
+            .forecast(path: Array("a".utf8), secondsToBreach: 1.8e19, bytesPerSecond: .infinity, rule: "a"), time: time)
+        #expect(far.jsonLine.contains(#""seconds_to_breach":9223372036854775807"#), "\(far.jsonLine)")
         let failed = PolicyEvent(
             .hookFailed(hook: "notify", failedEvent: "level", status: nil, signal: 9, standardErrorTail: "timed out\n"),
             time: time)

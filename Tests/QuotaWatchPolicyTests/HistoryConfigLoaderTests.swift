@@ -38,8 +38,8 @@ struct HistoryConfigLoaderTests {
         "bad values name the file, line, column, key and the way out",
         arguments: [
             ("history:\n  keep: forever\n", 2, 9, "history.keep", "invalid duration 'forever'"),
-            ("history:\n  sample_every: 10ms\n", 2, 17, "history.sample_every", "at most every 100ms"),
-            ("history:\n  max_size: 10kB\n", 2, 13, "history.max_size", "at least 1MB"),
+            ("history:\n  sample_every: 10ms\n", 2, 17, "history.sample_every", "shorter than 100ms"),
+            ("history:\n  max_size: 10kB\n", 2, 13, "history.max_size", "less than 1MB"),
             ("history:\n  max_size: lots\n", 2, 13, "history.max_size", "invalid size 'lots'"),
             ("history:\n  kepp: 7d\n", 2, 3, "history.kepp", "did you mean 'keep'?"),
             ("history: maybe\n", 1, 10, "history", "write true or false"),

@@ -84,6 +84,8 @@ let layout80 = WatchLayout(rows: 24, columns: 80, width: .builtIn)
         #expect(WatchLayout.bar(used: 1, limit: 1000, inner: 10).filled == "#")
         #expect(WatchLayout.bar(used: 0, limit: 1000, inner: 10).filled.isEmpty)
         #expect(WatchLayout.bar(used: 100, limit: 1, inner: 10).percent == ">999%")
+        // A limit of 1 B (the grammar allows it) against a huge directory must not trap.
+        #expect(WatchLayout.bar(used: UInt64.max, limit: 1, inner: 10).filled == "##########")
         #expect(WatchLayout.quotaStyle("ok").foreground == .green)
         #expect(WatchLayout.quotaStyle("warning").foreground == .yellow)
         #expect(WatchLayout.quotaStyle("breach").foreground == .red)

@@ -6,12 +6,26 @@ public struct ByteCount: Sendable, Equatable, Hashable, CustomStringConvertible 
 
     public var description: String { ByteFormat.decimal.string(bytes) }
 
+    /// Every size the grammar can write: 0 to 2^64 − 1 bytes.
+    public static let anySize: ClosedRange<UInt64> = 0...UInt64.max
+
     public struct ParseError: Error, Equatable, CustomStringConvertible {
         public var input: String
         public var reason: String
+        /// The sizes the value was read for.
+        public var allowed: ClosedRange<UInt64> = ByteCount.anySize
+
+        public init(input: String, reason: String, allowed: ClosedRange<UInt64> = ByteCount.anySize) {
+            self.input = input
+            self.reason = reason
+            self.allowed = allowed
+        }
+
         public var description: String {
             "invalid size '\(input)': \(reason); write a whole or decimal number with an optional unit, "
-                + "such as 500MB, 1.5GiB or 4096 (B, KB, MB, GB, TB, PB in powers of 1000; KiB, MiB, GiB, TiB, PiB in powers of 1024)"
+                + "such as 500MB, 1.5GiB or 4096 (B, KB, MB, GB, TB, PB in powers of 1000; KiB, MiB, GiB, TiB, PiB "
+                + "in powers of 1024), from \(ByteCount.exactText(allowed.lowerBound)) to "
+                + "\(ByteCount.exactText(allowed.upperBound))"
         }
     }
 
@@ -23,68 +37,46 @@ public struct ByteCount: Sendable, Equatable, Hashable, CustomStringConvertible 
         "ti": 1 << 40, "tib": 1 << 40, "pi": 1 << 50, "pib": 1 << 50,
     ]
 
-    /// Parses a size. Units are case-insensitive; a space may stand between number and unit.
-    /// Fractions are exact: "1.5GiB" is 1 610 612 736 B; a fraction of a byte rounds half up.
-    public init(parsing text: String) throws(ParseError) {
-        let trimmed = text.trimmingSpaces
-        guard !trimmed.isEmpty else { throw ParseError(input: text, reason: "it is empty") }
-        let bytes = Array(trimmed.utf8)
-        var index = 0
-        while index < bytes.count, bytes[index] >= UInt8(ascii: "0") && bytes[index] <= UInt8(ascii: "9") {
-            index += 1
+    /// Parses a size within `allowed`. The grammar (README, "Values"): a number as
+    /// ``DecimalText`` reads it, optionally spaces, then an optional unit in any case
+    /// (`10mb` is `10MB`; `K`, `M`, … alone are kB, MB, …). Fractions are exact and rounded
+    /// half up to a whole byte: "1.5GiB" is 1 610 612 736 B; a size that is not 0 but
+    /// rounds to 0 B ("0.4B") is refused rather than read as 0.
+    public init(parsing text: String, in allowed: ClosedRange<UInt64> = ByteCount.anySize) throws(ParseError) {
+        func fail(_ reason: String) -> ParseError { ParseError(input: text, reason: reason, allowed: allowed) }
+        let number: DecimalText
+        do {
+            number = try DecimalText(text, negative: "sizes")
+        } catch {
+            throw fail(error.reason)
         }
-        let wholeDigits = bytes[0..<index]
-        var fractionDigits: ArraySlice<UInt8> = []
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            let start = index + 1
-            index = start
-            while index < bytes.count, bytes[index] >= UInt8(ascii: "0") && bytes[index] <= UInt8(ascii: "9") {
-                index += 1
-            }
-            fractionDigits = bytes[start..<index]
-            if fractionDigits.isEmpty { throw ParseError(input: text, reason: "no digits after the decimal point") }
+        guard let multiplier = Self.multipliers[number.suffix.lowercased()] else {
+            throw fail("unknown unit '\(number.suffix)'")
         }
-        if wholeDigits.isEmpty {
-            let reason =
-                bytes.first == UInt8(ascii: "-") ? "sizes cannot be negative" : "it does not start with a number"
-            throw ParseError(input: text, reason: reason)
+        guard let bytes = number.scaled(by: multiplier) else {
+            throw fail("it is larger than \(UInt64.max) bytes")
         }
-        let unitText = String(decoding: bytes[index...], as: UTF8.self).trimmingSpaces.lowercased()
-        guard let multiplier = Self.multipliers[unitText] else {
-            throw ParseError(input: text, reason: "unknown unit '\(unitText)'")
+        if bytes == 0, !number.isZero { throw fail("it is less than one byte") }
+        guard allowed.contains(bytes) else {
+            throw fail(
+                bytes < allowed.lowerBound
+                    ? "it is less than \(Self.exactText(allowed.lowerBound))"
+                    : "it is more than \(Self.exactText(allowed.upperBound))")
         }
-        let tooLarge = ParseError(input: text, reason: "it is larger than \(UInt64.max) bytes")
-        var whole: UInt64 = 0
-        for digit in wholeDigits {
-            let (times10, overflow1) = whole.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
-            if overflow1 || overflow2 { throw tooLarge }
-            whole = sum
-        }
-        let (scaledWhole, overflow) = whole.multipliedReportingOverflow(by: multiplier)
-        if overflow { throw tooLarge }
-        // fraction × multiplier, exactly: digits beyond 18 cannot change a whole byte count.
-        var numerator: UInt64 = 0
-        var denominator: UInt64 = 1
-        for digit in fractionDigits.prefix(18) {
-            numerator = numerator * 10 + UInt64(digit - UInt8(ascii: "0"))
-            denominator *= 10
-        }
-        let product = numerator.multipliedFullWidth(by: multiplier)
-        guard product.high < denominator else { throw tooLarge }
-        let (fractionBytes, remainder) = denominator.dividingFullWidth(product)
-        let rounded = fractionBytes + (remainder >= denominator - remainder ? 1 : 0)
-        let (total, overflowTotal) = scaledWhole.addingReportingOverflow(rounded)
-        if overflowTotal { throw tooLarge }
-        self.bytes = total
+        self.bytes = bytes
     }
-}
 
-extension String {
-    var trimmingSpaces: String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
-        return String(scalars)
+    /// Sizes spelt exactly, in the largest unit that divides them: "200MB", 1.5 GiB is
+    /// "1536MiB", 1234567 is "1234567B". What messages and check-config print, so it can be
+    /// pasted back.
+    public static func exactText(_ bytes: UInt64) -> String {
+        if bytes == 0 { return "0" }
+        let units: [(String, UInt64)] = [
+            ("PB", 1_000_000_000_000_000), ("PiB", 1 << 50), ("TB", 1_000_000_000_000), ("TiB", 1 << 40),
+            ("GB", 1_000_000_000), ("GiB", 1 << 30), ("MB", 1_000_000), ("MiB", 1 << 20), ("kB", 1000),
+            ("KiB", 1 << 10),
+        ]
+        for (unit, size) in units where bytes % size == 0 { return "\(bytes / size)\(unit)" }
+        return "\(bytes)B"
     }
 }

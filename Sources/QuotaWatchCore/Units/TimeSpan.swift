@@ -7,56 +7,68 @@ public struct TimeSpan: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// The shortest exact spelling in the units the parser accepts ("90s", "2h", "1500ms").
     public var description: String { Self.format(duration) }
 
+    /// The longest duration the grammar takes: 100 years of 365 days. Every later sum
+    /// (a deadline, a cutoff in nanoseconds since 1970) stays far inside Int64.
+    public static let maximum: Duration = .milliseconds(Int64(36_500) * 86_400_000)
+    /// Every duration the grammar can write: 0 to 36500d, to the millisecond.
+    public static let anyDuration: ClosedRange<Duration> = .zero...maximum
+
+    /// Durations from `minimum` up to the longest the grammar takes.
+    public static func atLeast(_ minimum: Duration) -> ClosedRange<Duration> { minimum...maximum }
+
     public struct ParseError: Error, Equatable, CustomStringConvertible {
         public var input: String
         public var reason: String
+        /// The durations the value was read for.
+        public var allowed: ClosedRange<Duration> = TimeSpan.anyDuration
+
+        public init(input: String, reason: String, allowed: ClosedRange<Duration> = TimeSpan.anyDuration) {
+            self.input = input
+            self.reason = reason
+            self.allowed = allowed
+        }
+
         public var description: String {
             "invalid duration '\(input)': \(reason); write a whole or decimal number with a unit, "
-                + "such as 500ms, 90s, 15m, 2h or 7d (ms, s, m, h, d)"
+                + "such as 500ms, 90s, 15m, 2h or 7d (ms, s, m, h, d), from \(TimeSpan.format(allowed.lowerBound)) "
+                + "to \(TimeSpan.format(allowed.upperBound))"
         }
     }
 
-    private static let unitMilliseconds: [String: Int64] = [
+    private static let unitMilliseconds: [String: UInt64] = [
         "ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000,
     ]
 
-    /// Parses a duration. A unit is required (a bare "90" could mean seconds or minutes);
-    /// fractions are kept to the millisecond ("1.5h" is 90 minutes).
-    public init(parsing text: String) throws(ParseError) {
-        let trimmed = text.trimmingSpaces
-        guard !trimmed.isEmpty else { throw ParseError(input: text, reason: "it is empty") }
-        let bytes = Array(trimmed.utf8)
-        if bytes.first == UInt8(ascii: "-") { throw ParseError(input: text, reason: "durations cannot be negative") }
-        var index = 0
-        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        let whole = bytes[0..<index]
-        var fraction: ArraySlice<UInt8> = []
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            let start = index + 1
-            index = start
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-            fraction = bytes[start..<index]
-            if fraction.isEmpty { throw ParseError(input: text, reason: "no digits after the decimal point") }
+    /// Parses a duration within `allowed`. The grammar (README, "Values"): a number as
+    /// ``DecimalText`` reads it, optionally spaces, then a unit in any case; the unit is
+    /// required (a bare "90" could mean seconds or minutes). Fractions are kept to the
+    /// millisecond, rounded half up ("1.5h" is 90 minutes); a duration that is not 0 but
+    /// rounds to 0ms ("0.0001ms") is refused rather than read as 0.
+    public init(parsing text: String, in allowed: ClosedRange<Duration> = TimeSpan.anyDuration) throws(ParseError) {
+        func fail(_ reason: String) -> ParseError { ParseError(input: text, reason: reason, allowed: allowed) }
+        let number: DecimalText
+        do {
+            number = try DecimalText(text, negative: "durations")
+        } catch {
+            throw fail(error.reason)
         }
-        guard !whole.isEmpty else { throw ParseError(input: text, reason: "it does not start with a number") }
-        let unit = String(decoding: bytes[index...], as: UTF8.self).trimmingSpaces.lowercased()
-        guard !unit.isEmpty else { throw ParseError(input: text, reason: "it has no unit") }
-        guard let perUnit = Self.unitMilliseconds[unit] else {
-            throw ParseError(input: text, reason: "unknown unit '\(unit)'")
+        guard !number.suffix.isEmpty else { throw fail("it has no unit") }
+        guard let perUnit = Self.unitMilliseconds[number.suffix.lowercased()] else {
+            throw fail("unknown unit '\(number.suffix)'")
         }
-        let tooLong = ParseError(input: text, reason: "it is longer than 100 years")
-        guard whole.count <= 12, let wholeValue = Int64(String(decoding: whole, as: UTF8.self)) else { throw tooLong }
-        var milliseconds = wholeValue * perUnit
-        if !fraction.isEmpty {
-            let digits = fraction.prefix(9)
-            let numerator = Int64(String(decoding: digits, as: UTF8.self)) ?? 0
-            var denominator: Int64 = 1
-            for _ in digits { denominator *= 10 }
-            milliseconds += (numerator * perUnit + denominator / 2) / denominator
+        let longest = UInt64(Self.maximum.components.seconds) * 1000
+        guard let milliseconds = number.scaled(by: perUnit), milliseconds <= longest else {
+            throw fail("it is longer than \(Self.format(Self.maximum)) (100 years)")
         }
-        guard milliseconds <= 100 * 365 * 86_400_000 else { throw tooLong }
-        self.duration = .milliseconds(milliseconds)
+        if milliseconds == 0, !number.isZero { throw fail("it is shorter than 1ms, the smallest step") }
+        let duration = Duration.milliseconds(Int64(milliseconds))
+        guard allowed.contains(duration) else {
+            throw fail(
+                duration < allowed.lowerBound
+                    ? "it is shorter than \(Self.format(allowed.lowerBound))"
+                    : "it is longer than \(Self.format(allowed.upperBound))")
+        }
+        self.duration = duration
     }
 
     /// Formats `duration` in the largest unit that states it exactly, down to milliseconds.

@@ -124,6 +124,7 @@ struct CleanupPlanner {
     /// `ratio` × the limit, and below the rule's way back to `quota_ok` (under its warning line
     /// less the hysteresis band), so that a cleaned directory is reported `quota_ok`.
     func target(_ limit: UInt64, _ ratio: Double, rule: String?) -> UInt64 {
+        // Saturating: 100 % of a limit near 2^64 is 2^64 as a Double, past UInt64.
         let byRatio =
             ratio == CleanupSettings.defaultTargetRatio
             ? CleanupDirectory.defaultTarget(effectiveLimit: limit)

@@ -42,7 +42,7 @@ public enum CommandLinePolicy {
         for word in options.quotas { config.quotas.append(try quota(word)) }
         if let text = options.leftoverAfter {
             do {
-                config.leftovers.age = try TimeSpan(parsing: text).duration
+                config.leftovers.age = try TimeSpan(parsing: text, in: ValueRanges.leftoverAge).duration
             } catch {
                 throw OptionError(option: "--leftover-after", value: text, reason: error.description)
             }
@@ -82,7 +82,8 @@ public enum CommandLinePolicy {
     /// `WARNING,CRITICAL`, each a size or a share: `10%,5%` or `5GB,1GB`.
     static func levelFree(_ text: String) throws(OptionError) -> (SpaceThreshold, SpaceThreshold) {
         func fail(_ reason: String) -> OptionError { OptionError(option: "--level-free", value: text, reason: reason) }
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
+        // Spaces after the comma are the list's, not the values'.
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimming(" ") }
         guard parts.count == 2 else {
             throw fail("expected WARNING,CRITICAL, each a size or a share, such as 10%,5% or 5GB,1GB")
         }
@@ -125,7 +126,7 @@ public enum SpaceThresholdText {
     }
 
     public static func parse(_ text: String) throws(ParseError) -> SpaceThreshold {
-        if text.trimming(" \t").hasSuffix("%") {
+        if text.hasSuffix("%") {
             do {
                 return .share(try ShareText.parse(text))
             } catch {

@@ -94,12 +94,33 @@ struct ParsedArguments {
         throws(UsageError) -> Int
     {
         guard let value = values[name] else { return defaultValue }
-        guard let number = Int(value.text), range.contains(number) else {
+        do {
+            return try NumberText.wholeNumber(value.text, in: range)
+        } catch {
             throw UsageError(
-                message: "Invalid value '\(value.text)' for '\(name)': expected a whole number from "
+                message: "Invalid value '\(value.text)' for '\(name)': \(error.reason); expected a whole number from "
                     + "\(range.lowerBound) to \(range.upperBound)",
                 command: command)
         }
-        return number
+    }
+
+    /// A duration option within `allowed` (see ``TimeSpan``), or nil when absent.
+    func duration(_ name: String, in allowed: ClosedRange<Duration>, command: String) throws(UsageError) -> Duration? {
+        guard let value = values[name] else { return nil }
+        do {
+            return try TimeSpan(parsing: value.text, in: allowed).duration
+        } catch {
+            throw UsageError(message: "Invalid value for '\(name)': \(error)", command: command)
+        }
+    }
+
+    /// A size option within `allowed` (see ``ByteCount``), or nil when absent.
+    func size(_ name: String, in allowed: ClosedRange<UInt64>, command: String) throws(UsageError) -> UInt64? {
+        guard let value = values[name] else { return nil }
+        do {
+            return try ByteCount(parsing: value.text, in: allowed).bytes
+        } catch {
+            throw UsageError(message: "Invalid value for '\(name)': \(error)", command: command)
+        }
     }
 }

@@ -66,34 +66,17 @@ enum RunHistory {
         if let every = config.sampleEvery { settings.sampleEvery = every }
         if let keep = config.keep { settings.retention.keep = keep }
         if let size = config.maximumBytes { settings.retention.maximumBytes = size }
-        if let every = try duration(arguments, "--history-sample", command: command) {
-            guard every >= .milliseconds(100) else {
-                throw UsageError(
-                    message: "Invalid value '\(arguments.values["--history-sample"]!.text)' for '--history-sample': "
-                        + "sample at most every 100ms",
-                    command: command)
-            }
+        if let every = try arguments.duration("--history-sample", in: ValueRanges.historySample, command: command) {
             settings.sampleEvery = every
         }
-        if let keep = try duration(arguments, "--history-keep", command: command) { settings.retention.keep = keep }
-        if let text = arguments.values["--history-max-size"]?.text {
-            do {
-                settings.retention.maximumBytes = try ByteCount(parsing: text).bytes
-            } catch {
-                throw UsageError(message: "Invalid value for '--history-max-size': \(error)", command: command)
-            }
+        if let keep = try arguments.duration("--history-keep", in: ValueRanges.historyKeep, command: command) {
+            settings.retention.keep = keep
+        }
+        if let size = try arguments.size(
+            "--history-max-size", in: ValueRanges.historyMaximumBytes, command: command)
+        {
+            settings.retention.maximumBytes = size
         }
         return settings
-    }
-
-    private static func duration(
-        _ arguments: ParsedArguments, _ name: String, command: String
-    ) throws(UsageError) -> Duration? {
-        guard let text = arguments.values[name]?.text else { return nil }
-        do {
-            return try TimeSpan(parsing: text).duration
-        } catch {
-            throw UsageError(message: "Invalid value for '\(name)': \(error)", command: command)
-        }
     }
 }

@@ -125,12 +125,14 @@ enum StatusCommand {
         case nil:
             selection.depth = arguments.has("--json") || selection.top != nil ? nil : 1
         case let text?:
-            guard let depth = Int(text), (0...4096).contains(depth) else {
+            do {
+                selection.depth = try NumberText.wholeNumber(text, in: 0...4096)
+            } catch {
                 throw UsageError(
-                    message: "Invalid value '\(text)' for '--depth': expected 'all' or a whole number from 0 to 4096",
+                    message: "Invalid value '\(text)' for '--depth': \(error.reason); expected 'all' or a whole number "
+                        + "from 0 to 4096",
                     command: "status")
             }
-            selection.depth = depth
         }
         return selection
     }
