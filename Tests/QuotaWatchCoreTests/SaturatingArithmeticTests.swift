@@ -88,6 +88,47 @@ struct SaturatingArithmeticTests {
         #expect(tree.tally(of: tree.root) == Tally(usage: Usage(allocated: 4096, apparent: 4096), files: 0, dirs: 0))
     }
 
+    @Test("totals past 2⁶⁴ − 1 read as 2⁶⁴ − 1, as du's stop, and stay exact through removes and moves")
+    func totalsPastSixtyFourBits() {
+        func directory(_ inode: UInt64) -> FileStatus {
+            FileStatus(device: 7, inode: inode, kind: .directory, linkCount: 2, apparentBytes: 60, allocatedBytes: 0)
+        }
+        func sparse(_ inode: UInt64, links: UInt64 = 1) -> FileStatus {
+            FileStatus(
+                device: 7, inode: inode, kind: .regular, linkCount: links, apparentBytes: UInt64(Int64.max),
+                allocatedBytes: 4096)
+        }
+        var tree = TallyTree(root: directory(1))
+        let giants = tree.addDirectory(named: Array("giants".utf8), in: tree.root, status: directory(2))
+        let other = tree.addDirectory(named: Array("other".utf8), in: tree.root, status: directory(3))
+        let files = (0..<3).map {
+            tree.addFile(named: Array("s\($0)".utf8), in: giants, status: sparse(10 + UInt64($0)))
+        }
+        // A hard-linked giant too: counted once, through the link table.
+        tree.addFile(named: Array("l1".utf8), in: giants, status: sparse(20, links: 2))
+        tree.addFile(named: Array("l2".utf8), in: giants, status: sparse(20, links: 2))
+        #expect(tree.tally(of: giants).apparent == .max)
+        #expect(tree.tally(of: tree.root).apparent == .max)
+        #expect(tree.tally(of: giants).allocated == 4 * 4096)
+        // Moved away and back, the whole subtree's exact share goes and comes.
+        tree.moveDirectory(giants, to: other, named: Array("giants".utf8))
+        #expect(tree.tally(of: other).apparent == .max)
+        tree.moveDirectory(giants, to: tree.root, named: Array("giants".utf8))
+        #expect(tree.tally(of: other).apparent == 60)
+        // Back under 2⁶⁴: exact again.
+        tree.removeFile(files[0])
+        tree.removeFile(files[1])
+        tree.removeFile(files[2])
+        #expect(tree.tally(of: giants).apparent == 60 + UInt64(Int64.max))
+        #expect(tree.tally(of: tree.root).apparent == 3 * 60 + UInt64(Int64.max))
+        for index in 3..<6 {
+            tree.addFile(named: Array("s\(index)".utf8), in: giants, status: sparse(30 + UInt64(index)))
+        }
+        tree.removeDirectory(giants)
+        #expect(tree.tally(of: tree.root) == Tally(usage: Usage(allocated: 0, apparent: 120), files: 0, dirs: 1))
+        #expect(tree.overflowCarries.isEmpty)
+    }
+
     @Test("the phone's total saturates instead of trapping")
     func phoneTotal() {
         let storage = PhoneStorage(

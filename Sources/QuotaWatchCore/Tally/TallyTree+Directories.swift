@@ -124,12 +124,13 @@ extension TallyTree {
         of id: UInt32, linked: [(key: InodeKey, names: UInt32, usage: Usage)]
     ) -> TallyDelta {
         let tally = directories[Int(id)].tally
-        var usage = tally.usage
+        var (allocated, apparent) = wideUsage(of: id)
         for entry in linked {
-            usage.allocated -= entry.usage.allocated
-            usage.apparent -= entry.usage.apparent
+            allocated -= Int128(entry.usage.allocated)
+            apparent -= Int128(entry.usage.apparent)
         }
-        return TallyDelta(adding: usage, files: Int64(tally.files), dirs: Int64(tally.dirs) + 1)
+        return TallyDelta(
+            allocated: allocated, apparent: apparent, files: Int64(tally.files), dirs: Int64(tally.dirs) + 1)
     }
 
     /// Takes the subtree's contribution out of its ancestors, from its parent up to (not
@@ -217,6 +218,7 @@ extension TallyTree {
             directories[index].firstFile = noRecord
             directories[index].firstChild = noRecord
             directories[index].nextSibling = freeDirectory
+            if !overflowCarries.isEmpty { overflowCarries[directory.rawValue] = nil }
             freeDirectory = directory.rawValue
             directoryCount -= 1
         }

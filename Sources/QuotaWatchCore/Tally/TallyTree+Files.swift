@@ -56,8 +56,8 @@ extension TallyTree {
             setLinkedUsage(of: id, to: status.usage)
         } else {
             indexInode(id, hash: hashInode(device: device, inode: status.inode))
-            pending.allocated &+= Int64(bitPattern: status.usage.allocated)
-            pending.apparent &+= Int64(bitPattern: status.usage.apparent)
+            pending.allocated &+= Int128(status.usage.allocated)
+            pending.apparent &+= Int128(status.usage.apparent)
             pending.files += 1
         }
         return FileID(rawValue: id)

@@ -20,6 +20,8 @@ public struct TallyTree {
     var linkedInodes: [InodeKey: LinkedInode] = [:]
     /// Directories with a rule slot whose tally changed since the last drain, each once.
     var dirtyDirectories: [DirectoryID] = []
+    /// Directories whose sizes passed 2⁶⁴ − 1, with the high words; empty but for sparse giants.
+    var overflowCarries: [UInt32: OverflowCarry] = [:]
     var freeFile = noRecord
     var freeDirectory = noRecord
     public internal(set) var fileCount = 0
@@ -41,7 +43,26 @@ public struct TallyTree {
 
     // MARK: Queries
 
-    public func tally(of directory: DirectoryID) -> Tally { directories[Int(directory.rawValue)].tally }
+    /// A directory's totals. Sizes past 2⁶⁴ − 1 (sparse files only) read as 2⁶⁴ − 1, where du's
+    /// stop too (it prints `Infinity`); the tree itself stays exact.
+    public func tally(of directory: DirectoryID) -> Tally {
+        var tally = directories[Int(directory.rawValue)].tally
+        if !overflowCarries.isEmpty, let carry = overflowCarries[directory.rawValue] {
+            tally.usage.allocated = OverflowCarry.saturated(tally.usage.allocated, carry: carry.allocated)
+            tally.usage.apparent = OverflowCarry.saturated(tally.usage.apparent, carry: carry.apparent)
+        }
+        return tally
+    }
+
+    /// A directory's exact sizes, however large.
+    func wideUsage(of directory: UInt32) -> (allocated: Int128, apparent: Int128) {
+        let usage = directories[Int(directory)].tally.usage
+        let carry = overflowCarries.isEmpty ? OverflowCarry() : overflowCarries[directory] ?? OverflowCarry()
+        return (
+            Int128(carry.allocated) << 64 | Int128(usage.allocated),
+            Int128(carry.apparent) << 64 | Int128(usage.apparent)
+        )
+    }
 
     public func parent(of directory: DirectoryID) -> DirectoryID? {
         let parent = directories[Int(directory.rawValue)].parent
@@ -246,7 +267,16 @@ public struct TallyTree {
     /// first time it changes after a drain; without slots this costs one compare.
     @inline(__always)
     mutating func adjustTally(of directory: UInt32, by delta: TallyDelta) {
+        let before = directories[Int(directory)].tally.usage
         if directories[Int(directory)].apply(delta) { dirtyDirectories.append(DirectoryID(rawValue: directory)) }
+        // What carries out of the low 64 bits (a borrow is -1): almost always nothing.
+        let allocatedCarry = (Int128(before.allocated) &+ delta.allocated) >> 64
+        let apparentCarry = (Int128(before.apparent) &+ delta.apparent) >> 64
+        guard allocatedCarry != 0 || apparentCarry != 0 else { return }
+        var carry = overflowCarries[directory] ?? OverflowCarry()
+        carry.allocated &+= Int64(truncatingIfNeeded: allocatedCarry)
+        carry.apparent &+= Int64(truncatingIfNeeded: apparentCarry)
+        overflowCarries[directory] = carry.isZero ? nil : carry
     }
 
     func entryHash(_ value: UInt32) -> UInt64 {
