@@ -122,6 +122,7 @@ extension FakeFileSystem: LiveFileSystem {
                     subdirectories.append(child)
                 } else {
                     listing.append(name: name, status: status)
+                    if reportsFilesAsRecentlyWritten { report.recentlyWritten.append((directory, name)) }
                 }
             }
             for (crawlIndex, child) in tree.addListing(listing, to: directory) {

@@ -90,6 +90,9 @@ struct FakeFileSystem {
     /// IN_DELETE (the usual order: the dentry dies first) or after it (the directory was
     /// still open somewhere, so its inode died later).
     var selfEventsFirst = true
+    /// When set, a listing reports every file as written within the writeback window, as the
+    /// kernel crawl does for a recent mtime (the fake keeps no times).
+    var reportsFilesAsRecentlyWritten = false
     private(set) var watchByInode: [InodeNumber: Int32] = [:]
     private(set) var inodeByWatch: [Int32: InodeNumber] = [:]
     private var nextWatch: Int32 = 1

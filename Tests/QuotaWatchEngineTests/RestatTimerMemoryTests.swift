@@ -59,3 +59,41 @@ struct RestatTimerMemoryTests {
         expectExact(h, "the re-stat after writeback, under the new name")
     }
 }
+
+@Suite("re-stats of files a crawl found inside the window")
+struct CrawlFoundRestatTests {
+    /// The crawl's files wait as one batch of records: each is re-stat'ed late and after
+    /// writeback under the name it has by then, and one removed or parked meanwhile is left alone.
+    @Test("a crawl-found file is re-stat'ed late and after writeback, renamed or not; a removed one is skipped")
+    func batchFollowsTheFiles() throws {
+        var fs = FakeFileSystem()
+        try fs.mkdir("a")
+        for index in 0..<50 {
+            try fs.createFile(
+                FakePath(components: [Array("a".utf8), Array("f\(index)".utf8)]), size: 50_000, allocated: 49_152)
+        }
+        fs.reportsFilesAsRecentlyWritten = true
+        var h = LiveTreeHarness(fs)
+        #expect(h.live.restats.foundFiles.count == 50)
+        try h.fs.settleAllocation("a/f1", allocated: 53_248)
+        try h.fs.rename("a/f2", "a/renamed")
+        try h.fs.unlink("a/f3")
+        h.deliver()
+        h.flush()
+        try h.fs.settleAllocation("a/renamed", allocated: 53_248)
+        h.now += h.live.lateRestatDelay
+        h.deliver()
+        h.flush()
+        expectExact(h, "the late re-stat of the crawl's files")
+        try h.fs.settleAllocation("a/f4", allocated: 57_344)
+        try h.fs.settleAllocation("a/renamed", allocated: 57_344)
+        h.now += h.live.writebackRestatDelay - 1
+        h.deliver()
+        #expect(!h.mismatches().isEmpty, "nothing re-stats them before the writeback deadline")
+        h.now += 1
+        h.deliver()
+        h.flush()
+        expectExact(h, "the re-stat after writeback")
+        #expect(h.live.restats.foundFiles.isEmpty && h.live.nextDeadline == nil)
+    }
+}

@@ -2,6 +2,7 @@
 
     python3 harness.py scan --binary BIN --empty DIR --runs N NAME=ROOT...
     python3 harness.py live --binary BIN --run-dir DIR [options] NAME=ROOT...
+    python3 harness.py memory --binary BIN --run-dir DIR --work DIR [--names N] [--huge-files N] [--runs N]
 
 scripts/bench builds, makes the trees, and adds the dated heading and machine facts.
 """
@@ -9,7 +10,7 @@ scripts/bench builds, makes the trees, and adds the dated heading and machine fa
 import argparse
 import sys
 
-from qwbench import live, scan
+from qwbench import live, memory_bench, scan
 from qwbench.children import Children
 
 
@@ -46,9 +47,22 @@ def main() -> int:
     live_parser.add_argument("--churn-cycles", type=int, default=1_000_000)
     live_parser.add_argument("trees", nargs="+")
 
+    memory_parser = commands.add_parser("memory")
+    memory_parser.add_argument("--binary", required=True)
+    memory_parser.add_argument("--run-dir", required=True)
+    memory_parser.add_argument("--work", required=True)
+    memory_parser.add_argument("--names", type=int, default=1_000_000)
+    memory_parser.add_argument("--huge-files", type=int, default=200_000)
+    memory_parser.add_argument("--runs", type=int, default=3)
+
     arguments = parser.parse_args()
     children = Children()
-    if arguments.command == "scan":
+    if arguments.command == "memory":
+        body = memory_bench.run(
+            children, arguments.binary, arguments.run_dir, arguments.work, arguments.names, arguments.huge_files,
+            arguments.runs,
+        )
+    elif arguments.command == "scan":
         body = scan.run(children, arguments.binary, trees(arguments.trees), arguments.empty, arguments.runs)
     else:
         body = live.run(

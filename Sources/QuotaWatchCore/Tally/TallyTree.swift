@@ -73,6 +73,11 @@ public struct TallyTree {
         Int(directory.rawValue) < directories.count && directories[Int(directory.rawValue)].isLive
     }
 
+    /// True while `file` names a file of the tree (a removed one's number may be reused).
+    public func contains(_ file: FileID) -> Bool {
+        Int(file.rawValue) < files.count && files[Int(file.rawValue)].directory != noRecord
+    }
+
     public func name(of directory: DirectoryID) -> ArraySlice<UInt8> {
         let record = directories[Int(directory.rawValue)]
         return names.name(at: record.nameOffset, length: record.nameLength)

@@ -159,13 +159,19 @@ public final class LiveEngine: @unchecked Sendable {
         }
 
         let fileSystem = KernelFileSystem(root: root, inotify: inotify, options: options.crawl)
-        let first: (TallyTree, CrawlReport)
+        // The crawl's tree and report live only inside this block: a copy of the tree held for
+        // the rest of the run would make the first change copy every array of the live one, and
+        // the report of a freshly filled directory holds a name for every file in it.
+        var live: LiveTree<KernelFileSystem>
         do {
-            first = try fileSystem.crawlInitial(progress: progress)
+            let (tree, report) = try fileSystem.crawlInitial(progress: progress)
+            live = LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: markerPrefix)
         } catch {
             return .failure(error.description)
         }
-        var live = LiveTree(tree: first.0, crawl: first.1, fileSystem: fileSystem, markerPrefix: markerPrefix)
+        // The crawl's listings are freed by now; what they leave free in the heap goes back
+        // before the daemon says it is ready, not at the first quiet moment after an event.
+        MemoryTuning.returnFreeMemory()
         let rootName = Array(options.root.split(separator: UInt8(ascii: "/")).last ?? [])
         if let watch = fileSystem.watchRootParent(rootName: rootName, rootStatus: opened.status) {
             live.rootParent = (watch, rootName)

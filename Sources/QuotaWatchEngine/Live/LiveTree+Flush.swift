@@ -59,6 +59,7 @@ extension LiveTree {
         }
         transitQueue.compact()
         pendingNames.formUnion(restats.due(now: now, writebackDelay: writebackRestatDelay))
+        for found in restats.dueFound(now: now, writebackDelay: writebackRestatDelay) { restat(found) }
         // Dictionaries keep their largest size when emptied one key at a time.
         if inTransit.isEmpty && inTransit.capacity > 1024 { inTransit = [:] }
     }
@@ -71,6 +72,7 @@ extension LiveTree {
         // Whatever writeback has added since (a sync(2) just before the request, say) counts
         // now, not 35 s later: every file written within the window is looked at again.
         pendingNames.formUnion(restats.names)
+        for found in restats.foundFiles { restat(found) }
         pendingDirectories.insert(tree.root)
         // An unreadable directory may have no watch of its own to say that it grew.
         pendingDirectories.formUnion(unreadable)
@@ -150,6 +152,17 @@ extension LiveTree {
         counters.rescannedDirectories += UInt64(report.listed)
         needsResync = false
         return report.listed
+    }
+
+    /// Re-stats a file a crawl found, by the name it has now, if it is still the same file and
+    /// not parked by a move. At once rather than through `pendingNames`: a batch can hold a
+    /// million files, and a set of their names would cost more than the tree.
+    mutating func restat(_ found: RestatTimers.FoundFile) {
+        guard tree.contains(found.file), tree.inode(of: found.file) == found.inode else { return }
+        let name = tree.name(of: found.file)
+        guard name.first != 0 else { return }
+        let pending = PendingName(directory: tree.directory(containing: found.file), name: Array(name))
+        if !refresh(pending) { deferredNames[pending, default: 0] += 1 }
     }
 
     /// Brings one name up to date; false when its directory could not be opened yet.

@@ -3,9 +3,13 @@ import QuotaWatchCore
 /// Directories coming and going: crawls, watches, one record per directory, readability.
 extension LiveTree {
     mutating func register(_ report: CrawlReport) {
+        var found: [RestatTimers.FoundFile] = []
         for (directory, name) in report.recentlyWritten where tree.contains(directory) {
-            scheduleLateRestat(PendingName(directory: directory, name: name), now: latestNow)
+            if case .file(let file)? = tree.entry(named: name, in: directory) {
+                found.append(RestatTimers.FoundFile(file: file, inode: tree.inode(of: file)))
+            }
         }
+        restats.foundByCrawl(found, lateDeadline: latestNow + lateRestatDelay)
         for (watch, directory) in report.watches where tree.contains(directory) {
             if let known = directoryByWatch[watch], known != directory, tree.contains(known) {
                 // inotify hands back the watch it already has on an inode, and a crawl records

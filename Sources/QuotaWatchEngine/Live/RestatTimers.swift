@@ -1,3 +1,5 @@
+import QuotaWatchCore
+
 /// The re-stats a written file is owed: one `lateDelay` after its last write (allocation can
 /// still change after close) and one `writebackDelay` after that (writeback can add a block
 /// with no event).
@@ -8,13 +10,56 @@
 /// comes due. Those stale entries are counted, and once they outnumber the live ones a queue
 /// is rewritten without them: memory follows the names that still exist, not every name ever
 /// written within the window, at amortised O(1) per entry.
+///
+/// Files a crawl finds inside the window (a directory filled just before the daemon started)
+/// come by the hundred thousand with one deadline: they wait as a batch of record numbers with
+/// their inodes, 16 bytes each, not as a name each (a name, its hash entries and its queue
+/// entries took some 200 bytes a file, which made a freshly filled directory of a million
+/// files cost three times its tree for 35 s). A record follows its file through renames.
 struct RestatTimers {
+    /// A file found by a crawl, told from a later file given the same record by its inode.
+    struct FoundFile {
+        var file: FileID
+        var inode: UInt64
+    }
+
     private(set) var late: [PendingName: UInt64] = [:]
     private(set) var writeback: [PendingName: UInt64] = [:]
     private var lateQueue = OrderedTimerQueue<PendingName>()
     private var writebackQueue = OrderedTimerQueue<PendingName>()
+    /// Crawl batches waiting for their late, then their writeback, re-stat; each in deadline
+    /// order, as `now` never goes back and both delays are constant.
+    private var foundLate = OrderedTimerQueue<[FoundFile]>()
+    private var foundWriteback = OrderedTimerQueue<[FoundFile]>()
 
-    var nextDeadline: UInt64? { [lateQueue.nextDeadline, writebackQueue.nextDeadline].compactMap { $0 }.min() }
+    var nextDeadline: UInt64? {
+        [lateQueue.nextDeadline, writebackQueue.nextDeadline, foundLate.nextDeadline, foundWriteback.nextDeadline]
+            .compactMap { $0 }.min()
+    }
+
+    /// Every crawl-found file with a re-stat still to come.
+    var foundFiles: [FoundFile] {
+        foundLate.waiting.flatMap(\.element) + foundWriteback.waiting.flatMap(\.element)
+    }
+
+    /// A crawl found `files` written within the window.
+    mutating func foundByCrawl(_ files: [FoundFile], lateDeadline deadline: UInt64) {
+        guard !files.isEmpty else { return }
+        foundLate.append(files, at: deadline)
+    }
+
+    /// The crawl-found files whose re-stat is due at `now`.
+    mutating func dueFound(now: UInt64, writebackDelay: UInt64) -> [FoundFile] {
+        var due: [FoundFile] = []
+        while let (_, files) = foundLate.popDue(now: now) {
+            due += files
+            foundWriteback.append(files, at: now + writebackDelay)
+        }
+        foundLate.compact()
+        while let (_, files) = foundWriteback.popDue(now: now) { due += files }
+        foundWriteback.compact()
+        return due
+    }
 
     /// Every name with a re-stat still to come.
     var names: Set<PendingName> { Set(late.keys).union(writeback.keys) }
