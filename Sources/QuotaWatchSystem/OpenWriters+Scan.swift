@@ -78,7 +78,11 @@ struct ProcScanner {
     /// the case this misses).
     private mutating func scanThreads(_ process: [UInt8], processID: Int32, processDescriptors: Set<[UInt8]>) {
         let taskPath = process + Array("/task".utf8)
-        guard let tasks = try? proc.openDirectory(taskPath) else { return }
+        // The directory's link count is 2 + its threads: most processes have one, and cost
+        // one stat here instead of a listing.
+        guard let count = try? proc.status(of: taskPath).linkCount, count != 3,
+            let tasks = try? proc.openDirectory(taskPath)
+        else { return }
         let threads = (try? OpenWriters.entryNames(of: tasks)) ?? []
         tasks.close()
         for thread in threads where thread != process {
@@ -143,31 +147,27 @@ struct ProcScanner {
 enum MapsLine {
     /// The files of every shared writable mapping in the whole lines of `bytes`, and how many
     /// bytes those lines took (a last line without its newline is left). Most lines are
-    /// private or read-only: the permissions, right after the first space, are looked at
-    /// before anything else, byte by byte on the buffer itself.
+    /// private or read-only: the C helper finds the few that are not, and only those are parsed.
     static func sharedWritableFiles(in bytes: UnsafeBufferPointer<UInt8>) -> (files: [FileIdentity], consumed: Int) {
-        let newline = UInt8(ascii: "\n")
+        guard let base = bytes.baseAddress else { return ([], 0) }
         var files: [FileIdentity] = []
-        var lineStart = 0
-        var index = 0
-        var firstSpace = -1
-        while index < bytes.count {
-            let byte = unsafe bytes[index]
-            if byte == UInt8(ascii: " ") && firstSpace < 0 {
-                firstSpace = index
-            } else if byte == newline {
-                if firstSpace >= 0, firstSpace + 4 < index, unsafe bytes[firstSpace + 2] == UInt8(ascii: "w"),
-                    unsafe bytes[firstSpace + 4] == UInt8(ascii: "s"),
-                    let file = unsafe sharedWritableFile(Array(bytes[lineStart..<index])[...])
-                {
-                    files.append(file)
-                }
-                lineStart = index + 1
-                firstSpace = -1
+        var offset = 0
+        var lines = [Int](repeating: 0, count: 2 * 64)
+        while offset < bytes.count {
+            var consumed = 0
+            let found = unsafe lines.withUnsafeMutableBufferPointer { pairs in
+                unsafe qw_maps_shared_writable_lines(
+                    base + offset, bytes.count - offset, pairs.baseAddress!, 64, &consumed)
             }
-            index += 1
+            for index in 0..<found {
+                let line = unsafe UnsafeBufferPointer(
+                    start: base + offset + lines[2 * index], count: lines[2 * index + 1] - lines[2 * index])
+                if let file = unsafe sharedWritableFile(Array(line)[...]) { files.append(file) }
+            }
+            if consumed == 0 { break }
+            offset += consumed
         }
-        return (files, lineStart)
+        return (files, offset)
     }
 
     /// The file a shared writable mapping writes (device in `st_dev`'s encoding), or nil for any
