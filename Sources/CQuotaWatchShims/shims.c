@@ -10,6 +10,7 @@
 #include <sys/pidfd.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
 #include <linux/kcmp.h>
@@ -143,6 +144,25 @@ int qw_statx_mount(int directory, const char *path, int flags, unsigned long lon
 
 int qw_kcmp_files(pid_t first, pid_t second) {
     return (int)syscall(SYS_kcmp, first, second, KCMP_FILES, 0, 0);
+}
+
+size_t qw_maps_shared_writable_lines(
+    const unsigned char *text, size_t length, size_t *lines, size_t capacity, size_t *consumed) {
+    size_t found = 0, start = 0;
+    while (start < length && found < capacity) {
+        const unsigned char *newline = memchr(text + start, '\n', length - start);
+        if (newline == NULL) break;
+        size_t end = (size_t)(newline - text);
+        const unsigned char *space = memchr(text + start, ' ', end - start);
+        if (space != NULL && (size_t)(space - text) + 4 < end && space[2] == 'w' && space[4] == 's') {
+            lines[2 * found] = start;
+            lines[2 * found + 1] = end;
+            found++;
+        }
+        start = end + 1;
+    }
+    *consumed = start;
+    return found;
 }
 
 _Static_assert(F_SETSIG == QW_F_SETSIG, "F_SETSIG");

@@ -37,18 +37,23 @@ struct ProcScanner {
         } catch {
             return  // exited meanwhile
         }
-        scanTable(descriptors, fdinfo: name + Array("/fdinfo/".utf8), processID: processID, threadID: nil)
+        let numbers = scanTable(descriptors, fdinfo: name + Array("/fdinfo/".utf8), processID: processID, threadID: nil)
         descriptors.close()
         if isDone { return }
-        scanThreads(name, processID: processID)
+        scanThreads(name, processID: processID, processDescriptors: numbers)
         if isDone { return }
         scanMappings(name, processID: processID)
     }
 
     /// One descriptor table: every descriptor that is a regular file opened for writing.
-    private mutating func scanTable(_ descriptors: FileDescriptor, fdinfo: [UInt8], processID: Int32, threadID: Int32?)
-    {
-        for name in (try? OpenWriters.entryNames(of: descriptors)) ?? [] {
+    /// Returns the descriptor numbers listed; those in `skipping` are not looked at.
+    @discardableResult
+    private mutating func scanTable(
+        _ descriptors: FileDescriptor, fdinfo: [UInt8], processID: Int32, threadID: Int32?,
+        skipping: Set<[UInt8]> = []
+    ) -> Set<[UInt8]> {
+        let names = (try? OpenWriters.entryNames(of: descriptors)) ?? []
+        for name in names where !skipping.contains(name) {
             guard let number = Int32(decimal: name),
                 let target = try? descriptors.statusFollowingSymlink(of: name), target.kind == .regular,
                 wanted(FileIdentity(target)),
@@ -59,22 +64,31 @@ struct ProcScanner {
             note(
                 FileIdentity(target),
                 OpenWriters.Writer(processID: processID, threadID: threadID, access: .descriptor(number)))
-            if isDone { return }
+            if isDone { break }
         }
+        return Set(names)
     }
 
     /// The threads whose descriptor table is not the process's: a thread that called
     /// `unshare(CLONE_FILES)` holds descriptors `/proc/PID/fd` does not list. `kcmp` tells
-    /// which, one system call per thread; where it cannot (no `CONFIG_KCMP`), every thread's
-    /// table is read.
-    private mutating func scanThreads(_ process: [UInt8], processID: Int32) {
+    /// which, one system call per thread. Where it cannot (no `CONFIG_KCMP`, or refused for
+    /// that process), the thread's table is read for the descriptor numbers the process's own
+    /// does not list: a table shared with the process then costs one listing, and a thread's
+    /// own descriptors are new numbers (one that reuses a number the process also has open is
+    /// the case this misses).
+    private mutating func scanThreads(_ process: [UInt8], processID: Int32, processDescriptors: Set<[UInt8]>) {
         let taskPath = process + Array("/task".utf8)
-        guard let tasks = try? proc.openDirectory(taskPath) else { return }
+        // The directory's link count is 2 + its threads: most processes have one, and cost
+        // one stat here instead of a listing.
+        guard let count = try? proc.status(of: taskPath).linkCount, count != 3,
+            let tasks = try? proc.openDirectory(taskPath)
+        else { return }
         let threads = (try? OpenWriters.entryNames(of: tasks)) ?? []
         tasks.close()
         for thread in threads where thread != process {
             guard let threadID = Int32(decimal: thread) else { continue }
-            if system_kcmp_files(processID, threadID) == 0 { continue }
+            let comparison = system_kcmp_files(processID, threadID)
+            if comparison == 0 { continue }
             let threadPath = taskPath + [UInt8(ascii: "/")] + thread
             let descriptors: FileDescriptor
             do {
@@ -86,7 +100,8 @@ struct ProcScanner {
                 continue
             }
             scanTable(
-                descriptors, fdinfo: threadPath + Array("/fdinfo/".utf8), processID: processID, threadID: threadID)
+                descriptors, fdinfo: threadPath + Array("/fdinfo/".utf8), processID: processID, threadID: threadID,
+                skipping: comparison < 0 ? processDescriptors : [])
             descriptors.close()
             if isDone { return }
         }
@@ -104,38 +119,57 @@ struct ProcScanner {
         else { return }
         let maps = FileDescriptor(rawValue: raw)
         defer { maps.close() }
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var partial: [UInt8] = []
-        while true {
+        // A large process has thousands of lines (a megabyte for a browser): they are read in
+        // big chunks, a line cut by a read is carried to the front for the next one.
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        var carried = 0
+        while carried < buffer.count {
             let count =
                 (try? unsafe buffer.withUnsafeMutableBytes { bytes in
-                    valueOrErrno { unsafe system_read(raw, bytes.baseAddress!, bytes.count) }
+                    valueOrErrno { unsafe system_read(raw, bytes.baseAddress! + carried, bytes.count - carried) }
                 }.get()) ?? 0
             if count <= 0 { break }
-            var lineStart = 0
-            for index in 0..<count where buffer[index] == UInt8(ascii: "\n") {
-                if partial.isEmpty {
-                    noteMapping(buffer[lineStart..<index], processID: processID)
-                } else {
-                    partial += buffer[lineStart..<index]
-                    noteMapping(partial[...], processID: processID)
-                    partial.removeAll(keepingCapacity: true)
-                }
-                lineStart = index + 1
+            let filled = carried + count
+            let (files, consumed) = unsafe buffer.withUnsafeBufferPointer { bytes in
+                unsafe MapsLine.sharedWritableFiles(in: UnsafeBufferPointer(rebasing: bytes[..<filled]))
             }
-            partial += buffer[lineStart..<count]
+            for identity in files where wanted(identity) {
+                note(identity, OpenWriters.Writer(processID: processID, access: .sharedMapping))
+            }
             if isDone { return }
+            carried = filled - consumed
+            if carried > 0 { buffer.replaceSubrange(0..<carried, with: buffer[consumed..<filled]) }
         }
-    }
-
-    private mutating func noteMapping(_ line: ArraySlice<UInt8>, processID: Int32) {
-        guard let identity = MapsLine.sharedWritableFile(line), wanted(identity) else { return }
-        note(identity, OpenWriters.Writer(processID: processID, access: .sharedMapping))
     }
 }
 
 /// One line of `/proc/PID/maps`: `start-end perms offset major:minor inode [path]`.
 enum MapsLine {
+    /// The files of every shared writable mapping in the whole lines of `bytes`, and how many
+    /// bytes those lines took (a last line without its newline is left). Most lines are
+    /// private or read-only: the C helper finds the few that are not, and only those are parsed.
+    static func sharedWritableFiles(in bytes: UnsafeBufferPointer<UInt8>) -> (files: [FileIdentity], consumed: Int) {
+        guard let base = bytes.baseAddress else { return ([], 0) }
+        var files: [FileIdentity] = []
+        var offset = 0
+        var lines = [Int](repeating: 0, count: 2 * 64)
+        while offset < bytes.count {
+            var consumed = 0
+            let found = unsafe lines.withUnsafeMutableBufferPointer { pairs in
+                unsafe qw_maps_shared_writable_lines(
+                    base + offset, bytes.count - offset, pairs.baseAddress!, 64, &consumed)
+            }
+            for index in 0..<found {
+                let line = unsafe UnsafeBufferPointer(
+                    start: base + offset + lines[2 * index], count: lines[2 * index + 1] - lines[2 * index])
+                if let file = unsafe sharedWritableFile(Array(line)[...]) { files.append(file) }
+            }
+            if consumed == 0 { break }
+            offset += consumed
+        }
+        return (files, offset)
+    }
+
     /// The file a shared writable mapping writes (device in `st_dev`'s encoding), or nil for any
     /// other line (private, read-only, or anonymous: inode 0).
     static func sharedWritableFile(_ line: ArraySlice<UInt8>) -> FileIdentity? {

@@ -1,6 +1,7 @@
 import Glibc
-import QuotaWatchSystem
 import Testing
+
+@testable import QuotaWatchSystem
 
 @Suite("open writers: one /proc pass for many files")
 struct OpenWritersSnapshotTests {
@@ -44,5 +45,29 @@ struct OpenWritersSnapshotTests {
         let writer = open(scratch.file("late"), O_WRONLY | O_CLOEXEC)
         defer { close(writer) }
         #expect(try cached.check(late).writer?.processID == getpid())
+    }
+}
+
+@Suite("/proc/PID/maps lines")
+struct MapsLineTests {
+    @Test("only shared writable file mappings count, with the device in st_dev's encoding")
+    func sharedWritable() {
+        let text = """
+            7f00-7f10 rw-s 00000000 08:02 1234                       /data/app/db-shm
+            7f10-7f20 rw-p 00000000 08:02 1235                       /data/app/private
+            7f20-7f30 r--s 00000000 08:02 1236                       /data/app/read-only
+            7f30-7f40 rw-s 00000000 00:01 0                          /dev/zero (deleted)
+            7f40-7f50 rw-s 00001000 103:0a 99                        /big/major
+            7f50-7f60 rw-s 00000000 08:02 77
+            """
+        let bytes = Array(text.utf8)
+        let (files, consumed) = bytes.withUnsafeBufferPointer { MapsLine.sharedWritableFiles(in: $0) }
+        // The last line has no newline yet: it waits for the next read.
+        #expect(consumed == bytes.count - "7f50-7f60 rw-s 00000000 08:02 77".utf8.count)
+        #expect(
+            files == [
+                FileIdentity(device: 0x802, inode: 1234), FileIdentity(device: (0x103 << 8) | 0x0a, inode: 99),
+            ])
+        #expect(MapsLine.deviceNumber(major: 0x1234, minor: 0x12345) == 0x1000_1232_3445)
     }
 }

@@ -91,6 +91,14 @@ int qw_statx_mount(int directory, const char *path, int flags, unsigned long lon
 // do not, -1 with errno (ENOSYS without CONFIG_KCMP, EPERM without ptrace access).
 int qw_kcmp_files(pid_t first, pid_t second);
 
+// The whole lines of a /proc/PID/maps buffer whose permissions (after the first space) have
+// 'w' and 's': up to `capacity` (start, end) offset pairs in `lines`. Returns how many;
+// `*consumed` gets the length of the lines looked at (a last line cut by the read, and lines
+// past `capacity`, are left for the next call). In C because a browser's maps is a megabyte
+// of lines read for every snapshot, nearly all of them private or read-only.
+size_t qw_maps_shared_writable_lines(
+    const unsigned char *text, size_t length, size_t *lines, size_t capacity, size_t *consumed);
+
 // fcntl(2) commands glibc declares only under _GNU_SOURCE.
 enum {
     QW_F_SETSIG = 10,

@@ -145,3 +145,31 @@ enum ProcessRunnerPath {
         return nil
     }()
 }
+
+@Suite("Deleter: a tree deeper than it descends")
+struct DeleterDepthTests {
+    @Test("a tree nested deeper than maximumDepth keeps its deep part, named too_deep, and everything above it")
+    func tooDeep() throws {
+        let fixture = try DeleterFixture()
+        var path = Array("deep".utf8)
+        try fixture.makeDirectory(path)
+        for _ in 0..<(Deleter.maximumDepth + 4) {
+            path += Array("/d".utf8)
+            try fixture.makeDirectory(path)
+        }
+        try fixture.makeFile(path + Array("/bottom".utf8))
+        try fixture.makeFile(Array("deep/top".utf8))
+        let outcome = try fixture.deleter(checkWriters: false).remove(
+            Array("deep".utf8), expecting: try fixture.identity(Array("deep".utf8))!, journal: RecordingJournal())
+        guard case .removed(let removal) = outcome else {
+            Issue.record("nothing removed: \(outcome)")
+            return
+        }
+        #expect(removal.entries.map(\.path) == [Array("deep/top".utf8)])
+        // The first directory below the bound is kept as too deep, each one above it as not empty.
+        let keptTooDeep = removal.kept.filter { if case .tooDeep = $0.reason { true } else { false } }
+        #expect(keptTooDeep.count == 1)
+        #expect(keptTooDeep.first?.path.filter { $0 == UInt8(ascii: "/") }.count == Deleter.maximumDepth)
+        #expect(try fixture.exists(path + Array("/bottom".utf8)))
+    }
+}
