@@ -65,6 +65,9 @@ struct SaturatingArithmeticTests {
         #expect(Duration.milliseconds(1500).clampedNanoseconds == 1_500_000_000)
         #expect(Duration.milliseconds(-1500).clampedMilliseconds == -1500)
         #expect(Duration.nanoseconds(7).clampedMilliseconds == 0)
+        // Formatting a duration no parser would give (a socket's, a stored one) does not trap.
+        #expect(TimeSpan.format(.seconds(Int64.max)) == "\(Int64.max)ms")
+        #expect(TimeSpan.format(.seconds(86_400)) == "1d")
     }
 
     @Test("a file larger than a record holds is kept at the largest, and removing it gives back what it added")

@@ -73,7 +73,7 @@ public struct TimeSpan: Sendable, Equatable, Hashable, CustomStringConvertible {
 
     /// Formats `duration` in the largest unit that states it exactly, down to milliseconds.
     public static func format(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = duration.clampedMilliseconds
         if milliseconds == 0 { return "0s" }
         for (unit, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000)]
         where milliseconds % size == 0 {
