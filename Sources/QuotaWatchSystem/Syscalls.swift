@@ -228,3 +228,15 @@ func system_renameat(
 func system_pread(_ descriptor: CInt, _ buffer: UnsafeMutableRawPointer, _ length: Int, _ offset: Int) -> Int {
     unsafe pread(descriptor, buffer, length, off_t(offset))
 }
+
+// MARK: Mounts (MountTable.swift, FileDescriptor+Mount.swift)
+
+func system_mount_id(_ descriptor: CInt, _ mountID: UnsafeMutablePointer<UInt64>) -> CInt {
+    unsafe mountID.withMemoryRebound(to: CUnsignedLongLong.self, capacity: 1) { unsafe qw_mount_id(descriptor, $0) }
+}
+
+func system_readlinkat(
+    _ directory: CInt, _ path: UnsafePointer<CChar>, _ buffer: UnsafeMutablePointer<CChar>, _ length: Int
+) -> Int {
+    unsafe readlinkat(directory, path, buffer, length)
+}

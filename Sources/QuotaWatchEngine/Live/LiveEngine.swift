@@ -70,6 +70,8 @@ public final class LiveEngine: @unchecked Sendable {
     var hooks: HookRunner?
     /// Cleanup triggers and runs; set once the policy layer has started.
     var cleanup: CleanupCoordinator?
+    /// Mounts and unmounts below ROOT; nil when the mount table cannot be read.
+    var mounts: MountFollower?
 
     public init(options: EngineOptions) {
         self.options = options
@@ -153,6 +155,13 @@ public final class LiveEngine: @unchecked Sendable {
             events = nil
         }
 
+        // Read before the first crawl, so that no mount made during it goes unseen.
+        mounts = MountFollower(rootPath: root.canonicalPath)
+        mounts?.start(mailbox: mailbox)
+        defer {
+            mounts?.stop()
+            mounts = nil
+        }
         let fileSystem = KernelFileSystem(root: root, inotify: inotify, options: options.crawl)
         let first: (TallyTree, CrawlReport)
         do {
@@ -161,6 +170,7 @@ public final class LiveEngine: @unchecked Sendable {
             return .failure(error.description)
         }
         var live = LiveTree(tree: first.0, crawl: first.1, fileSystem: fileSystem, markerPrefix: markerPrefix)
+        live.oneFileSystem = options.crawl.oneFileSystem
         let rootName = Array(options.root.split(separator: UInt8(ascii: "/")).last ?? [])
         if let watch = fileSystem.watchRootParent(rootName: rootName, rootStatus: opened.status) {
             live.rootParent = (watch, rootName)
@@ -195,6 +205,7 @@ public final class LiveEngine: @unchecked Sendable {
                     if options.traces { trace(batch, live.tree, live) }
                     let wasOverflowed = live.needsResync
                     live.apply(batch, now: clock.now)
+                    if live.mountTableMayHaveChanged { followMounts(&live) }
                     if live.needsResync && !wasOverflowed {
                         emit(.overflow)
                         schedule.overflowed(at: clock.now)
@@ -213,6 +224,8 @@ public final class LiveEngine: @unchecked Sendable {
                     return .failure("reading inotify events failed: \(error)")
                 case .cleanupFinished(let summary):
                     cleanupFinished(summary)
+                case .mountsChanged:
+                    followMounts(&live)
                 }
             }
             let now = clock.now
@@ -274,6 +287,7 @@ public final class LiveEngine: @unchecked Sendable {
         }
         if live.tree.watch(of: live.tree.root) < 0 {
             // No watch on the root means no marker event: polling keeps the tallies instead.
+            followMounts(&live)
             live.settleForSync()
             respond(reply, query, &live)
             return
@@ -307,6 +321,8 @@ public final class LiveEngine: @unchecked Sendable {
             schedule.syncEnded(marker)
             try? live.fileSystem.root.unlink(marker)
             if live.needsResync { resync(&live) }
+            // A mount made before the request may not have reached the mailbox yet.
+            followMounts(&live)
             live.settleForSync()
             respond(pending.reply, pending.query, &live)
         }
@@ -352,6 +368,7 @@ public final class LiveEngine: @unchecked Sendable {
         // Events queued before the crawl describe a past the crawl will see anyway.
         let stale = mailbox.take(until: clock.instant(of: start))
         for message in stale { requeueNonEvents(message) }
+        mounts?.resetBaseline()
         guard let listed = live.resync() else { return }
         schedule.resynced(at: clock.now)
         emit(.resynced(directories: listed, seconds: seconds(since: start)))
