@@ -149,4 +149,43 @@ struct MountLiveTests {
         #expect(problems.isEmpty, "unmounted:\n\(problems.joined(separator: "\n"))")
         try fixture.stopCleanly()
     }
+
+    /// README, Limits: a mount over ROOT itself after start is not followed; the daemon keeps
+    /// counting the directory it opened.
+    @Test("a mount over ROOT itself after start is not followed (a documented limit)")
+    func mountOverRootIsNotFollowed() throws {
+        let fixture = try LiveFixture()
+        try fixture.tree.writeFile(root / "kept", byteCount: 30_000)
+        let daemon = try fixture.start(wrapper: MountNamespace.wrapper(root: fixture.rootPath))
+        let before = try daemon.syncStatus()
+        try MountNamespace.inside(
+            daemon, #"mount -t tmpfs -o size=8m none "$R" && mkdir "$R/new" && head -c 9000 /dev/zero > "$R/new/f""#)
+        let after = try daemon.syncStatus()
+        #expect(after.report.directories == before.report.directories, "\(after.report.directories)")
+        let scan = try MountNamespace.scan(fixture, daemon)
+        #expect(scan.directoriesByPath["new"] != nil, "the tmpfs is not what ROOT shows: \(scan.directories)")
+        try fixture.stopCleanly()
+    }
+
+    /// README, Limits: a bind mount of a directory removed since shows one that cannot be
+    /// listed; scan and du warn and count its own inode, and the daemon counts the same.
+    @Test("a bind mount of a removed directory is counted as scan and du count it")
+    func bindMountOfRemovedDirectory() throws {
+        let fixture = try LiveFixture()
+        try fixture.tree.makeDirectories(root / "x" / "sub")
+        try fixture.tree.makeDirectory(root / "y")
+        try fixture.tree.writeFile(root / "x" / "sub" / "f", byteCount: 8_000)
+        let daemon = try fixture.start(
+            wrapper: MountNamespace.wrapper(root: fixture.rootPath, setup: #"mount --bind "$R/x" "$R/y""#))
+        try fixture.tree.removeSubtree(root / "x")
+        let status = try daemon.syncStatus()
+        let warned = try ProcessRunner.run(
+            "nsenter", ["-t", "\(daemon.processID)", "-m", fixture.cli.executablePath, "scan", fixture.rootPath])
+        #expect(warned.exitStatus == 1 && warned.errorText.contains("/y"), "\(warned)")
+        let scan = try MountNamespace.scan(fixture, daemon, warnings: true)
+        let differences = ReportComparison.differences(live: status.report, scan: scan)
+        #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
+        #expect(status.report.directoriesByPath["y"]?.allocated == (try MountNamespace.du(daemon, "y")).allocated)
+        try fixture.stopCleanly()
+    }
 }

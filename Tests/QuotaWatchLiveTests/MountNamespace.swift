@@ -68,7 +68,9 @@ enum MountNamespace {
     static func du(_ daemon: Daemon, _ path: String) throws -> (allocated: Int64, apparent: Int64) {
         let result = try run(daemon, "cd \"$R\" && du -sB1 -- '\(path)' | cut -f1 && du -sb -- '\(path)' | cut -f1")
         let numbers = result.outputText.split(separator: "\n").compactMap { Int64($0) }
-        guard result.exitStatus == 0, numbers.count == 2 else { throw DaemonError("du \(path) failed", result: result) }
+        guard result.exitStatus == 0 || result.exitStatus == 1, numbers.count == 2 else {
+            throw DaemonError("du \(path) failed", result: result)
+        }
         return (numbers[0], numbers[1])
     }
 

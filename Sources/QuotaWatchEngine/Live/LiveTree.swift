@@ -188,13 +188,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// so each keeps its own half of a move.
     mutating func apply(_ event: InotifyEvent, to directory: DirectoryID, place: Int, now: UInt64) {
         if event.mask.contains(.deleteSelf) || event.mask.contains(.moveSelf) {
-            if directory == tree.root {
-                rootIsGone = true
-            } else if event.mask.contains(.deleteSelf) && tree.contains(directory) {
-                // Still a record: shown at another place by a bind mount, where it stays,
-                // removed and emptied; its own size is read again there.
-                pendingDirectories.insert(directory)
-            }
+            if directory == tree.root { rootIsGone = true }
             return
         }
         guard tree.contains(directory) else { return }
