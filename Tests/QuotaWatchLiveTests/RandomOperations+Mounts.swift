@@ -55,7 +55,7 @@ extension RandomOperations {
         switch kind {
         case .tmpfs:
             try inNamespace(
-                #"mount -t tmpfs -o size=16m none "$1" && mkdir "$1/d" && head -c "$2" /dev/zero > "$1/d/f""#,
+                #"mount -t tmpfs -o size=16m none "$1" && head -c "$2" /dev/zero > "$1/f" && mkdir "$1/d""#,
                 [tree.absoluteBytes(point), Array("\(size)".utf8)])
             note("mount tmpfs", point)
         case .bind:
