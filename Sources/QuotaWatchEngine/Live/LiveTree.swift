@@ -67,7 +67,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     public var oneFileSystem = false
     /// Set by `IN_UNMOUNT`: the engine reads the mount table again.
     public internal(set) var mountTableMayHaveChanged = false
-    /// Moves by ``MoveKey``: the cookie, and which record of the watch it is for.
+    /// Moves by cookie and by which record of the watch they are for (`place << 32 | cookie`),
+    /// so that the records of one directory at two places each keep their own move.
     var inTransit: [UInt64: Transit] = [:]
     /// The same moves in the order they began, for their timeouts (the window is constant,
     /// so this is deadline order); finished ones are skipped when they reach the head.
