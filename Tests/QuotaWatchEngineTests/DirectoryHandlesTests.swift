@@ -28,18 +28,18 @@ struct DirectoryHandlesTests {
         for round in 0..<6 {
             if round % 2 == 1 { order.shuffle(using: &random) }
             for (step, directory) in order.enumerated() {
-                let descriptor = try #require(try? handles.descriptor(for: directory, in: tree))
+                let descriptor = try #require(try? handles.withDescriptor(for: directory, in: tree) { $0 })
                 #expect(try descriptor.status().inode == tree.inode(of: directory))
                 // A directory used again at once is a hit, and stays right.
                 if step % 3 == 0 {
-                    #expect(try handles.descriptor(for: directory, in: tree).rawValue == descriptor.rawValue)
+                    #expect(try handles.withDescriptor(for: directory, in: tree) { $0 }.rawValue == descriptor.rawValue)
                 }
             }
             #expect(try openDescriptors(of: inodes, on: rootStatus.device) <= 5, "round \(round)")
         }
         for directory in directories { handles.forget(directory) }
         #expect(try openDescriptors(of: inodes, on: rootStatus.device) == 0)
-        _ = try handles.descriptor(for: order[0], in: tree)
+        _ = try handles.withDescriptor(for: order[0], in: tree) { $0 }
         #expect(try openDescriptors(of: inodes, on: rootStatus.device) == 1)
         handles.forgetAll()
         #expect(try openDescriptors(of: inodes, on: rootStatus.device) == 0)

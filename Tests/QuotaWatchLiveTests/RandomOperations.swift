@@ -31,6 +31,8 @@ struct RandomOperations {
     /// Waits until the daemon has applied every change so far (a `status --sync`), once
     /// there is a daemon; a wait only, so the operations stay those of the seed.
     var catchUp: (() throws -> Void)?
+    /// Mounts in the daemon's mount namespace (RandomOperations+Mounts.swift); nil: none made.
+    var mounts: MountOperations?
 
     init(tree: TempTree, root: TreePath, outside: TreePath, seed: UInt64) throws {
         self.tree = tree
@@ -79,6 +81,7 @@ struct RandomOperations {
         case 85..<89: try moveOutAndBack()
         case 89..<92: try writeThroughOutsideName()
         case 92..<94: try lockAndUnlockDirectory()
+        case 94..<96: try mountOrUnmount()
         default: try createFile()
         }
     }

@@ -30,6 +30,13 @@ public final class TempTree {
         free(resolved)
     }
 
+    /// The same tree seen at another path it does not own and never removes: through
+    /// `/proc/PID/root`, say, where paths resolve with that process's mounts.
+    public init(viewing rootPath: String) {
+        self.rootPath = rootPath
+        isRemoved = true
+    }
+
     deinit {
         remove()
     }

@@ -14,7 +14,9 @@ public enum CleanInventory {
         var warnings: [ScanWarning] = []
         // The path of each directory the crawl numbered, relative to ROOT.
         var pathByCrawlIndex: [[UInt8]?] = [[]]
-        Crawler(options: options).crawl(root: root, rootDevice: rootStatus.device) { result in
+        let rootIdentity = DirectoryIdentity(device: rootStatus.device, inode: rootStatus.inode)
+        Crawler(options: options).crawl(root: root, rootDevice: rootStatus.device, ancestors: [rootIdentity]) {
+            result in
             let index = Int(result.crawlIndex)
             guard index < pathByCrawlIndex.count, let base = pathByCrawlIndex[index] else { return }
             if case .unreadable(let error) = result.outcome {

@@ -53,10 +53,11 @@ struct OpenLog {
         for path in roots {
             guard let top = live.tree.directory(atComponents: PathComponents.split(path)) else { continue }
             for directory in live.tree.subtree(of: top) where watched[directory] != live.tree.inode(of: directory) {
+                let inotify = live.fileSystem.inotify
                 guard live.tree.watch(of: directory) >= 0,
-                    let handle = try? live.fileSystem.handles.descriptor(for: directory, in: live.tree),
-                    (try? live.fileSystem.inotify.addWatch(handle, mask: [.quotaWatch, .open]))
-                        == live.tree.watch(of: directory)
+                    let added = try? live.fileSystem.handles.withDescriptor(
+                        for: directory, in: live.tree, { try? inotify.addWatch($0, mask: [.quotaWatch, .open]) }),
+                    added == live.tree.watch(of: directory)
                 else { continue }
                 watched[directory] = live.tree.inode(of: directory)
             }

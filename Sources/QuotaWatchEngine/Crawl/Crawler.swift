@@ -61,13 +61,18 @@ public struct Crawler: Sendable {
     /// Crawls below `root`, which stays open and owned by the caller.
     /// `beforeListing` runs with each directory's descriptor before the directory is read:
     /// the engine adds its inotify watch there, so nothing created during the listing is missed.
+    /// `ancestors` are the (device, inode) pairs of `root` itself and of every directory above
+    /// it that the caller counts: a subdirectory that is one of them (a bind mount of an
+    /// ancestor below itself) is a cycle, and is skipped as du skips it.
     public func crawl(
-        root: FileDescriptor, rootDevice: UInt64,
+        root: FileDescriptor, rootDevice: UInt64, ancestors: [DirectoryIdentity] = [],
         beforeListing: (@Sendable (FileDescriptor) -> Int32)? = nil,
         deliver: (CrawlResult) -> Void
     ) {
         let state = CrawlState()
-        state.push(WorkItem(crawlIndex: 0, source: .borrowed(root)))
+        var chain: AncestorChain?
+        for identity in ancestors.reversed() { chain = AncestorChain(identity, parent: chain) }
+        state.push(WorkItem(crawlIndex: 0, source: .borrowed(root), ancestors: chain))
         let device = options.oneFileSystem ? rootDevice : nil
         for _ in 1..<max(1, options.workers) {
             let thread = Thread {
@@ -137,11 +142,21 @@ public struct Crawler: Sendable {
             if let rootDevice {
                 result.listing.entries.removeAll { $0.status.kind == .directory && $0.status.device != rootDevice }
             }
+            if let chain = item.ancestors {
+                // du skips a directory that is one of its own ancestors (a bind mount of an
+                // ancestor below it) without a word: nothing of it is counted, not even its inode.
+                result.listing.entries.removeAll { entry in
+                    entry.status.kind == .directory
+                        && chain.contains(DirectoryIdentity(device: entry.status.device, inode: entry.status.inode))
+                }
+            }
             var children: [WorkItem] = []
             for entry in result.listing.entries where entry.status.kind == .directory {
+                let identity = DirectoryIdentity(device: entry.status.device, inode: entry.status.inode)
                 children.append(
-                    WorkItem(crawlIndex: entry.crawlIndex, source: .child(owned, Array(result.listing.name(of: entry))))
-                )
+                    WorkItem(
+                        crawlIndex: entry.crawlIndex, source: .child(owned, Array(result.listing.name(of: entry))),
+                        ancestors: AncestorChain(identity, parent: item.ancestors)))
             }
             state.publish(result, children: children, finishing: !more, isOwner: isOwner)
             if !more { return }
@@ -156,6 +171,8 @@ public struct Crawler: Sendable {
 struct WorkItem: Sendable {
     var crawlIndex: UInt32
     var source: Source
+    /// The directory itself and everything above it, for cycle checks of its subdirectories.
+    var ancestors: AncestorChain?
 
     enum Source: Sendable {
         case borrowed(FileDescriptor)
@@ -172,6 +189,38 @@ struct WorkItem: Sendable {
             if case .borrowed = self { return false }
             return true
         }
+    }
+}
+
+/// A directory's device and inode: what a bind mount shows twice.
+public struct DirectoryIdentity: Hashable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+
+    public init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+}
+
+/// A directory and its ancestors, innermost first, shared by all the work items below it, so
+/// a cycle check costs the depth and no copy.
+final class AncestorChain: Sendable {
+    let identity: DirectoryIdentity
+    let parent: AncestorChain?
+
+    init(_ identity: DirectoryIdentity, parent: AncestorChain?) {
+        self.identity = identity
+        self.parent = parent
+    }
+
+    func contains(_ candidate: DirectoryIdentity) -> Bool {
+        var link: AncestorChain? = self
+        while let current = link {
+            if current.identity == candidate { return true }
+            link = current.parent
+        }
+        return false
     }
 }
 

@@ -43,8 +43,16 @@ public struct TreeScanner {
         var warnings: [ScanWarning] = []
         var report = CrawlReport()
         var counts = CrawlProgress(directories: 0, files: 0, allocatedBytes: 0)
-        crawler.crawl(root: descriptor, rootDevice: tree.device(of: directory), beforeListing: beforeListing) {
-            result in
+        var ancestors: [DirectoryIdentity] = []
+        var above: DirectoryID? = directory
+        while let current = above {
+            ancestors.append(DirectoryIdentity(device: tree.device(of: current), inode: tree.inode(of: current)))
+            above = tree.parent(of: current)
+        }
+        crawler.crawl(
+            root: descriptor, rootDevice: tree.device(of: directory), ancestors: ancestors,
+            beforeListing: beforeListing
+        ) { result in
             let index = Int(result.crawlIndex)
             guard index < directoryByCrawlIndex.count, let target = directoryByCrawlIndex[index] else { return }
             if let opened = result.openedStatus, opened.inode != tree.inode(of: target) {

@@ -24,16 +24,26 @@ struct DirectoryHandles {
         var used: Bool
     }
 
+    /// The mount ROOT lies on: only descriptors on it are kept (nil: the kernel does not say).
+    private let rootMount: UInt64?
+
     init(root: FileDescriptor, capacity: Int = 256) {
         self.root = root
         self.capacity = capacity
+        rootMount = root.mountID
     }
 
-    mutating func descriptor(for directory: DirectoryID, in tree: TallyTree) throws(OpenFailure) -> FileDescriptor {
-        if directory == tree.root { return root }
+    /// Runs `body` with a descriptor of `directory`. One on ROOT's own mount is kept for next
+    /// time; one on another mount below ROOT is closed as soon as `body` returns, since an
+    /// open descriptor keeps its file system busy and `umount` would fail for as long as the
+    /// daemon runs (an inotify watch does not).
+    mutating func withDescriptor<Result>(
+        for directory: DirectoryID, in tree: TallyTree, _ body: (FileDescriptor) -> Result
+    ) throws(OpenFailure) -> Result {
+        if directory == tree.root { return body(root) }
         if let index = slotOf[directory] {
             slots[index].used = true
-            return slots[index].descriptor
+            return body(slots[index].descriptor)
         }
         let fresh: FileDescriptor
         do {
@@ -43,10 +53,16 @@ struct DirectoryHandles {
             forgetAll()
             fresh = try openChecked(directory, in: tree)
         }
+        let onRootMount =
+            rootMount.map { fresh.mountID == $0 } ?? (tree.device(of: directory) == tree.device(of: tree.root))
+        guard onRootMount else {
+            defer { fresh.close() }
+            return body(fresh)
+        }
         let index = freeSlot()
         slots[index] = Slot(directory: directory, descriptor: fresh, used: true)
         slotOf[directory] = index
-        return fresh
+        return body(fresh)
     }
 
     /// A slot to fill: a new one while below capacity, else an empty or evicted one.

@@ -23,9 +23,8 @@ public struct KernelFileSystem: LiveFileSystem {
     }
 
     public mutating func status(of name: [UInt8], in directory: DirectoryID, tree: TallyTree) -> Lookup {
-        let handle: FileDescriptor
         do {
-            handle = try handles.descriptor(for: directory, in: tree)
+            return try handles.withDescriptor(for: directory, in: tree) { Self.lookUp(name, in: $0) }
         } catch .permissionDenied {
             return .permissionDenied
         } catch .outOfDescriptors {
@@ -35,8 +34,11 @@ public struct KernelFileSystem: LiveFileSystem {
         } catch {
             return .directoryUnavailable
         }
-        do {
-            return .found(try handle.status(of: name))
+    }
+
+    private static func lookUp(_ name: [UInt8], in directory: FileDescriptor) -> Lookup {
+        do throws(Errno) {
+            return .found(try directory.status(of: name))
         } catch .permissionDenied {
             return .permissionDenied
         } catch {

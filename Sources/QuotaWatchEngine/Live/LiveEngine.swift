@@ -70,6 +70,8 @@ public final class LiveEngine: @unchecked Sendable {
     var hooks: HookRunner?
     /// Cleanup triggers and runs; set once the policy layer has started.
     var cleanup: CleanupCoordinator?
+    /// Mounts and unmounts below ROOT; nil when the mount table cannot be read.
+    var mounts: MountFollower?
 
     public init(options: EngineOptions) {
         self.options = options
@@ -158,6 +160,13 @@ public final class LiveEngine: @unchecked Sendable {
             events = nil
         }
 
+        // Read before the first crawl, so that no mount made during it goes unseen.
+        mounts = MountFollower(rootPath: root.canonicalPath)
+        mounts?.start(mailbox: mailbox)
+        defer {
+            mounts?.stop()
+            mounts = nil
+        }
         let fileSystem = KernelFileSystem(root: root, inotify: inotify, options: options.crawl)
         // The crawl's tree and report live only inside this block: a copy of the tree held for
         // the rest of the run would make the first change copy every array of the live one, and
@@ -169,6 +178,7 @@ public final class LiveEngine: @unchecked Sendable {
         } catch {
             return .failure(error.description)
         }
+        live.oneFileSystem = options.crawl.oneFileSystem
         // The crawl's listings are freed by now; what they leave free in the heap goes back
         // before the daemon says it is ready, not at the first quiet moment after an event.
         MemoryTuning.returnFreeMemory()
@@ -207,6 +217,7 @@ public final class LiveEngine: @unchecked Sendable {
                     if options.traces { trace(batch, live.tree, live) }
                     let wasOverflowed = live.needsResync
                     live.apply(batch, now: clock.now)
+                    if live.mountTableMayHaveChanged { followMounts(&live) }
                     if live.needsResync && !wasOverflowed {
                         emit(.overflow)
                         schedule.overflowed(at: clock.now)
@@ -225,6 +236,8 @@ public final class LiveEngine: @unchecked Sendable {
                     return .failure("reading inotify events failed: \(error)")
                 case .cleanupFinished(let summary):
                     cleanupFinished(summary)
+                case .mountsChanged:
+                    followMounts(&live)
                 }
             }
             let now = clock.now
@@ -290,6 +303,7 @@ public final class LiveEngine: @unchecked Sendable {
         }
         if live.tree.watch(of: live.tree.root) < 0 {
             // No watch on the root means no marker event: polling keeps the tallies instead.
+            followMounts(&live)
             live.settleForSync()
             respond(reply, query, &live)
             return
@@ -335,6 +349,8 @@ public final class LiveEngine: @unchecked Sendable {
             schedule.syncEnded(marker)
             try? live.fileSystem.root.unlink(marker)
             if live.needsResync { resync(&live) }
+            // A mount made before the request may not have reached the mailbox yet.
+            followMounts(&live)
             live.settleForSync()
             respond(pending.reply, pending.query, &live)
         }
@@ -382,6 +398,7 @@ public final class LiveEngine: @unchecked Sendable {
         // Events queued before the crawl describe a past the crawl will see anyway.
         let stale = mailbox.take(until: clock.instant(of: start))
         for message in stale { requeueNonEvents(message) }
+        mounts?.resetBaseline()
         guard let listed = live.resync() else { return }
         schedule.resynced(at: clock.now)
         emit(.resynced(directories: listed, seconds: seconds(since: start)))

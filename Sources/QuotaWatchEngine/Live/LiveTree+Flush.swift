@@ -130,6 +130,7 @@ extension LiveTree {
         guard let (fresh, report) = fileSystem.crawlRoot() else { return nil }
         let oldWatches = directoryByWatch
         directoryByWatch.removeAll()
+        otherPlacesByWatch.removeAll()
         tree = fresh
         forgetTransits()
         pendingNames.removeAll()

@@ -2,7 +2,7 @@ import QuotaWatchCore
 
 /// Renames paired by cookie; an entry waits under a parked name for its `moved_to`.
 extension LiveTree {
-    mutating func beginMove(cookie: UInt32, from directory: DirectoryID, name: [UInt8], now: UInt64) {
+    mutating func beginMove(cookie: UInt64, from directory: DirectoryID, name: [UInt8], now: UInt64) {
         // A NUL byte cannot occur in a real name, so the parked name collides with nothing.
         var parkedName: [UInt8] = [0]
         withUnsafeBytes(of: cookie.littleEndian) { parkedName.append(contentsOf: $0) }
@@ -19,7 +19,7 @@ extension LiveTree {
     }
 
     /// Ends a move's wait, whatever becomes of it.
-    mutating func takeTransit(_ cookie: UInt32) -> Transit? {
+    mutating func takeTransit(_ cookie: UInt64) -> Transit? {
         inTransit.removeValue(forKey: cookie)
     }
 
@@ -28,7 +28,7 @@ extension LiveTree {
         transitQueue.removeAll()
     }
 
-    mutating func finishMove(cookie: UInt32, to directory: DirectoryID, name: [UInt8], isDirectory: Bool) {
+    mutating func finishMove(cookie: UInt64, to directory: DirectoryID, name: [UInt8], isDirectory: Bool) {
         let transit = takeTransit(cookie)
         if unreadable.contains(directory) {
             if let transit { dropParked(transit) }
@@ -93,6 +93,14 @@ extension LiveTree {
             return
         }
         let oldPlace = PendingName(directory: tree.directory(containing: stale), name: Array(tree.name(of: stale)))
+        if oldPlace.name.first != 0,
+            case .found(let there) = fileSystem.status(of: oldPlace.name, in: oldPlace.directory, tree: tree),
+            there.inode == status.inode, there.device == status.device
+        {
+            // Still there too: one file shown at two places by a bind mount, counted at each.
+            tree.addFile(named: name, in: directory, status: status)
+            return
+        }
         tree.moveFile(stale, to: directory, named: name)
         tree.updateFile(stale, status: status)
         if oldPlace.name.first != 0 { pendingNames.insert(oldPlace) }

@@ -14,7 +14,11 @@ extension LiveTree {
             if let known = directoryByWatch[watch], known != directory, tree.contains(known) {
                 // inotify hands back the watch it already has on an inode, and a crawl records
                 // the inode it watched: the same watch means the same directory.
-                if tree.inode(of: known) == tree.inode(of: directory), adopt(known, asCopy: directory) { continue }
+                if tree.inode(of: known) == tree.inode(of: directory),
+                    addPlace(directory, of: known, watch: watch) || adopt(known, asCopy: directory)
+                {
+                    continue
+                }
                 // Two records claim one watch and cannot be merged. Removing either would
                 // take the kernel's watch from the other, so only a fresh crawl can be trusted.
                 needsResync = true
@@ -67,6 +71,7 @@ extension LiveTree {
             pendingNames.insert(PendingName(directory: parent, name: name))
             return
         }
+        if isLeftOut(status, in: parent) { return }
         let directory = tree.addDirectory(named: name, in: parent, status: status)
         let report = fileSystem.crawl(directory, tree: &tree)
         if report.failed {
@@ -99,11 +104,7 @@ extension LiveTree {
     /// Drops watches and handles for every directory in the subtree, before it leaves the tree.
     mutating func forgetSubtree(of directory: DirectoryID, includingTop: Bool = true) {
         for member in tree.subtree(of: directory) where includingTop || member != directory {
-            let watch = tree.watch(of: member)
-            if watch >= 0, directoryByWatch[watch] == member {
-                directoryByWatch.removeValue(forKey: watch)
-                fileSystem.removeWatch(watch)
-            }
+            releaseWatch(of: member)
             fileSystem.forget(member)
             unreadable.remove(member)
             unwatched.remove(member)

@@ -60,10 +60,19 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     public var rootParent: (watch: Int32, rootName: [UInt8])?
 
     var directoryByWatch: [Int32: DirectoryID] = [:]
-    var inTransit: [UInt32: Transit] = [:]
+    /// The other records of a watch: one directory shown at several places by bind mounts
+    /// has one inode, so inotify gives all of them the one watch (LiveTree+Mounts.swift).
+    var otherPlacesByWatch: [Int32: [DirectoryID]] = [:]
+    /// Leave out directories on another file system than the root's (`--one-file-system`).
+    public var oneFileSystem = false
+    /// Set by `IN_UNMOUNT`: the engine reads the mount table again.
+    public internal(set) var mountTableMayHaveChanged = false
+    /// Moves by cookie and by which record of the watch they are for (`place << 32 | cookie`),
+    /// so that the records of one directory at two places each keep their own move.
+    var inTransit: [UInt64: Transit] = [:]
     /// The same moves in the order they began, for their timeouts (the window is constant,
     /// so this is deadline order); finished ones are skipped when they reach the head.
-    var transitQueue = OrderedTimerQueue<(since: UInt64, cookie: UInt32)>()
+    var transitQueue = OrderedTimerQueue<(since: UInt64, cookie: UInt64)>()
     var pendingNames: Set<PendingName> = []
     var pendingDirectories: Set<DirectoryID> = []
     /// Names whose directory could not be opened at its path in the tree, because a rename of
@@ -155,10 +164,25 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         }
         guard let directory = directoryByWatch[event.watch] else { return }
         if event.mask.contains(.ignored) {
-            directoryByWatch.removeValue(forKey: event.watch)
-            if tree.contains(directory) && tree.watch(of: directory) == event.watch { tree.setWatch(-1, of: directory) }
+            forgetWatch(event.watch)
             return
         }
+        if event.mask.contains(.unmount) {
+            // The file system this watch was on went away: the mount table says where.
+            mountTableMayHaveChanged = true
+            return
+        }
+        apply(event, to: directory, place: 0, now: now)
+        if let others = otherPlacesByWatch[event.watch] {
+            for (index, other) in others.enumerated() where holds(event.watch, other) {
+                apply(event, to: other, place: index + 1, now: now)
+            }
+        }
+    }
+
+    /// One event for one record of its watch; `place` tells the records of one watch apart,
+    /// so each keeps its own half of a move.
+    mutating func apply(_ event: InotifyEvent, to directory: DirectoryID, place: Int, now: UInt64) {
         if event.mask.contains(.deleteSelf) || event.mask.contains(.moveSelf) {
             if directory == tree.root { rootIsGone = true }
             return
@@ -178,11 +202,12 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             return
         }
         let name = event.name
+        let moveKey = UInt64(place) << 32 | UInt64(event.cookie)
         if event.mask.contains(.movedFrom) {
-            beginMove(cookie: event.cookie, from: directory, name: name, now: now)
+            beginMove(cookie: moveKey, from: directory, name: name, now: now)
             pendingDirectories.insert(directory)
         } else if event.mask.contains(.movedTo) {
-            finishMove(cookie: event.cookie, to: directory, name: name, isDirectory: event.mask.contains(.isDirectory))
+            finishMove(cookie: moveKey, to: directory, name: name, isDirectory: event.mask.contains(.isDirectory))
             pendingDirectories.insert(directory)
         } else if event.mask.contains(.delete) {
             removeEntry(named: name, in: directory)

@@ -18,6 +18,8 @@ enum EngineMessage: @unchecked Sendable {
     case hookFailed(HookFailure)
     /// A cleanup run ended (its summary, from the runner's task).
     case cleanupFinished(CleanupSummary)
+    /// The mount table changed (``MountFollower``).
+    case mountsChanged
 }
 
 /// A queue of messages for the engine thread, with a timed wait so the engine can also

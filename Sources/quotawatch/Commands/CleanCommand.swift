@@ -82,7 +82,7 @@ enum CleanCommand {
                     + "caches:NAME or all), --kind KIND or --path PATH",
                 command: "clean")
         }
-        let absolute = RootOptions.absoluteBytes(root.bytes)
+        let absolute = RootOptions.canonicalBytes(root.bytes)
         let explicitSocket = arguments.values["--socket"]?.bytes
         let socket = explicitSocket ?? SocketPath.defaultPath(forRoot: absolute)
         var output = CleanPageOutput(

@@ -47,7 +47,7 @@ enum CleanNowCommand {
         if let explicit = arguments.values["--socket"] {
             socket = explicit.bytes
         } else if let root = arguments.positionals.first {
-            socket = SocketPath.defaultPath(forRoot: RootOptions.absoluteBytes(root.bytes))
+            socket = SocketPath.defaultPath(forRoot: RootOptions.canonicalBytes(root.bytes))
         } else {
             throw UsageError(
                 message: "Name the watched root or its socket: quotawatch clean-now ROOT", command: "clean-now")

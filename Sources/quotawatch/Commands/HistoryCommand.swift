@@ -124,7 +124,7 @@ enum HistoryCommand {
         }
         guard
             let directory = StateDirectory.forRoot(
-                RootOptions.absoluteBytes(root), environment: environment, userID: ProcessIdentity.effectiveUserID)
+                RootOptions.canonicalBytes(root), environment: environment, userID: ProcessIdentity.effectiveUserID)
         else {
             throw UsageError(
                 message: "No state directory: set STATE_DIRECTORY or HOME, or give --state-dir", command: "history")

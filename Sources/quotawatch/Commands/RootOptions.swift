@@ -30,10 +30,14 @@ enum RootOptions {
         }
     }
 
-    /// A bad ROOT is a usage error (64), with what to do about it.
+    /// A ROOT that does not exist or is not a directory is a usage error (64); one that is
+    /// there but cannot be opened (no permission, say) is a runtime failure (1), as for du.
     static func report(_ error: RootError) -> ExitStatus {
         Console.error("Error: \(error).\n")
-        return .usage
+        switch error {
+        case .notADirectory, .cannotOpen(_, .noSuchFileOrDirectory): return .usage
+        case .cannotOpen: return .failure
+        }
     }
 
     static func describe(_ warning: ScanWarning, root: CommandLineArgument) -> String {
@@ -52,7 +56,19 @@ enum RootOptions {
         }
     }
 
-    /// ROOT as an absolute path for reports, without resolving symlinks (like `pwd -L`).
+    /// ROOT as reports show it and as its socket and state directory are named: the canonical
+    /// absolute path of the directory it opens (a symlink given as ROOT followed, `..` and
+    /// symlinks on the way resolved, as `realpath` does), so that every spelling of one
+    /// directory names one daemon. When it cannot be opened, the path made absolute.
+    static func canonicalBytes(_ path: [UInt8]) -> [UInt8] {
+        guard let opened = try? FileDescriptor.currentWorkingDirectory.openDirectory(path, followSymlinks: true) else {
+            return absoluteBytes(path)
+        }
+        defer { opened.close() }
+        return opened.canonicalPath ?? absoluteBytes(path)
+    }
+
+    /// A path made absolute, without resolving symlinks (like `pwd -L`).
     static func absolutePath(_ path: [UInt8]) -> String { EscapedName.string(absoluteBytes(path)) }
 
     static func absoluteBytes(_ path: [UInt8]) -> [UInt8] {

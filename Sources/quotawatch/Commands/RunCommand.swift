@@ -82,7 +82,7 @@ enum RunCommand {
             return .exit(RootOptions.report(error))
         }
 
-        let absolute = RootOptions.absoluteBytes(root.bytes)
+        let absolute = RootOptions.canonicalBytes(root.bytes)
         var options = EngineOptions(
             root: root.bytes, rootDisplay: EscapedName.string(absolute),
             socketPath: arguments.values["--socket"]?.bytes ?? SocketPath.defaultPath(forRoot: absolute))

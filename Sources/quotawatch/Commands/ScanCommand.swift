@@ -49,7 +49,8 @@ enum ScanCommand {
         for warning in scanned.warnings { Console.error(RootOptions.describe(warning, root: root)) }
 
         let report = scanned.tree.report(
-            root: RootOptions.absolutePath(root.bytes), maxDepth: arguments.has("--json") ? nil : depth)
+            root: EscapedName.string(RootOptions.canonicalBytes(root.bytes)),
+            maxDepth: arguments.has("--json") ? nil : depth)
         if arguments.has("--json") {
             Console.json(
                 (phone.map { PhoneStorageOptions.json(report, $0.storage(scanned.tree)) } ?? JSONOutput.encode(report))

@@ -1,0 +1,57 @@
+import QuotaWatchCore
+import QuotaWatchSystem
+
+/// Follows mounts below ROOT for the engine: a thread waits for the kernel to say that the
+/// mount table changed (`POLLPRI` on `/proc/self/mountinfo`) and posts ``EngineMessage/mountsChanged``;
+/// the engine then reads the table on its own thread and looks at every place below ROOT
+/// where something is or was mounted (``LiveTree/followMountChange(at:)``).
+///
+/// Everything but ``stop()`` belongs to the engine thread.
+final class MountFollower: @unchecked Sendable {
+    private let table: MountTable
+    private var points: MountPointsBelowRoot
+    private var thread: JoinableThread?
+
+    /// Reads the table as it is before the first crawl, so that every later change is seen.
+    /// Nil when there is no mount table to read (no /proc), or ROOT's path is unknown.
+    init?(rootPath: [UInt8]?) {
+        guard let rootPath, let table = try? MountTable() else { return nil }
+        guard let entries = try? table.read() else {
+            table.close()
+            return nil
+        }
+        self.table = table
+        points = MountPointsBelowRoot(root: rootPath, table: entries)
+    }
+
+    func start(mailbox: Mailbox) {
+        let table = self.table
+        thread = JoinableThread(name: "mounts") {
+            while (try? table.waitForChange()) == true { mailbox.post(.mountsChanged) }
+        }
+    }
+
+    /// The places to look at again, shallowest first (none when the table cannot be read).
+    func placesToCheck() -> [[[UInt8]]] {
+        guard let entries = try? table.read() else { return [] }
+        return points.update(entries)
+    }
+
+    /// Takes the table as it is now without looking at any place: a fresh crawl follows.
+    func resetBaseline() { _ = placesToCheck() }
+
+    func stop() {
+        table.stop()
+        thread?.join()
+        table.close()
+    }
+}
+
+extension LiveEngine {
+    /// Reads the mount table and lists again each place below ROOT whose mount changed.
+    func followMounts(_ live: inout LiveTree<KernelFileSystem>) {
+        live.noteMountTableRead()
+        guard let mounts else { return }
+        for place in mounts.placesToCheck() { live.followMountChange(at: place) }
+    }
+}
