@@ -132,7 +132,9 @@ public enum PolicyConfigLoader {
         var settings = ForecastSettings()
         if let value = map["horizon"] { settings.horizon = try value.duration(in: ValueRanges.forecastHorizon) }
         // `half_life` named the window of the decaying average this replaced; it still sets the window.
-        if let value = map["window"] ?? map["half_life"] { settings.window = try value.duration(in: ValueRanges.halfLife) }
+        if let value = map["window"] ?? map["half_life"] {
+            settings.window = try value.duration(in: ValueRanges.halfLife)
+        }
         if let value = map["change"] { settings.changeRatio = try value.ratio() }
         return settings
     }

@@ -134,6 +134,26 @@ struct CleanupLiveTests {
         try setup.fixture.stopCleanly()
     }
 
+    @Test("clean-now's summary comes last, in decimal units, and --top caps each cleaner's list")
+    func cleanNowOutput() throws {
+        let setup = try Setup()
+        let tree = setup.fixture.tree
+        try makeOldFiles(tree, count: 30, bytes: 10_000)
+        let daemon = try setup.start(["--quota", "Caches/*=100kB"])
+        _ = try daemon.syncStatus()
+        let result = try setup.fixture.cli.run(["clean-now", "--socket", setup.fixture.socketPath, "--top", "5"])
+        #expect(result.exitStatus == 0, "\(result)")
+        let lines = result.outputText.split(separator: "\n").map(String.init)
+        #expect(lines.last?.hasPrefix("cleanup ") == true, "the summary is not last: \(lines)")
+        #expect(lines.last?.contains(" kB in ") == true, "not in decimal units: \(String(describing: lines.last))")
+        let listed = lines.filter { $0.hasPrefix("    Caches/a/") }
+        #expect(listed.count == 5, "\(lines)")
+        #expect(lines.contains { $0.contains("… and ") && $0.contains(" more") }, "\(lines)")
+        let iec = try setup.fixture.cli.run(["clean-now", "--socket", setup.fixture.socketPath, "--iec"])
+        #expect(iec.outputText.contains("KiB"), "\(iec)")
+        try setup.fixture.stopCleanly()
+    }
+
     @Test("without --clean (or with --dry-run) the cleanup event lists exactly what a --clean start then removes")
     func dryRunListsWhatARealRunRemoves() throws {
         let setup = try Setup()

@@ -27,7 +27,8 @@ struct BadValueCorpusTests {
                 } catch {
                     let message = error.description
                     #expect(error.key == key.key, "\(key.key) = '\(value)': \(message)")
-                    #expect(message.contains("'\(value)'"), "the value is not named: \(message)")
+                    // Named as people see it: controls (a tab, say) in the one escaped form.
+                    #expect(message.contains("'\(HumanText.escaped(value))'"), "the value is not named: \(message)")
                     for phrase in key.kind.allowedPhrase {
                         #expect(message.contains(phrase), "\(key.key) = '\(value)': no '\(phrase)' in \(message)")
                     }
@@ -104,7 +105,8 @@ struct BadValueCorpusTests {
                 try CommandLinePolicy.apply(given)
             } throws: { error in
                 let message = "\(error)"
-                return message.contains("'\(option)'") && message.contains("'\(value)'") && message.contains("write")
+                return message.contains("'\(option)'") && message.contains("'\(HumanText.escaped(value))'")
+                    && message.contains("write")
             }
         }
         #expect(throws: Never.self) {

@@ -114,6 +114,10 @@ public final class CleanupRunner: Sendable {
     private func perform(_ triggers: [CleanupTrigger], cleaners: [any Cleaner], runID: String) async -> CleanupSummary {
         let started = clock.monotonic
         var reports = cleaners.map { CleanerReport(name: $0.name) }
+        // Triggers served by one run can name the same file (each leftover's own trigger, and
+        // a breach of its directory): each cleaner reports it once, by what first happened to
+        // it, so a dry run never counts a file twice.
+        var handled = cleaners.map { _ in Set<[UInt8]>() }
         for trigger in triggers {
             let inputs = await prepare(trigger)
             for (index, cleaner) in cleaners.enumerated() {
@@ -122,8 +126,12 @@ public final class CleanupRunner: Sendable {
                     trigger: trigger, inputs: inputs, dryRun: settings.dryRun, remover: remover, runID: runID)
                 switch await call(cleaner, context) {
                 case .finished(let result):
-                    reports[index].removed += result.removed
-                    reports[index].skipped += result.skipped
+                    for item in result.removed where handled[index].insert(item.path).inserted {
+                        reports[index].removed.append(item)
+                    }
+                    for item in result.skipped where handled[index].insert(item.path).inserted {
+                        reports[index].skipped.append(item)
+                    }
                     // The same refusal for every trigger (a full audit log) is said once.
                     if let error = result.error, reports[index].error?.contains(error) != true {
                         reports[index].error = [reports[index].error, error].compactMap { $0 }.joined(separator: "; ")

@@ -74,6 +74,12 @@ enum CleanCommand {
         } catch {
             throw UsageError(message: error.description, command: "clean")
         }
+        if arguments.has("--yes") && arguments.has("--dry-run") {
+            throw UsageError(
+                message: "--yes deletes and --dry-run deletes nothing: give one of them (--dry-run first, to see what "
+                    + "--yes would remove)",
+                command: "clean")
+        }
         let deleting = arguments.has("--yes") || arguments.has("--dry-run")
         if deleting && !selection.namesSomething {
             throw UsageError(
@@ -87,7 +93,8 @@ enum CleanCommand {
         let socket = explicitSocket ?? SocketPath.defaultPath(forRoot: absolute)
         var output = CleanPageOutput(
             root: EscapedName.string(absolute), source: "daemon", engine: nil, format: format,
-            nowNanoseconds: Saturating.int64((Date().timeIntervalSince1970 * 1e9).rounded(.down)), filesPerKind: top)
+            nowNanoseconds: Saturating.int64((Date().timeIntervalSince1970 * 1e9).rounded(.down)), filesPerKind: top,
+            removedShown: CappedList.limit(top: arguments.values["--top"] != nil ? top : nil))
         let json = arguments.has("--json")
         let dryRun = arguments.has("--dry-run")
 

@@ -29,7 +29,10 @@ enum CleanNowCommand {
             OptionSpec(name: "--json", help: "Print the summary as the daemon's cleanup event (one JSON object)."),
             OptionSpec(
                 name: "--timeout", valueName: "<s>", help: "Give up waiting for the run after this long (default 600)."),
-        ],
+            OptionSpec(
+                name: "--top", valueName: "<n>",
+                help: "Paths listed per cleaner (default 20 on a terminal, all otherwise; --json has all)."),
+        ] + RootOptions.byteFormatOptions,
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
@@ -68,26 +71,34 @@ enum CleanNowCommand {
             Console.error("Error: the daemon's answer is not a cleanup summary\n")
             return .failure
         }
-        Console.out(describe(summary))
+        let top: Int? =
+            arguments.values["--top"] != nil
+            ? try arguments.integer("--top", default: 20, in: 0...1_000_000, command: "clean-now") : nil
+        let format = try RootOptions.byteFormat(arguments, command: "clean-now")
+        Console.out(describe(summary, format: format, listed: CappedList.limit(top: top)))
         return .success
     }
 
-    /// The summary for people: one line for the run, one per cleaner, then each path.
-    static func describe(_ summary: [String: Any]) -> String {
+    /// The summary for people: one line per cleaner with the paths it removed (`listed` of
+    /// them), then the run's line, last, where it is seen after a long list. Sizes in the
+    /// decimal units of every other command (`--iec`, `--bytes`).
+    static func describe(_ summary: [String: Any], format: ByteFormat = .decimal, listed: Int? = nil) -> String {
         let dryRun = summary["dry_run"] as? Bool ?? false
         let verb = dryRun ? "would remove" : "removed"
         func number(_ value: Any?) -> UInt64 { (value as? NSNumber)?.uint64Value ?? 0 }
-        var text = "cleanup \(summary["run"] as? String ?? "?"): \(verb) \(number(summary["removed"])) name(s), "
-        text += "freeing \(SizeText.exact(number(summary["freed"]))) in \(summary["seconds"] ?? 0) s"
-        text += dryRun ? " (dry run: nothing was removed)\n" : "\n"
+        var text = ""
         for cleaner in summary["cleaners"] as? [[String: Any]] ?? [] {
             text +=
                 "  \(TableRenderer.printable(cleaner["name"] as? String ?? "?")): \(verb) \(number(cleaner["removed"])), "
-            text += "freeing \(SizeText.exact(number(cleaner["freed"])))"
+            text += "freeing \(format.string(number(cleaner["freed"])))"
             if let error = cleaner["error"] as? String { text += "; error: \(TableRenderer.printable(error))" }
             text += "\n"
-            for path in cleaner["paths"] as? [String] ?? [] { text += "    \(TableRenderer.printable(path))\n" }
+            let paths = (cleaner["paths"] as? [String] ?? []).map { TableRenderer.printable($0) }
+            text += CappedList.lines(paths, limit: listed, indent: "    ")
         }
+        text += "cleanup \(summary["run"] as? String ?? "?"): \(verb) \(number(summary["removed"])) name(s), "
+        text += "freeing \(format.string(number(summary["freed"]))) in \(summary["seconds"] ?? 0) s"
+        text += dryRun ? " (dry run: nothing was removed)\n" : "\n"
         return text
     }
 }

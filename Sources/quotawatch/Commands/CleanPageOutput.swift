@@ -12,6 +12,8 @@ struct CleanPageOutput {
     var nowNanoseconds: Int64
     /// Files shown per user-file kind in the table (all of them in JSON).
     var filesPerKind: Int
+    /// Removed files listed after a deletion (``CappedList``); nil for all.
+    var removedShown: Int? = nil
 
     // MARK: The page
 
@@ -106,16 +108,18 @@ struct CleanPageOutput {
 
     // MARK: A deletion
 
+    /// What was removed and kept, then the summary, last, where it is seen after a long list.
     func deletionText(_ report: CleanDeletionReport) -> String {
         let verb = report.dryRun ? "would remove" : "removed"
-        var text = "\(verb) \(report.removed.count) file(s), freeing \(format.string(report.freedBytes))"
-        text += report.dryRun ? " (dry run: nothing was removed)\n" : " (run \(report.run))\n"
-        for item in report.removed {
-            text += "  \(format.string(item.freedBytes).leftPadded(10))  \(display(item.path))\n"
-        }
+        var text = CappedList.lines(
+            report.removed.map { "\(format.string($0.freedBytes).leftPadded(10))  \(display($0.path))" },
+            limit: removedShown, indent: "  ")
         if !report.skipped.isEmpty { text += "kept \(report.skipped.count):\n" }
-        for item in report.skipped { text += "  \(display(item.path)): \(item.reason)\n" }
+        text += CappedList.lines(
+            report.skipped.map { "\(display($0.path)): \($0.reason)" }, limit: removedShown, indent: "  ")
         if let error = report.error { text += "error: \(error)\n" }
+        text += "\(verb) \(report.removed.count) file(s), freeing \(format.string(report.freedBytes))"
+        text += report.dryRun ? " (dry run: nothing was removed)\n" : " (run \(report.run))\n"
         return text
     }
 

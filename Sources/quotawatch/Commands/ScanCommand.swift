@@ -17,8 +17,12 @@ enum ScanCommand {
             """,
         arguments: [ArgumentSpec(name: "root", help: "The directory to scan.")],
         options: [
-            OptionSpec(name: "--depth", valueName: "<n>", help: "Show directories down to this depth (default 1)."),
-            OptionSpec(name: "--json", help: "Print every directory as one JSON object (see README)."),
+            OptionSpec(
+                name: "--depth", valueName: "<n>",
+                help: "Show directories down to this depth, or 'all' (default 1; with --json or --top, all)."),
+            OptionSpec(
+                name: "--top", valueName: "<n>", help: "Show only the n directories with the most allocated bytes."),
+            OptionSpec(name: "--json", help: "Print the directories shown as one JSON object (see README)."),
         ] + RootOptions.byteFormatOptions + [
             OptionSpec(name: "--one-file-system", help: "Skip directories on other file systems (du -x)."),
             OptionSpec(
@@ -27,7 +31,8 @@ enum ScanCommand {
         run: run)
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
-        let depth = try arguments.integer("--depth", default: 1, in: 0...4096, command: "scan")
+        // Chosen as status chooses them: the same --depth and --top, the same defaults.
+        let selection = try StatusCommand.selection(arguments, command: "scan")
         let workers = try arguments.integer(
             "--workers", default: CrawlOptions().workers, in: 1...256, command: "scan")
         let format = try RootOptions.byteFormat(arguments, command: "scan")
@@ -49,8 +54,7 @@ enum ScanCommand {
         for warning in scanned.warnings { Console.error(RootOptions.describe(warning, root: root)) }
 
         let report = scanned.tree.report(
-            root: EscapedName.string(RootOptions.canonicalBytes(root.bytes)),
-            maxDepth: arguments.has("--json") ? nil : depth)
+            root: EscapedName.string(RootOptions.canonicalBytes(root.bytes)), selection: selection)
         if arguments.has("--json") {
             Console.json(
                 (phone.map { PhoneStorageOptions.json(report, $0.storage(scanned.tree)) } ?? JSONOutput.encode(report))

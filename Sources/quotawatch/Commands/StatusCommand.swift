@@ -103,7 +103,11 @@ enum StatusCommand {
 
     /// What to ask the daemon for. Defaults keep what earlier versions printed: the table
     /// shows depth 1, --json the whole tree.
-    static func selection(_ arguments: ParsedArguments) throws(UsageError) -> TreeSelection {
+    static func selection(
+        _ arguments: ParsedArguments, command: String = "status"
+    ) throws(UsageError)
+        -> TreeSelection
+    {
         var selection = TreeSelection()
         if let path = arguments.values["--path"] {
             // Written as status --json shows names; bytes that are not UTF-8 can only be meant
@@ -113,11 +117,11 @@ enum StatusCommand {
             case .success(let subtree):
                 selection.subtree = subtree
             case .failure(let error):
-                throw UsageError(message: "Invalid value for '--path': \(error)", command: "status")
+                throw UsageError(message: "Invalid value for '--path': \(error)", command: command)
             }
         }
         if arguments.values["--top"] != nil {
-            selection.top = try arguments.integer("--top", default: 1, in: 1...1_000_000, command: "status")
+            selection.top = try arguments.integer("--top", default: 1, in: 1...1_000_000, command: command)
         }
         switch arguments.values["--depth"]?.text {
         case "all":
@@ -131,7 +135,7 @@ enum StatusCommand {
                 throw UsageError(
                     message: "Invalid value '\(text)' for '--depth': \(error.reason); expected 'all' or a whole number "
                         + "from 0 to 4096",
-                    command: "status")
+                    command: command)
             }
         }
         return selection
