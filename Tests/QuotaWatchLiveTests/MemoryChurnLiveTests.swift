@@ -52,47 +52,4 @@ struct MemoryChurnLiveTests {
         #expect(after - before <= 1_024, "RssAnon went from \(before) KiB to \(after) KiB")
         try fixture.expectLiveMatchesScan("after the churn")
     }
-
-    /// Sets the modification time of every file in `directory` to now, or to an hour ago.
-    private func touchAll(in directory: String, count: Int, recent: Bool) throws {
-        let seconds = time(nil) - (recent ? 0 : 3_600)
-        let times = [timespec](repeating: timespec(tv_sec: seconds, tv_nsec: 0), count: 2)
-        for number in 0..<count {
-            let path = directory + "/file\(number)"
-            guard utimensat(AT_FDCWD, path, times, 0) == 0 else {
-                throw SystemCallError("utimensat", path, errno: errno)
-            }
-        }
-    }
-
-    /// A directory filled just before the daemon starts has every file inside the writeback
-    /// window, so each is owed two re-stats. Kept as a name each, with its hash and queue
-    /// entries, they cost some 200 B a file for 35 s, three times the tree (the 332 B per file
-    /// measured on a fresh million-file directory); kept as record numbers, 16 B.
-    @Test("40 000 files written just before the start cost at most 3 MiB more than the same files written an hour ago")
-    func freshlyFilledDirectoryCostsLittleMore() throws {
-        let fixture = try LiveFixture()
-        let count = 40_000
-        try fixture.tree.makeDirectory(LiveFixture.root / "big")
-        let directory = fixture.tree.absolutePath(LiveFixture.root / "big")
-        for number in 0..<count {
-            let path = directory + "/file\(number)"
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw SystemCallError("open", path, errno: errno) }
-            close(descriptor)
-        }
-        var readings: [Int] = []
-        for recent in [false, true] {
-            try touchAll(in: directory, count: count, recent: recent)
-            let daemon = try fixture.start()
-            let status = try daemon.syncStatus()
-            #expect(status.engine.overflows == 0)
-            readings.append(try anonymousKiB(of: daemon.processID))
-            try fixture.expectLiveMatchesScan(recent ? "files written just now" : "files written an hour ago")
-            _ = try daemon.stop()
-        }
-        #expect(
-            readings[1] - readings[0] <= 3 * 1_024,
-            "RssAnon \(readings[0]) KiB on old files, \(readings[1]) KiB on fresh ones")
-    }
 }
