@@ -171,7 +171,7 @@ public struct WatchLayout: Sendable {
         guard let frame = model.frame else { return StyledLine(" starting…", .dim) }
         // (spans, priority): the lowest priority goes first.
         var parts: [(spans: [StyledSpan], priority: Int)] = []
-        if model.state.paused { parts.append(([StyledSpan(" PAUSED", .reverse)], 9)) }
+        if model.state.paused { parts.append(([StyledSpan(" "), StyledSpan("PAUSED", .reverse), StyledSpan(" ")], 9)) }
         if let level = frame.level {
             parts.append(([StyledSpan(" level "), StyledSpan(level, Self.levelStyle(level))], 8))
             if let free = frame.free, let total = frame.diskTotal {

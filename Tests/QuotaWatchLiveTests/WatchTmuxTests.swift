@@ -153,14 +153,36 @@ struct WatchTmuxTests {
         try tmux.waitFor("the shell prompt") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
     }
 
-    /// A tmux server of its own typing `watch` on an empty root, with `options` after it.
-    static func watchOnEmptyRoot(_ prefix: String, _ options: String = "") throws -> (TempTree, Tmux) {
+    @Test(
+        "NO_COLOR set and not empty: the view draws no colours (bold and reverse stay); unset, the level is green",
+        .enabled(if: tmuxPath != nil, "tmux is not installed: install Debian's tmux (scripts/lib/deps.sh does)"))
+    func noColor() throws {
+        // The test runner may have NO_COLOR set itself: each case says what it wants.
+        for (environment, coloured) in [("env -u NO_COLOR ", true), ("NO_COLOR=1 ", false), ("NO_COLOR= ", true)] {
+            let (tree, tmux) = try Self.watchOnEmptyRoot("qw-watch-tmux-nocolor", environment: environment)
+            defer { withExtendedLifetime(tree) { tmux.killServer() } }
+            try tmux.waitFor("the level") { $0.contains("level normal") }
+            let screen = tmux.captureWithEscapes()
+            // SGR foreground colours 30-37, alone or after other attributes.
+            let colours = (30...37).flatMap { ["\u{1b}[\($0)m", ";\($0)m"] }.filter { screen.contains($0) }
+            #expect(colours.isEmpty != coloured, "\(environment)colours \(colours) in:\n\(screen)")
+            #expect(screen.contains("\u{1b}[1;7m"), "the title bar is bold reverse whatever the colours")
+            tmux.keys("q")
+            try tmux.waitFor("the shell prompt") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
+        }
+    }
+
+    /// A tmux server of its own typing `watch` on an empty root, with `options` after it and
+    /// `environment` (`NAME=value `) before it.
+    static func watchOnEmptyRoot(
+        _ prefix: String, _ options: String = "", environment: String = ""
+    ) throws -> (TempTree, Tmux) {
         let tree = try TempTree(prefix: prefix)
         try tree.makeDirectory("root")
         let cli = try CLIRunner.locate()
         let tmux = try Tmux(path: tmuxPath!, socket: tree.absolutePath("tmux.sock"))
         tmux.type(
-            "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
+            environment + "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
                 + "--socket '\(tree.absolutePath("run/watch.sock"))' \(options)")
         return (tree, tmux)
     }

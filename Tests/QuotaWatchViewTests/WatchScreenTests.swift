@@ -100,7 +100,7 @@ let fixtureNow: Int64 = 1_796_085_900_000
         var model = try sandboxModel()
         _ = model.handle(.character("p"), listRows: 10, now: fixtureNow)
         let frozen = layout80.screen(model, now: fixtureNow)
-        #expect(frozen[1].text.hasPrefix(" PAUSED"))
+        #expect(frozen[1].text.hasPrefix(" PAUSED  level normal"))
         // Growth, events, a new leftover, a breach and a minute of ages later:
         model.receive(
             frame([("tmp", 38_800_000), ("Library", 8_600_000)], seconds: 4, events: 9_000), listRows: 10)
