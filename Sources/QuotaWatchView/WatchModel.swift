@@ -118,6 +118,8 @@ public struct WatchModel: Sendable {
         }
         if case .showDirectory = command {
             restorePending = true
+            // Paused, the rates held were of the other directory's children: none until resumed.
+            frozen?.growth = GrowthTracker()
             // Paused or not, the new directory's first frame is shown.
             frame = frame.map { old in
                 var blank = WatchFrame(root: old.root, directory: state.directory)

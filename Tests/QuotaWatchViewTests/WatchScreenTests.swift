@@ -118,6 +118,18 @@ let fixtureNow: Int64 = 1_796_085_900_000
         #expect(live.contains("idle 3h 1m"))
     }
 
+    @Test func pausedInADirectoryEnteredNoRateOfAnotherDirectoryShows() {
+        var model = WatchModel()
+        model.receive(frame([("Caches", 1_000)], seconds: 0), listRows: 10)
+        model.receive(frame([("Caches", 9_000_000)], seconds: 1), listRows: 10)
+        _ = model.handle(.character("p"), listRows: 10)
+        #expect(model.rows().first?.growth != nil)
+        _ = model.handle(.enter, listRows: 10)
+        model.receive(frame("Caches", [("Caches", 5)], seconds: 2), listRows: 10)
+        #expect(model.rows().map(\.name) == [Array("Caches".utf8)])
+        #expect(model.rows().first?.growth == nil)
+    }
+
     @Test func aNoticeGoesAfterAFewSecondsAndNeverHidesTheBreadcrumb() throws {
         var model = try sandboxModel()
         model.post(notice: "cleanup done: would remove 70, would free 372.7 KB", now: fixtureNow)
