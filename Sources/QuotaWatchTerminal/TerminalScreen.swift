@@ -30,8 +30,9 @@ public final class TerminalScreen {
 
     /// Takes over the terminal on standard input and output. Call it only when both are
     /// terminals (``FileDescriptor/isTerminal``); curses ends the process with a message of
-    /// its own if TERM names no terminal it knows.
-    public init() {
+    /// its own if TERM names no terminal it knows. `colors` false (``TerminalColors/wanted(_:)``
+    /// for `NO_COLOR`) draws every style without its colours.
+    public init(colors: Bool) {
         // Wide characters need the user's locale (UTF-8 names, wcwidth).
         _ = setlocale(LC_ALL, "")
         FatalSignalRestore.install(Self.resetSequence)
@@ -45,7 +46,7 @@ public final class TerminalScreen {
         _ = curs_set(0)
         // Escape alone arrives after this delay instead of the default second.
         _ = set_escdelay(25)
-        hasColors = has_colors()
+        hasColors = colors && has_colors()
         if hasColors {
             _ = start_color()
             _ = use_default_colors()

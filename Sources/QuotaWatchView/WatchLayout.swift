@@ -32,15 +32,46 @@ public struct WatchLayout: Sendable {
         public var log: Int
     }
 
-    public func areas(candidateCount: Int) -> Areas {
+    /// The rows below the headings shared out: by default about a quarter for the log and up to
+    /// a sixth for the candidates; then the rows one part cannot fill (a short list, a short
+    /// log) go to the others that have more to show, so no row stays blank while a part is cut.
+    public func areas(list listCount: Int, candidates candidateCount: Int, log logCount: Int) -> Areas {
         let remaining = max(0, rows - 5)
-        let log = max(4, remaining / 4)
-        let candidates = candidateCount == 0 ? 0 : min(candidateCount + 1, max(2, remaining / 6))
-        return Areas(list: max(1, remaining - log - candidates), candidates: candidates, log: log)
+        let candidatesWanted = candidateCount == 0 ? 0 : candidateCount + 1
+        let logWanted = logCount + 1
+        var log = max(4, remaining / 4)
+        var candidates = min(candidatesWanted, max(2, remaining / 6))
+        var list = max(1, remaining - log - candidates)
+        // A short list leaves rows to the candidates, then the log.
+        let listWanted = max(1, listCount)
+        if list > listWanted {
+            var spare = list - listWanted
+            list = listWanted
+            let more = min(spare, candidatesWanted - candidates)
+            candidates += more
+            spare -= more
+            log += spare
+        }
+        // A short log leaves rows to the candidates, then the list.
+        if log > max(2, logWanted) {
+            var spare = log - max(2, logWanted)
+            log -= spare
+            let more = min(spare, candidatesWanted - candidates)
+            candidates += more
+            spare -= more
+            list += spare
+        }
+        return Areas(list: list, candidates: candidates, log: log)
+    }
+
+    public func areas(_ model: WatchModel) -> Areas {
+        areas(
+            list: model.rows().count, candidates: model.shownCandidates.count,
+            log: Self.folded(model.shownLog, format: model.format).count)
     }
 
     /// The rows the directory list has on this screen.
-    public func listRows(_ model: WatchModel) -> Int { areas(candidateCount: model.candidates.count).list }
+    public func listRows(_ model: WatchModel) -> Int { areas(model).list }
 
     /// Column widths of the directory list: the name takes what the others leave.
     public struct Columns: Equatable, Sendable {
@@ -56,36 +87,46 @@ public struct WatchLayout: Sendable {
             name = max(
                 8, totalColumns - 2 - (Self.size + Self.files + Self.growth + Self.quota + Self.bar + Self.percent) - 6)
         }
+
+        /// As wide as the longest of `names` (and the heading) needs, at most what the screen
+        /// leaves: on a wide screen the sizes stay beside their names.
+        public init(totalColumns: Int, longestName: Int) {
+            self.init(totalColumns: totalColumns)
+            name = min(name, max(16, longestName + 2))
+        }
+    }
+
+    /// The columns for the rows shown now.
+    func columns(_ model: WatchModel) -> Columns {
+        Columns(totalColumns: columns, longestName: model.rows().map { width.columns($0.display) + 1 }.max() ?? 0)
     }
 
     // MARK: The screen
 
     public func screen(_ model: WatchModel, now milliseconds: Int64) -> [StyledLine] {
         if isTooSmall { return tooSmall() }
+        let now = model.shownTime(milliseconds)
         var lines: [StyledLine] = []
         lines.append(titleBar(model))
         lines.append(statusLine(model))
         lines.append(locationLine(model))
-        lines.append(headings())
-        let areas = areas(candidateCount: model.candidates.count)
-        lines += list(model, rows: areas.list)
-        lines += candidates(model, rows: areas.candidates, now: milliseconds)
-        lines += log(model, rows: areas.log)
-        lines.append(footer())
+        if model.state.logExpanded {
+            lines += fullLog(model, rows: rows - 4)
+        } else {
+            let names = columns(model)
+            lines.append(headings(names))
+            let areas = areas(model)
+            lines += list(model, rows: areas.list, columns: names)
+            lines += candidates(model, rows: areas.candidates, now: now)
+            lines += log(model, rows: areas.log)
+        }
+        lines.append(footer(model))
         var screen = lines.map { $0.clipped(to: columns, width: width) }
         switch model.state.dialog {
         case .none: break
         case .help: screen = Self.help.drawn(over: screen, rows: rows, columns: columns, width: width)
         case .confirmClean:
-            let dialog = ConfirmDialog(
-                question: "Run every cleaner now?",
-                detail: [
-                    model.attachedTo == nil
-                        ? "Each cleaner removes what its rules select, as a manual trigger."
-                        : "The daemon runs them, as 'quotawatch clean-now' would.",
-                    "Without --clean the run is a dry run and removes nothing.",
-                ])
-            screen = dialog.overlay.drawn(over: screen, rows: rows, columns: columns, width: width)
+            screen = Self.confirmation(model).overlay.drawn(over: screen, rows: rows, columns: columns, width: width)
         }
         return screen
     }
@@ -107,21 +148,6 @@ public struct WatchLayout: Sendable {
         return lines
     }
 
-    public static let help = Overlay.help(
-        title: "quotawatch watch: keys",
-        keys: [
-            ("up/down, pgup/pgdn", "move in the list (home/end: first/last)"),
-            ("enter, right", "open the selected directory"),
-            ("backspace, left", "back to the parent directory"),
-            ("s", "sort by size, name or growth (cycles)"),
-            ("a", "show allocated or apparent sizes"),
-            ("c", "run every cleaner now (asks first)"),
-            ("p", "pause the display (the engine keeps counting)"),
-            ("?", "this help"),
-            ("q", "quit (Ctrl-C too)"),
-        ],
-        footer: "any key closes")
-
     // MARK: Parts
 
     static let barStyle = TextStyle(bold: true, reverse: true)
@@ -139,158 +165,88 @@ public struct WatchLayout: Sendable {
         return StyledLine(left + root + String(repeating: " ", count: gap) + totals, Self.barStyle)
     }
 
+    /// The engine's state in parts, the least needed dropped whole when the screen is too
+    /// narrow for all: nothing is cut mid-word.
     func statusLine(_ model: WatchModel) -> StyledLine {
-        var line = StyledLine()
-        guard let frame = model.frame else {
-            line.append(" starting…", .dim)
-            return line
-        }
+        guard let frame = model.frame else { return StyledLine(" starting…", .dim) }
+        // (spans, priority): the lowest priority goes first.
+        var parts: [(spans: [StyledSpan], priority: Int)] = []
+        if model.state.paused { parts.append(([StyledSpan(" "), StyledSpan("PAUSED", .reverse), StyledSpan(" ")], 9)) }
         if let level = frame.level {
-            line.append(" level ")
-            line.append(level, Self.levelStyle(level))
+            parts.append(([StyledSpan(" level "), StyledSpan(level, Self.levelStyle(level))], 8))
             if let free = frame.free, let total = frame.diskTotal {
-                line.append(", \(model.format.string(free)) free of \(model.format.string(total))")
+                parts.append(([StyledSpan(", \(model.format.string(free)) free")], 6))
+                parts.append(([StyledSpan(" of \(model.format.string(total))")], 1))
             }
         } else {
-            line.append(" level ?", .dim)
+            parts.append(([StyledSpan(" level ?", .dim)], 8))
         }
         if let phone = frame.phone {
             // Always in the phone's units, whatever the table uses.
-            line.append("  \(phone.version): \(ByteFormat.decimal.string(phone.total))", .bold)
+            parts.append(([StyledSpan("  \(phone.version): \(ByteFormat.decimal.string(phone.total))", .bold)], 5))
         }
-        if let rate = model.growth.eventsPerSecond {
-            line.append("  \(Saturating.int64(rate.rounded())) ev/s")
+        if let rate = model.shownGrowth.eventsPerSecond {
+            parts.append(([StyledSpan("  \(Saturating.int64(rate.rounded())) ev/s")], 2))
         }
         if !frame.quotas.isEmpty {
             let states = Dictionary(grouping: frame.quotas, by: \.state).mapValues(\.count)
-            line.append("  quotas:")
+            var spans = [StyledSpan("  quotas:")]
             for state in ["ok", "warning", "breach"] {
-                if let count = states[state] { line.append(" \(count) \(state)", Self.quotaStyle(state)) }
+                if let count = states[state] { spans.append(StyledSpan(" \(count) \(state)", Self.quotaStyle(state))) }
             }
+            parts.append((spans, 7))
         }
-        if frame.degraded > 0 { line.append("  DEGRADED (\(frame.degraded) polled)", Self.quotaStyle("warning")) }
-        if frame.isResyncing { line.append("  RESYNCING", Self.quotaStyle("warning")) }
-        if model.state.paused { line.append("  PAUSED", .reverse) }
-        if let socket = model.attachedTo { line.append("  attached: \(width.printable(socket))", .dim) }
+        if frame.degraded > 0 {
+            parts.append(([StyledSpan("  DEGRADED (\(frame.degraded) polled)", Self.quotaStyle("warning"))], 4))
+        }
+        if frame.isResyncing { parts.append(([StyledSpan("  RESYNCING", Self.quotaStyle("warning"))], 4)) }
+        func columnsUsed(_ parts: [(spans: [StyledSpan], priority: Int)]) -> Int {
+            parts.reduce(0) { $0 + $1.spans.reduce(0) { $0 + width.columns($1.text) } }
+        }
+        while columnsUsed(parts) > columns,
+            let least = parts.indices.min(by: { parts[$0].priority < parts[$1].priority })
+        {
+            parts.remove(at: least)
+        }
+        var line = StyledLine(parts.flatMap(\.spans))
+        // The socket, in what is left: its end says most.
+        let label = "  attached: "
+        let room = columns - columnsUsed(parts) - width.columns(label)
+        if let socket = model.attachedTo, room >= 8 {
+            line.append(label + width.truncatedFront(width.printable(socket), to: room), .dim)
+        }
         return line
     }
 
+    /// The breadcrumb: the directory shown, the sort and the size kind (or the first crawl's
+    /// progress). A notice never takes its place (it goes in the footer).
     func locationLine(_ model: WatchModel) -> StyledLine {
         if let crawl = model.frame?.crawl {
             return StyledLine(
                 " first crawl: \(crawl.directories) directories, \(crawl.files) files so far…", .bold)
         }
-        if let notice = model.notice { return StyledLine(" " + width.printable(notice), Self.quotaStyle("warning")) }
         let path = "./" + width.printable(EscapedName.string(model.state.directory))
         let right =
             "sort: \(model.state.sort.rawValue)  sizes: \(model.state.showsApparent ? "apparent" : "allocated") "
-        let shown = width.truncatedFront(path, to: max(1, columns - width.columns(right) - 3))
-        let gap = max(1, columns - 1 - width.columns(shown) - width.columns(right))
+        let gone = model.frame?.directoryExists == false ? "  (gone)" : ""
+        let shown = width.truncatedFront(path, to: max(1, columns - width.columns(right) - width.columns(gone) - 3))
+        let gap = max(1, columns - 1 - width.columns(shown) - width.columns(gone) - width.columns(right))
         var line = StyledLine(" " + shown, .bold)
-        if model.frame?.directoryExists == false { line.append("  (gone)", Self.quotaStyle("breach")) }
+        if !gone.isEmpty { line.append(gone, Self.quotaStyle("breach")) }
         line.append(String(repeating: " ", count: gap) + right, .dim)
         return line
     }
 
-    func headings() -> StyledLine {
-        let names = Columns(totalColumns: columns)
-        var text = "  " + width.padded("NAME", to: names.name) + " "
-        text += width.padded("SIZE", to: Columns.size, alignRight: true) + " "
-        text += width.padded("FILES", to: Columns.files, alignRight: true) + " "
-        text += width.padded("GROWTH", to: Columns.growth, alignRight: true) + " "
-        text += width.padded("QUOTA", to: Columns.quota, alignRight: true) + " "
-        text += width.padded("USE", to: Columns.bar + Columns.percent)
-        return StyledLine(text, .bold)
-    }
-
-    func list(_ model: WatchModel, rows visibleRows: Int) -> [StyledLine] {
-        let rows = model.rows()
-        var lines: [StyledLine] = []
-        if rows.isEmpty {
-            let text = model.frame == nil ? "  waiting for the engine…" : "  (no subdirectories)"
-            lines.append(StyledLine(text, .dim))
+    /// The keys, as many as fit (never a key without its word); a notice in their place for a
+    /// few seconds.
+    func footer(_ model: WatchModel) -> StyledLine {
+        if let notice = model.notice {
+            return StyledLine(" " + width.truncated(width.printable(notice), to: columns - 2) + " ", Self.barStyle)
         }
-        for index in model.state.cursor.visibleRange(count: rows.count, visibleRows: visibleRows) {
-            lines.append(row(rows[index], selected: index == model.state.cursor.selected, format: model.format))
-        }
-        return lines + Array(repeating: .blank, count: max(0, visibleRows - lines.count))
-    }
-
-    /// One directory: marker, name, size, files, growth, quota, usage bar and share.
-    public func row(_ row: WatchRow, selected: Bool, format: ByteFormat) -> StyledLine {
-        let names = Columns(totalColumns: columns)
-        let state = row.quota?.state
-        var nameStyle = state.map(Self.quotaStyle) ?? .plain
-        if selected { nameStyle.reverse = true }
-        var line = StyledLine(selected ? "> " : "  ", selected ? .bold : .plain)
-        line.append(width.padded(row.display + "/", to: names.name), nameStyle)
-        line.append(" " + width.padded(format.string(row.size), to: Columns.size, alignRight: true))
-        line.append(" " + width.padded(String(row.files), to: Columns.files, alignRight: true))
-        line.append(" " + width.padded(Self.growthText(row.growth, format), to: Columns.growth, alignRight: true))
-        guard let quota = row.quota else { return line }
-        line.append(" " + width.padded(format.string(quota.effectiveLimit), to: Columns.quota, alignRight: true))
-        let bar = Self.bar(used: quota.used ?? 0, limit: quota.effectiveLimit, inner: Columns.bar - 2)
-        line.append(" [")
-        line.append(bar.filled, Self.quotaStyle(quota.state))
-        line.append(bar.empty + "]")
-        line.append(width.padded(bar.percent, to: Columns.percent, alignRight: true), Self.quotaStyle(quota.state))
-        return line
-    }
-
-    /// A usage bar of `inner` cells: `#` for the used share (all of them past the limit).
-    public static func bar(used: UInt64, limit: UInt64, inner: Int) -> (filled: String, empty: String, percent: String)
-    {
-        guard limit > 0 else { return (String(repeating: "#", count: inner), "", "  ∞%") }
-        let share = Double(used) / Double(limit)
-        let cells = min(inner, Int(Saturating.int64((share * Double(inner)).rounded(.down))))
-        let filled = used > 0 && cells == 0 ? 1 : cells
-        let percent = share >= 9.995 ? ">999%" : "\(Int((share * 100).rounded()))%"
-        return (String(repeating: "#", count: filled), String(repeating: ".", count: inner - filled), percent)
-    }
-
-    /// "+1.2 MB/s", "-300 B/s", "0 B/s", "" while unknown.
-    public static func growthText(_ rate: Double?, _ format: ByteFormat) -> String {
-        guard let rate else { return "" }
-        let magnitude = format.string(Saturating.uint64(abs(rate).rounded()))
-        if magnitude.hasPrefix("0 ") { return "0 B/s" }
-        return (rate < 0 ? "-" : "+") + magnitude + "/s"
-    }
-
-    func candidates(_ model: WatchModel, rows: Int, now: Int64) -> [StyledLine] {
-        guard rows > 0 else { return [] }
-        let sorted = model.candidates.values.sorted {
-            $0.allocated != $1.allocated ? $0.allocated > $1.allocated : $0.path < $1.path
-        }
-        var lines = [StyledLine(" cleanup candidates (\(sorted.count))", .bold)]
-        let pathColumns = max(10, columns - 2 - Columns.size - 1 - 18)
-        for candidate in sorted.prefix(rows - 1) {
-            let age = candidate.idleSeconds + max(0, (now - candidate.reportedAt) / 1000)
-            var line = StyledLine(
-                "  " + width.padded(width.printable(candidate.path), to: pathColumns), Self.quotaStyle("warning"))
-            line.append(
-                " " + width.padded(model.format.string(candidate.allocated), to: Columns.size, alignRight: true))
-            line.append("  idle " + DurationWords.compact(age), .dim)
-            lines.append(line)
-        }
-        return lines + Array(repeating: .blank, count: max(0, rows - lines.count))
-    }
-
-    func log(_ model: WatchModel, rows: Int) -> [StyledLine] {
-        var lines = [StyledLine(" events", .bold)]
-        for event in model.log.suffix(rows - 1) {
-            // The log shows the time of day; the date and offset are in pipe mode's lines.
-            let clock = String(event.time.dropFirst(11).prefix(8))
-            var line = StyledLine(" \(clock) ", .dim)
-            line.append(event.kind, Self.severityStyle(event.severity))
-            line.append(" " + event.details)
-            lines.append(line)
-        }
-        return lines + Array(repeating: .blank, count: max(0, rows - lines.count))
-    }
-
-    func footer() -> StyledLine {
-        StyledLine(
-            " arrows move  enter open  bksp up  s sort  a size  c clean  p pause  ? help  q quit", .reverse)
+        let text =
+            Self.keyHints(paused: model.state.paused, logExpanded: model.state.logExpanded)
+            .first { width.columns($0) + 1 <= columns } ?? " ? help  q quit"
+        return StyledLine(" " + text, .reverse)
     }
 
     // MARK: Colours

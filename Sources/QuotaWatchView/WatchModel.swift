@@ -14,10 +14,26 @@ public struct WatchModel: Sendable {
     public private(set) var candidates: [String: EventLine.Leftover] = [:]
     /// Set by the app: attached to a daemon on this socket, shown in the header.
     public var attachedTo: String?
-    /// Set by the app: a message for the status line (a failed clean request, say).
-    public var notice: String?
+    /// Set by the app: whether this engine deletes (`--clean` without `--dry-run`); nil when
+    /// attached, where the daemon's options decide. The `c` confirmation says which.
+    public var deletes: Bool?
+    /// A message for the footer (a cleanup's outcome, say) until ``noticeDeadline``.
+    public private(set) var notice: String?
+    /// When ``notice`` goes away, in milliseconds since the epoch.
+    public private(set) var noticeDeadline: Int64 = 0
+    /// How long a notice stays, in milliseconds.
+    public static let noticeMilliseconds: Int64 = 5000
     public var format: ByteFormat
     private var restorePending = false
+    /// Everything drawn besides the frame, as it was when `p` paused the view; nil while live.
+    private var frozen: Frozen?
+
+    private struct Frozen: Sendable {
+        var growth: GrowthTracker
+        var log: [EventLine]
+        var candidates: [String: EventLine.Leftover]
+        var at: Int64
+    }
 
     public init(format: ByteFormat = .decimal) { self.format = format }
 
@@ -62,14 +78,48 @@ public struct WatchModel: Sendable {
         for path in event.removedPaths { candidates.removeValue(forKey: path) }
     }
 
-    /// Applies a key; see ``WatchState/handle(_:rows:visibleRows:cleanAllowed:)``.
-    public mutating func handle(_ key: TerminalKey, listRows: Int, cleanAllowed: Bool = true) -> WatchCommand {
+    /// Shows `text` in the footer for ``noticeMilliseconds`` from `now` (ms since the epoch).
+    public mutating func post(notice text: String, now: Int64) {
+        notice = text
+        noticeDeadline = now + Self.noticeMilliseconds
+    }
+
+    /// The clock's tick: a notice past its deadline goes away. True when the screen changed.
+    @discardableResult
+    public mutating func tick(now: Int64) -> Bool {
+        guard notice != nil, now >= noticeDeadline else { return false }
+        notice = nil
+        return true
+    }
+
+    // MARK: What is drawn (held while paused)
+
+    /// The growth rates shown: those of the moment `p` was pressed while paused.
+    public var shownGrowth: GrowthTracker { frozen?.growth ?? growth }
+    /// The log shown, newest last.
+    public var shownLog: [EventLine] { frozen?.log ?? log }
+    /// The cleanup candidates shown.
+    public var shownCandidates: [String: EventLine.Leftover] { frozen?.candidates ?? candidates }
+    /// The time the screen is drawn at: `now`, or the moment of the pause (ages stand still).
+    public func shownTime(_ now: Int64) -> Int64 { frozen?.at ?? now }
+
+    /// Applies a key; see ``WatchState/handle(_:rows:visibleRows:cleanAllowed:)``. `now` (ms
+    /// since the epoch) is the moment a pause freezes the screen at.
+    public mutating func handle(
+        _ key: TerminalKey, listRows: Int, cleanAllowed: Bool = true, now: Int64 = 0
+    ) -> WatchCommand {
         let selected = selectedName()
         let order = (state.sort, state.showsApparent)
+        let wasPaused = state.paused
         let command = state.handle(key, rows: rowNames(), visibleRows: listRows, cleanAllowed: cleanAllowed)
         if order != (state.sort, state.showsApparent) { keepSelection(on: selected, listRows: listRows) }
+        if state.paused != wasPaused {
+            frozen = state.paused ? Frozen(growth: growth, log: log, candidates: candidates, at: now) : nil
+        }
         if case .showDirectory = command {
             restorePending = true
+            // Paused, the rates held were of the other directory's children: none until resumed.
+            frozen?.growth = GrowthTracker()
             // Paused or not, the new directory's first frame is shown.
             frame = frame.map { old in
                 var blank = WatchFrame(root: old.root, directory: state.directory)
@@ -96,7 +146,7 @@ public struct WatchModel: Sendable {
             WatchRow(
                 name: entry.name, display: DisplayWidth.builtIn.printable(EscapedName.string(entry.name)),
                 size: state.showsApparent ? entry.apparent : entry.allocated, files: entry.files,
-                growth: growth.bytesPerSecond(entry.name),
+                growth: shownGrowth.bytesPerSecond(entry.name),
                 quota: quotas[EscapedName.string(frame.childPath(entry.name))])
         }
         switch state.sort {

@@ -32,6 +32,8 @@ public struct WatchState: Sendable, Equatable {
     public var sort = SortOrder.size
     public var showsApparent = false
     public var paused = false
+    /// `l`: the event log takes the screen below the header, each line wrapped in full.
+    public var logExpanded = false
     public var dialog = Dialog.none
     /// The child selected in each directory left by `enter`, so backspace comes back to it.
     private var selectedBeforeEntering: [[UInt8]: [UInt8]] = [:]
@@ -85,6 +87,10 @@ public struct WatchState: Sendable, Equatable {
             showsApparent.toggle()
         case .character("p"):
             paused.toggle()
+        case .character("l"):
+            logExpanded.toggle()
+        case .escape:
+            logExpanded = false
         case .character("?"), .character("h"):
             dialog = .help
         case .character("c"):

@@ -45,6 +45,11 @@ struct Tmux {
 
     func capture() -> String { (try? run(["capture-pane", "-p", "-t", Self.session]))?.outputText ?? "" }
 
+    /// The pane with its attributes and colours as escape sequences (`capture-pane -e`).
+    func captureWithEscapes() -> String {
+        (try? run(["capture-pane", "-e", "-p", "-t", Self.session]))?.outputText ?? ""
+    }
+
     var alternateScreenIsOn: Bool {
         (try? run(["display-message", "-p", "-t", Self.session, "#{alternate_on}"]))?.outputText
             .trimmingCharacters(in: .whitespacesAndNewlines) == "1"

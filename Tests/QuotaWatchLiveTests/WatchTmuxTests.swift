@@ -153,14 +153,82 @@ struct WatchTmuxTests {
         try tmux.waitFor("the shell prompt") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
     }
 
-    /// A tmux server of its own typing `watch` on an empty root, with `options` after it.
-    static func watchOnEmptyRoot(_ prefix: String, _ options: String = "") throws -> (TempTree, Tmux) {
+    @Test(
+        "80x24: a leftover flood is one log line, a breach shows, whole key hints, p freezes, l shows all",
+        .enabled(if: tmuxPath != nil, "tmux is not installed: install Debian's tmux (scripts/lib/deps.sh does)"))
+    func eightyByTwentyFour() throws {
+        let tree = try TempTree(prefix: "qw-watch-tmux-80x24")
+        try tree.makeDirectories("root/tmp")
+        try tree.makeDirectories("root/Library/Caches/Feed")
+        // Documents, Library and tmp: the ios-sandbox profile and its leftover rules apply.
+        try tree.makeDirectories("root/Documents")
+        for index in 1...12 {
+            let name = TreePath("root/tmp/CFNetworkDownload_A\(index)x.tmp")
+            try tree.writeFile(name, byteCount: 10_000 * index)
+            try setModified(tree, name, secondsSinceEpoch: 1_577_836_800)
+        }
+        let cli = try CLIRunner.locate()
+        let tmux = try Tmux(path: Self.tmuxPath!, socket: tree.absolutePath("tmux.sock"))
+        defer { withExtendedLifetime(tree) { tmux.killServer() } }
+        tmux.resize(columns: 80, rows: 24)
+        tmux.type(
+            "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
+                + "--socket '\(tree.absolutePath("run/watch.sock"))' --quota 'Library/Caches/*=1MB'")
+        try tmux.waitFor("the folded leftovers") { $0.contains("leftover 12 leftovers, ") }
+        try tree.writeFile("root/Library/Caches/Feed/download", byteCount: 2_000_000)
+        // The twelve leftovers took one line of the log: the breach comes in under it.
+        var screen = try tmux.waitFor("the breach in the log") { $0.contains("quota_breach Library/Caches/Feed") }
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(Self.lastLine(screen).hasSuffix("? help  q quit"), "\(screen)")
+        #expect(!lines.contains { $0.contains("leftover tmp/") }, "\(screen)")
+        #expect(screen.contains("cleanup candidates (12, "))
+
+        tmux.keys("p")
+        screen = try tmux.waitFor("PAUSED in the header") { $0.contains(" PAUSED  level") }
+        #expect(Self.lastLine(screen).contains("p resume"))
+        tmux.keys("p")
+        try tmux.waitFor("the pause lifted") { !$0.contains("PAUSED") && $0.contains("p pause") }
+
+        tmux.keys("l")
+        screen = try tmux.waitFor("the full log") { $0.contains(" events: all") }
+        // Each leftover on its own line, wrapped in full.
+        #expect(screen.contains("leftover tmp/CFNetworkDownload_A") && screen.contains("          cfnetwork-download)"))
+        tmux.keys("l")
+        try tmux.waitFor("the list again") { $0.contains("  NAME") }
+        tmux.keys("q")
+        try tmux.waitFor("the shell prompt") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
+    }
+
+    @Test(
+        "NO_COLOR set and not empty: the view draws no colours (bold and reverse stay); unset, the level is green",
+        .enabled(if: tmuxPath != nil, "tmux is not installed: install Debian's tmux (scripts/lib/deps.sh does)"))
+    func noColor() throws {
+        // The test runner may have NO_COLOR set itself: each case says what it wants.
+        for (environment, coloured) in [("env -u NO_COLOR ", true), ("NO_COLOR=1 ", false), ("NO_COLOR= ", true)] {
+            let (tree, tmux) = try Self.watchOnEmptyRoot("qw-watch-tmux-nocolor", environment: environment)
+            defer { withExtendedLifetime(tree) { tmux.killServer() } }
+            try tmux.waitFor("the level") { $0.contains("level normal") }
+            let screen = tmux.captureWithEscapes()
+            // SGR foreground colours 30-37, alone or after other attributes.
+            let colours = (30...37).flatMap { ["\u{1b}[\($0)m", ";\($0)m"] }.filter { screen.contains($0) }
+            #expect(colours.isEmpty != coloured, "\(environment)colours \(colours) in:\n\(screen)")
+            #expect(screen.contains("\u{1b}[1;7m"), "the title bar is bold reverse whatever the colours")
+            tmux.keys("q")
+            try tmux.waitFor("the shell prompt") { Self.lastLine($0).hasPrefix(Tmux.prompt) }
+        }
+    }
+
+    /// A tmux server of its own typing `watch` on an empty root, with `options` after it and
+    /// `environment` (`NAME=value `) before it.
+    static func watchOnEmptyRoot(
+        _ prefix: String, _ options: String = "", environment: String = ""
+    ) throws -> (TempTree, Tmux) {
         let tree = try TempTree(prefix: prefix)
         try tree.makeDirectory("root")
         let cli = try CLIRunner.locate()
         let tmux = try Tmux(path: tmuxPath!, socket: tree.absolutePath("tmux.sock"))
         tmux.type(
-            "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
+            environment + "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
                 + "--socket '\(tree.absolutePath("run/watch.sock"))' \(options)")
         return (tree, tmux)
     }

@@ -137,7 +137,7 @@ let layout80 = WatchLayout(rows: 24, columns: 80, width: .builtIn)
         model.receive(leftover)
         let reported = leftover.leftover!.reportedAt
         let text = layout80.screen(model, now: reported + 90_000).map(\.text).joined(separator: "\n")
-        #expect(text.contains("cleanup candidates (1)"))
+        #expect(text.contains("cleanup candidates (1, 2.0 MB)"))
         #expect(text.contains("Downloads/x.part"))
         #expect(text.contains("idle 2m 30s"))
         let cleanup = try #require(
@@ -161,7 +161,8 @@ let layout80 = WatchLayout(rows: 24, columns: 80, width: .builtIn)
         let screen = layout80.screen(model, now: 0)
         let logLines = screen.filter { $0.text.contains("overflow") }
         #expect(logLines.last?.text.contains("00:00:07 overflow 7") == true)
-        #expect(!logLines.contains { $0.text.hasSuffix("overflow 3") })
+        // The log has the rows the short list leaves: all five kept show, the evicted do not.
+        #expect(logLines.map { String($0.text.suffix(1)) } == ["3", "4", "5", "6", "7"])
     }
 
     @Test func theHelpOverlayListsEveryKey() {

@@ -35,7 +35,7 @@ enum CleanInteractive {
                 waiter.close()
             }
         }
-        let screen = TerminalScreen()
+        let screen = TerminalScreen(colors: TerminalColors.wanted(ProcessInfo.processInfo.environment))
         defer { screen.stop() }
         var picker = CleanPicker(page: page, format: output.format, nowNanoseconds: output.nowNanoseconds)
         while true {

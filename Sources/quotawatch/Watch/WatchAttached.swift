@@ -67,7 +67,7 @@ enum WatchAttached {
             signalThread = nil
         }
         return WatchSession(
-            feed: feed, socketPath: socket, attachedTo: EscapedName.string(socket),
+            feed: feed, socketPath: socket, attachedTo: EscapedName.string(socket), deletes: nil,
             stop: {
                 stopping.set()
                 wake.signal()

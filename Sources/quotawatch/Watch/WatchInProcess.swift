@@ -44,7 +44,7 @@ enum WatchInProcess {
             }
         }
         return WatchSession(
-            feed: feed, socketPath: options.socketPath, attachedTo: nil,
+            feed: feed, socketPath: options.socketPath, attachedTo: nil, deletes: options.cleanup.deletes,
             stop: {
                 engine.stop()
                 thread.join()

@@ -12,13 +12,14 @@ enum WatchScreenLoop {
     static let keyTimeoutMilliseconds = 100
 
     static func run(_ session: WatchSession, format: ByteFormat) -> ExitStatus {
-        let screen = TerminalScreen()
+        let screen = TerminalScreen(colors: TerminalColors.wanted(ProcessInfo.processInfo.environment))
         // A line written to the terminal would scramble the screen: the log goes to the view's
         // event log instead, from the engine's first line on (``WatchInProcess``), and back to
         // standard error when the screen closes.
         defer { Log.redirect(to: nil) }
         var model = WatchModel(format: format)
         model.attachedTo = session.attachedTo
+        model.deletes = session.deletes
         var layout = layoutFor(screen)
         var dirty = true
         var lastDraw = ContinuousClock.now
@@ -26,6 +27,8 @@ enum WatchScreenLoop {
         loop: while true {
             let taken = session.feed.take()
             if take(taken, into: &model, layout: layout, format: format) { dirty = true }
+            // A notice goes away after a few seconds.
+            if model.tick(now: LocalTime.millisecondsNow) { dirty = true }
             if let finished = taken.finished {
                 finish = finished
                 break
@@ -54,8 +57,7 @@ enum WatchScreenLoop {
                 if key == .character("q") || key == .character("Q") { break loop }
                 continue
             }
-            model.notice = nil
-            switch model.handle(key, listRows: layout.listRows(model)) {
+            switch model.handle(key, listRows: layout.listRows(model), now: LocalTime.millisecondsNow) {
             case .none: break
             case .showDirectory(let directory): session.feed.show(directory)
             case .cleanNow: session.cleanNow(format: format)
@@ -108,7 +110,7 @@ enum WatchScreenLoop {
             changed = true
         }
         if let notice = taken.notices.last {
-            model.notice = notice
+            model.post(notice: notice, now: now)
             changed = true
         }
         return changed

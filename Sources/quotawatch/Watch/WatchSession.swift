@@ -12,6 +12,9 @@ struct WatchSession {
     let socketPath: [UInt8]
     /// Shown in the header when attached.
     let attachedTo: String?
+    /// Whether the engine deletes (`--clean` without `--dry-run`); nil when attached (the
+    /// daemon's options decide), for the `c` confirmation.
+    let deletes: Bool?
     /// Asks everything feeding the session to stop; returns once it has, every thread joined.
     let stop: () -> Void
 

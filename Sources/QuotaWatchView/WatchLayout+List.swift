@@ -1,0 +1,69 @@
+import QuotaWatchCore
+
+/// The directory list: headings, rows, usage bars.
+extension WatchLayout {
+    func headings(_ names: Columns) -> StyledLine {
+        var text = "  " + width.padded("NAME", to: names.name) + " "
+        text += width.padded("SIZE", to: Columns.size, alignRight: true) + " "
+        text += width.padded("FILES", to: Columns.files, alignRight: true) + " "
+        text += width.padded("GROWTH", to: Columns.growth, alignRight: true) + " "
+        text += width.padded("QUOTA", to: Columns.quota, alignRight: true) + " "
+        text += width.padded("USE", to: Columns.bar + Columns.percent)
+        return StyledLine(text, .bold)
+    }
+
+    func list(_ model: WatchModel, rows visibleRows: Int, columns names: Columns) -> [StyledLine] {
+        let rows = model.rows()
+        var lines: [StyledLine] = []
+        if rows.isEmpty {
+            let text = model.frame == nil ? "  waiting for the engine…" : "  (no subdirectories)"
+            lines.append(StyledLine(text, .dim))
+        }
+        for index in model.state.cursor.visibleRange(count: rows.count, visibleRows: visibleRows) {
+            lines.append(
+                row(rows[index], selected: index == model.state.cursor.selected, format: model.format, columns: names))
+        }
+        return lines + Array(repeating: .blank, count: max(0, visibleRows - lines.count))
+    }
+
+    /// One directory: marker, name (cut with `…`), size, files, growth, quota, usage bar and
+    /// share. `columns` defaults to the widest name column the screen allows.
+    public func row(_ row: WatchRow, selected: Bool, format: ByteFormat, columns names: Columns? = nil) -> StyledLine {
+        let names = names ?? Columns(totalColumns: columns)
+        let state = row.quota?.state
+        var nameStyle = state.map(Self.quotaStyle) ?? .plain
+        if selected { nameStyle.reverse = true }
+        var line = StyledLine(selected ? "> " : "  ", selected ? .bold : .plain)
+        line.append(width.padded(row.display + "/", to: names.name), nameStyle)
+        line.append(" " + width.padded(format.string(row.size), to: Columns.size, alignRight: true))
+        line.append(" " + width.padded(String(row.files), to: Columns.files, alignRight: true))
+        line.append(" " + width.padded(Self.growthText(row.growth, format), to: Columns.growth, alignRight: true))
+        guard let quota = row.quota else { return line }
+        line.append(" " + width.padded(format.string(quota.effectiveLimit), to: Columns.quota, alignRight: true))
+        let bar = Self.bar(used: quota.used ?? 0, limit: quota.effectiveLimit, inner: Columns.bar - 2)
+        line.append(" [")
+        line.append(bar.filled, Self.quotaStyle(quota.state))
+        line.append(bar.empty + "]")
+        line.append(width.padded(bar.percent, to: Columns.percent, alignRight: true), Self.quotaStyle(quota.state))
+        return line
+    }
+
+    /// A usage bar of `inner` cells: `#` for the used share (all of them past the limit).
+    public static func bar(used: UInt64, limit: UInt64, inner: Int) -> (filled: String, empty: String, percent: String)
+    {
+        guard limit > 0 else { return (String(repeating: "#", count: inner), "", "  ∞%") }
+        let share = Double(used) / Double(limit)
+        let cells = min(inner, Int(Saturating.int64((share * Double(inner)).rounded(.down))))
+        let filled = used > 0 && cells == 0 ? 1 : cells
+        let percent = share >= 9.995 ? ">999%" : "\(Int((share * 100).rounded()))%"
+        return (String(repeating: "#", count: filled), String(repeating: ".", count: inner - filled), percent)
+    }
+
+    /// "+1.2 MB/s", "-300 B/s", "0 B/s", "" while unknown.
+    public static func growthText(_ rate: Double?, _ format: ByteFormat) -> String {
+        guard let rate else { return "" }
+        let magnitude = format.string(Saturating.uint64(abs(rate).rounded()))
+        if magnitude.hasPrefix("0 ") { return "0 B/s" }
+        return (rate < 0 ? "-" : "+") + magnitude + "/s"
+    }
+}
