@@ -145,7 +145,7 @@ struct CleanupLiveTests {
         #expect(result.exitStatus == 0, "\(result)")
         let lines = result.outputText.split(separator: "\n").map(String.init)
         #expect(lines.last?.hasPrefix("cleanup ") == true, "the summary is not last: \(lines)")
-        #expect(lines.last?.contains(" kB in ") == true, "not in decimal units: \(String(describing: lines.last))")
+        #expect(lines.last?.contains(" KB in ") == true, "not in decimal units: \(String(describing: lines.last))")
         let listed = lines.filter { $0.hasPrefix("    Caches/a/") }
         #expect(listed.count == 5, "\(lines)")
         #expect(lines.contains { $0.contains("… and ") && $0.contains(" more") }, "\(lines)")
