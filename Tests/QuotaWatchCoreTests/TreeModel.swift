@@ -22,6 +22,10 @@ struct TreeModel {
     var files: [File] = []
     var inodeUsage: [UInt64: Usage] = [:]
     var nextInode: UInt64 = 100
+    /// The link count the kernel reports for an inode where it is not the number of names
+    /// here: links outside the tree, or one directory shown at two places by a bind mount
+    /// (two names here, one link). du remembers only inodes with several links.
+    var reportedLinks: [UInt64: UInt64] = [:]
 
     init(rootOwn: Usage) {
         directories = [Directory(parent: nil, name: [], own: rootOwn, inode: 1)]
@@ -51,7 +55,8 @@ struct TreeModel {
         var fileCount: UInt64 = 0
         for file in files where file.isLive && isBelow(file.directory, directory) {
             fileCount += 1
-            if seen.insert(file.inode).inserted {
+            let countedAtEachName = reportedLinks[file.inode].map { $0 <= 1 } ?? false
+            if countedAtEachName || seen.insert(file.inode).inserted {
                 let inodeUsage = inodeUsage[file.inode]!
                 usage.allocated += inodeUsage.allocated
                 usage.apparent += inodeUsage.apparent
@@ -63,7 +68,8 @@ struct TreeModel {
     func status(ofFileInode inode: UInt64, extraLinks: UInt64 = 0) -> FileStatus {
         let usage = inodeUsage[inode]!
         return FileStatus(
-            device: 7, inode: inode, kind: .regular, linkCount: UInt64(names(of: inode)) + extraLinks,
+            device: 7, inode: inode, kind: .regular,
+            linkCount: (reportedLinks[inode] ?? UInt64(names(of: inode))) + extraLinks,
             apparentBytes: usage.apparent, allocatedBytes: usage.allocated)
     }
 }

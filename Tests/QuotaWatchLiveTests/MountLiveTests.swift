@@ -82,6 +82,34 @@ struct MountLiveTests {
         try fixture.stopCleanly()
     }
 
+    /// A file with a second link outside the root, in a directory shown at two places: du
+    /// counts it once at their common ancestor while it has two links, and at each place once
+    /// the outside link goes (du remembers only inodes with several links). The daemon must
+    /// follow the link count both ways, from the re-stat a change of the file brings.
+    @Test("a file at two places is counted at each once its link outside goes, and once again after a new link")
+    func linkCountChangesAtTwoPlaces() throws {
+        let fixture = try LiveFixture()
+        try fixture.tree.makeDirectories(root / "x")
+        try fixture.tree.makeDirectory(root / "y")
+        try fixture.tree.writeFile(root / "x" / "f", byteCount: 5)
+        try fixture.tree.makeHardLink(LiveFixture.outside / "g", to: root / "x" / "f")
+        let daemon = try fixture.start(
+            wrapper: MountNamespace.wrapper(root: fixture.rootPath, setup: #"mount --bind "$R/x" "$R/y""#))
+        var problems = try MountNamespace.mismatches(fixture, daemon)
+        #expect(problems.isEmpty, "at start:\n\(problems.joined(separator: "\n"))")
+
+        try fixture.tree.unlinkEntry(LiveFixture.outside / "g")
+        try MountNamespace.inside(daemon, #"touch "$R/x/f""#)
+        problems = try MountNamespace.mismatches(fixture, daemon)
+        #expect(problems.isEmpty, "after the outside link went:\n\(problems.joined(separator: "\n"))")
+
+        try fixture.tree.makeHardLink(LiveFixture.outside / "g", to: root / "x" / "f")
+        try MountNamespace.inside(daemon, #"touch "$R/y/f""#)
+        problems = try MountNamespace.mismatches(fixture, daemon)
+        #expect(problems.isEmpty, "after a new link outside:\n\(problems.joined(separator: "\n"))")
+        try fixture.stopCleanly()
+    }
+
     /// A tmpfs mounted over a watched directory hides what it held; unmounted, it shows it
     /// again. Neither raises an inotify event in the directory.
     @Test("a mount over a watched directory, and its unmount, are followed")

@@ -48,9 +48,13 @@ extension TallyTree {
         // Only a name whose inode reports other links can share it with a file already here.
         // A second name for an inode first seen with one name: from now on all are counted
         // through the hard-link table.
-        if status.mayHaveOtherNames { convertSingleNamedFiles(device: device, inode: status.inode) }
-        let knownLinked = !linkedInodes.isEmpty && linkedInodes[InodeKey(device: device, inode: status.inode)] != nil
-        if status.mayHaveOtherNames || knownLinked {
+        // Both ways: one link means every name counts on its own again, as du counts it.
+        if status.mayHaveOtherNames {
+            convertSingleNamedFiles(device: device, inode: status.inode)
+        } else {
+            convertLinkedFilesToSingleNamed(device: device, status: status)
+        }
+        if status.mayHaveOtherNames {
             files[Int(id)].isLinked = true
             attachLinkedName(id, usage: status.usage)
             setLinkedUsage(of: id, to: status.usage)
@@ -77,8 +81,14 @@ extension TallyTree {
             precondition(replacement == file, "a freed file slot is reused first")
             return
         }
-        if record.isLinked {
+        if record.isLinked && status.mayHaveOtherNames {
             setLinkedUsage(of: id, to: status.usage)
+            return
+        }
+        if record.isLinked {
+            // The link count dropped to one (the other names went, inside the tree or out).
+            let device = directories[Int(record.directory)].device
+            convertLinkedFilesToSingleNamed(device: device, status: status)
             return
         }
         if status.mayHaveOtherNames {

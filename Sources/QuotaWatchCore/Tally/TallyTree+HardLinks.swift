@@ -67,6 +67,50 @@ extension TallyTree {
         attachLinkedName(file, usage: record.usage, counted: TallyDelta(adding: record.usage, files: 1))
     }
 
+    /// The inverse of ``convertSingleNamedFiles(device:inode:)``, for a stat that reports one
+    /// link: du remembers only inodes with several links, so each name the tree holds (one
+    /// directory shown at two places by a bind mount, or a name whose removal is still on its
+    /// way) counts on its own again, at the stat's sizes. Every ancestor changes by exactly
+    /// the difference, O(depth) per name. No-op for an inode outside the hard-link table.
+    public mutating func convertLinkedFilesToSingleNamed(device: UInt64, status: FileStatus) {
+        let key = InodeKey(device: device, inode: status.inode)
+        let usage = status.storedInFileRecord.usage
+        guard !linkedInodes.isEmpty, linkedInodes[key] != nil else { return }
+        for file in linkedNames(of: key) {
+            detachLinkedName(file)
+            files[Int(file)].isLinked = false
+            files[Int(file)].apparent = usage.apparent
+            files[Int(file)].allocatedBlocks = usage.allocated >> 9
+            indexInode(file, hash: inodeHash(file))
+            propagate(TallyDelta(adding: usage, files: 1), from: files[Int(file)].directory)
+        }
+    }
+
+    /// Every name of a linked inode. A directory holds names directly when it counts more of
+    /// them than its counting subdirectories together, and only those directories are searched.
+    func linkedNames(of key: InodeKey) -> [UInt32] {
+        guard let inode = linkedInodes[key] else { return [] }
+        var direct = inode.namesBelow
+        for (directory, names) in inode.namesBelow {
+            let parent = directories[Int(directory)].parent
+            if parent != noRecord, let above = direct[parent] { direct[parent] = above > names ? above - names : 0 }
+        }
+        var result: [UInt32] = []
+        for (directory, names) in direct where names > 0 {
+            var remaining = names
+            var file = directories[Int(directory)].firstFile
+            while file != noRecord && remaining > 0 {
+                let record = files[Int(file)]
+                if record.isLinked && record.inode == key.inode {
+                    result.append(file)
+                    remaining -= 1
+                }
+                file = record.nextSibling
+            }
+        }
+        return result
+    }
+
     /// New sizes for a linked inode: every directory that counts it changes once.
     mutating func setLinkedUsage(of file: UInt32, to usage: Usage) {
         let key = linkedKey(of: file)

@@ -86,6 +86,11 @@ extension LiveTree {
     /// too late. That record takes the new name instead of the inode being counted twice, and
     /// whatever now has its old name is looked at again.
     mutating func addFile(named name: [UInt8], in directory: DirectoryID, status: FileStatus) {
+        // Names recorded as links of an inode now down to one link are single-named again
+        // first, so a stale one among them is found below like any other.
+        if !status.mayHaveOtherNames {
+            tree.convertLinkedFilesToSingleNamed(device: tree.device(of: directory), status: status)
+        }
         guard !status.mayHaveOtherNames,
             let stale = tree.singleNamedFile(device: tree.device(of: directory), inode: status.inode)
         else {
