@@ -51,9 +51,10 @@ extension LiveTree {
     public mutating func runTimers(now: UInt64) {
         latestNow = max(latestNow, now)
         while let (_, (since, cookie)) = transitQueue.popDue(now: now) {
-            if inTransit[cookie]?.since == since, let transit = takeTransit(cookie) { dropParked(transit) }
+            if inTransit[cookie]?.since == since, let transit = takeTransit(cookie) { dropUnpaired(transit) }
         }
         transitQueue.compact()
+        expireDisplaced(now: now)
         while let (deadline, pending) = lateRestatQueue.popDue(now: now) {
             if lateRestats[pending] == deadline {
                 lateRestats.removeValue(forKey: pending)
@@ -75,7 +76,8 @@ extension LiveTree {
     /// Brings everything up to date for a sync: moves still unpaired after the marker are
     /// moves out of the root, and recently written files are re-stat'ed now.
     public mutating func settleForSync() {
-        for transit in inTransit.values { dropParked(transit) }
+        expireDisplaced(now: nil)
+        for transit in inTransit.values { dropUnpaired(transit) }
         forgetTransits()
         for pending in lateRestats.keys { pendingNames.insert(pending) }
         // Whatever writeback has added since (a sync(2) just before the request, say) counts

@@ -6,16 +6,44 @@ extension LiveTree {
         // A NUL byte cannot occur in a real name, so the parked name collides with nothing.
         var parkedName: [UInt8] = [0]
         withUnsafeBytes(of: cookie.littleEndian) { parkedName.append(contentsOf: $0) }
-        let entry = tree.entry(named: name, in: directory)
-        switch entry {
-        case .file(let file)?: tree.moveFile(file, to: directory, named: parkedName)
-        case .directory(let child)?: tree.moveDirectory(child, to: directory, named: parkedName)
-        case nil: break
+        let place = PendingName(directory: directory, name: name)
+        let entry: TreeEntry?
+        var lateRestat: UInt64?
+        let fate = claimDisplaced(named: name, in: directory)
+        if case .moves(let swapped)? = fate {
+            // The second half of an exchange: the entry displaced by its first half moves.
+            entry = swapped.entry
+            parkedName = swapped.parkedName
+            lateRestat = swapped.lateRestat
+        } else {
+            entry =
+                directoryStillThere(tree.entry(named: name, in: directory), at: place)
+                ? nil : tree.entry(named: name, in: directory)
+            switch entry {
+            case .file(let file)?: tree.moveFile(file, to: directory, named: parkedName)
+            case .directory(let child)?: tree.moveDirectory(child, to: directory, named: parkedName)
+            case nil: break
+            }
+            if entry != nil { lateRestat = lateRestats.removeValue(forKey: place) }
         }
+        if case .stays(let kept)? = fate { restoreDisplaced(kept, named: name, in: directory) }
         if let previous = takeTransit(cookie) { dropParked(previous) }
         inTransit[cookie] = Transit(
-            entry: entry, parent: directory, parkedName: parkedName, originalName: name, since: now)
+            entry: entry, parent: directory, parkedName: parkedName, originalName: name, since: now,
+            lateRestat: lateRestat)
         transitQueue.append((now, cookie), at: now + moveWindow)
+    }
+
+    /// Whether a directory's record is still where the file system has its inode: then a
+    /// `moved_from` of its name is about another inode that was there before (the tree is ahead
+    /// of these events, its record made or adopted from a later listing), and it stays. One
+    /// stat per directory renamed; a file's record is mended by the re-stat of its name.
+    mutating func directoryStillThere(_ entry: TreeEntry?, at place: PendingName) -> Bool {
+        guard case .directory(let child)? = entry,
+            case .found(let status) = fileSystem.status(of: place.name, in: place.directory, tree: tree)
+        else { return false }
+        return status.kind == .directory && status.inode == tree.inode(of: child)
+            && status.device == tree.device(of: child)
     }
 
     /// Ends a move's wait, whatever becomes of it.
@@ -26,25 +54,38 @@ extension LiveTree {
     mutating func forgetTransits() {
         inTransit.removeAll()
         transitQueue.removeAll()
+        displaced.removeAll()
     }
 
-    mutating func finishMove(cookie: UInt32, to directory: DirectoryID, name: [UInt8], isDirectory: Bool) {
+    /// A move whose `moved_to` never came went out of the root. Its old name is looked at
+    /// once more: an exchange whose halves were read apart can have put something there.
+    mutating func dropUnpaired(_ transit: Transit) {
+        dropParked(transit)
+        if tree.contains(transit.parent) {
+            pendingNames.insert(PendingName(directory: transit.parent, name: transit.originalName))
+        }
+    }
+
+    mutating func finishMove(
+        cookie: UInt32, to directory: DirectoryID, name: [UInt8], isDirectory: Bool, now: UInt64
+    ) {
         let transit = takeTransit(cookie)
         if unreadable.contains(directory) {
             if let transit { dropParked(transit) }
             return
         }
-        removeEntry(named: name, in: directory)
-        if let transit,
-            let deadline = lateRestats.removeValue(
-                forKey: PendingName(directory: transit.parent, name: transit.originalName))
-        {
+        // A rename over the name, or the first half of an exchange: which, the next events tell.
+        displaceEntry(named: name, in: directory, cookie: cookie, comingFrom: transit, now: now)
+        let renamed = PendingName(directory: directory, name: name)
+        if let transit, let deadline = transit.lateRestat, isStillParked(transit) {
             // The file keeps its pending late re-stat under its new name.
-            let renamed = PendingName(directory: directory, name: name)
             lateRestats[renamed] = deadline
             lateRestatQueue.append(renamed, at: deadline)
         }
         if let transit, let entry = transit.entry, isStillParked(transit) {
+            // The name it left is looked at again: an exchange puts another entry there, and
+            // when the tree was ahead of these events the one that moved may not be this one.
+            pendingNames.insert(PendingName(directory: transit.parent, name: transit.originalName))
             switch entry {
             case .file(let file):
                 tree.moveFile(file, to: directory, named: name)

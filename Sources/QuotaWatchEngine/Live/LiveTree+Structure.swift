@@ -60,6 +60,7 @@ extension LiveTree {
             pendingNames.insert(PendingName(directory: parent, name: name))
             return
         }
+        if restoreDisplacedDirectory(status, named: name, in: parent) { return }
         let directory = tree.addDirectory(named: name, in: parent, status: status)
         let report = fileSystem.crawl(directory, tree: &tree)
         if report.failed {

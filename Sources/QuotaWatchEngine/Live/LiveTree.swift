@@ -64,6 +64,9 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// The same moves in the order they began, for their timeouts (the window is constant,
     /// so this is deadline order); finished ones are skipped when they reach the head.
     var transitQueue = OrderedTimerQueue<(since: UInt64, cookie: UInt32)>()
+    /// Entries a `moved_to` landed on, by the place they left, until it is clear whether they
+    /// were renamed over or swapped by an exchange (LiveTree+Exchanges.swift).
+    var displaced: [PendingName: Displaced] = [:]
     var pendingNames: Set<PendingName> = []
     var pendingDirectories: Set<DirectoryID> = []
     /// Names whose directory could not be opened at its path in the tree, because a rename of
@@ -98,6 +101,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         var parkedName: [UInt8]
         var originalName: [UInt8]
         var since: UInt64
+        /// The file's pending late re-stat, which it keeps under its new name.
+        var lateRestat: UInt64?
     }
 
     /// Starts from a finished first crawl.
@@ -135,13 +140,14 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         let moves = transitQueue.nextDeadline
         let restats = lateRestatQueue.nextDeadline
         let writebacks = writebackRestatQueue.nextDeadline
-        return [moves, restats, writebacks].compactMap { $0 }.min()
+        return [moves, restats, writebacks, nextDisplacedDeadline].compactMap { $0 }.min()
     }
 
     // MARK: Events
 
     public mutating func apply(_ events: [InotifyEvent], now: UInt64) {
         for event in events { apply(event, now: now) }
+        settleDisplaced()
     }
 
     public mutating func apply(_ event: InotifyEvent, now: UInt64) {
@@ -187,7 +193,9 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             beginMove(cookie: event.cookie, from: directory, name: name, now: now)
             pendingDirectories.insert(directory)
         } else if event.mask.contains(.movedTo) {
-            finishMove(cookie: event.cookie, to: directory, name: name, isDirectory: event.mask.contains(.isDirectory))
+            finishMove(
+                cookie: event.cookie, to: directory, name: name, isDirectory: event.mask.contains(.isDirectory),
+                now: now)
             pendingDirectories.insert(directory)
         } else if event.mask.contains(.delete) {
             removeEntry(named: name, in: directory)
