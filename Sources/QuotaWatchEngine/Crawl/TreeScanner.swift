@@ -71,7 +71,8 @@ public struct TreeScanner {
                     ScanWarning(kind: .unreadableDirectory, path: tree.relativePath(of: target), error: error))
                 report.unreadable.append(target)
             case .listed:
-                break
+                // Only the first part of a listing that says so: later parts say it again.
+                if result.searchDenied, report.unreadable.last != target { report.unreadable.append(target) }
             }
             if result.isComplete { report.listed += 1 }
             for (name, error) in result.unstatable {

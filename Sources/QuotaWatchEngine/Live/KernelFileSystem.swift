@@ -56,14 +56,18 @@ public struct KernelFileSystem: LiveFileSystem {
 
     public mutating func readability(of directory: DirectoryID, tree: TallyTree) -> Readability {
         // A descriptor opened earlier keeps working after a chmod, so ask afresh.
+        let fresh: FileDescriptor
         do {
-            try handles.openChecked(directory, in: tree).close()
-            return .readable
+            fresh = try handles.openChecked(directory, in: tree)
         } catch .permissionDenied {
             return .unreadable
         } catch {
             return .elsewhere
         }
+        defer { fresh.close() }
+        // Read without search (chmod 644): the names can be listed but not one stat'ed, so
+        // du counts the directory alone, and so does the crawl.
+        return Crawler.maySearch(fresh) ? .readable : .unreadable
     }
 
     public mutating func crawl(_ directory: DirectoryID, tree: inout TallyTree) -> CrawlReport {
