@@ -21,8 +21,9 @@ final class LiveFixture {
     /// reachable by them.
     private let staging: TempTree?
 
-    init(as user: UserIdentity? = nil) throws {
-        tree = try TempTree(prefix: "qw-live")
+    /// - Parameter base: where the temp tree goes (another file system, say); else $TMPDIR.
+    init(as user: UserIdentity? = nil, in base: String? = nil) throws {
+        tree = try TempTree(prefix: "qw-live", in: base)
         self.user = user
         try tree.makeDirectory(Self.root)
         try tree.makeDirectory(Self.outside)

@@ -12,9 +12,10 @@ public final class TempTree {
     public let rootPath: String
     private var isRemoved = false
 
-    /// Makes a new empty tree under `$TMPDIR` (or /tmp), mode 0700.
-    public init(prefix: String = "quotawatch-test") throws(SystemCallError) {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    /// Makes a new empty tree under `directory`, else `$TMPDIR` (or /tmp), mode 0700.
+    public init(prefix: String = "quotawatch-test", in directory: String? = nil) throws(SystemCallError) {
+        let base =
+            directory ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array("\(base)/\(prefix).XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else {

@@ -116,7 +116,10 @@ public struct Crawler: Sendable {
             return state.publish(result, children: [], finishing: true, isOwner: isOwner)
         }
         let owned = SharedDescriptor(descriptor, owned: item.source.isOwned)
-        if item.source.isOwned {
+        if let beforeListing { result.watch = beforeListing(descriptor) }
+        // Stat'ed after the watch is added: an entry made before this is in the size, one made
+        // after raises an event. The parent's listing stat'ed it earlier, before any watch.
+        if item.source.isOwned || beforeListing != nil {
             do {
                 result.openedStatus = try descriptor.status()
             } catch {
@@ -124,7 +127,6 @@ public struct Crawler: Sendable {
                 return state.publish(result, children: [], finishing: true, isOwner: isOwner)
             }
         }
-        if let beforeListing { result.watch = beforeListing(descriptor) }
         while true {
             var problems = DirectoryReader.Problems()
             var more = false

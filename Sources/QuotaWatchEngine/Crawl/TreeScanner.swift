@@ -47,10 +47,11 @@ public struct TreeScanner {
             result in
             let index = Int(result.crawlIndex)
             guard index < directoryByCrawlIndex.count, let target = directoryByCrawlIndex[index] else { return }
-            if let opened = result.openedStatus, opened.inode != tree.inode(of: target) {
-                // Renamed over between the parent's listing and the open: the record takes the
-                // inode that is watched and listed, so the engine can tell it is a directory it
-                // may already know under another name.
+            if let opened = result.openedStatus, opened.kind == .directory {
+                // The record takes the inode that is watched and listed (renamed over between
+                // the parent's listing and the open, the engine can tell it is a directory it
+                // may already know under another name), and its size as of its watch: entries
+                // made between the parent's listing and the watch raised no event.
                 tree.updateDirectory(target, status: opened)
             }
             if result.watch != WatchOutcome.notRequested {
