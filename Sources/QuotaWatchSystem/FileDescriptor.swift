@@ -136,7 +136,17 @@ extension FileStatus {
         self.init(
             device: UInt64(raw.st_dev), inode: UInt64(raw.st_ino), kind: kind, linkCount: UInt64(raw.st_nlink),
             apparentBytes: UInt64(max(raw.st_size, 0)), allocatedBytes: UInt64(max(raw.st_blocks, 0)) * 512,
-            modifiedNanoseconds: Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec))
+            modifiedNanoseconds: Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec),
+            changedNanoseconds: Self.saturatingNanoseconds(raw.st_ctim))
+    }
+
+    /// A timestamp in nanoseconds since the epoch, clamped to what an `Int64` holds (about
+    /// 1677 to 2262): a file system may hold any value, and none may trap.
+    static func saturatingNanoseconds(_ time: timespec) -> Int64 {
+        let (scaled, overflow) = Int64(time.tv_sec).multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return time.tv_sec < 0 ? .min : .max }
+        let (sum, carried) = scaled.addingReportingOverflow(Int64(time.tv_nsec))
+        return carried ? .max : sum
     }
 }
 

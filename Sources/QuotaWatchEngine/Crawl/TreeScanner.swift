@@ -37,7 +37,7 @@ public struct TreeScanner {
         _ descriptor: FileDescriptor, into tree: inout TallyTree, at directory: DirectoryID,
         beforeListing: (@Sendable (FileDescriptor) -> Int32)? = nil,
         progress: ((CrawlProgress) -> Void)? = nil,
-        notingFilesModifiedSince recentSince: Int64? = nil
+        notingFilesChangedSince recentSince: Int64? = nil
     ) -> (warnings: [ScanWarning], report: CrawlReport) {
         var directoryByCrawlIndex: [DirectoryID?] = [directory]
         var warnings: [ScanWarning] = []
@@ -84,7 +84,9 @@ public struct TreeScanner {
             }
             if let recentSince {
                 for entry in result.listing.entries
-                where entry.status.kind != .directory && entry.status.modifiedNanoseconds >= recentSince {
+                where entry.status.kind != .directory
+                    && max(entry.status.modifiedNanoseconds, entry.status.changedNanoseconds) >= recentSince
+                {
                     report.recentlyWritten.append((target, Array(result.listing.name(of: entry))))
                 }
             }

@@ -89,7 +89,7 @@ public struct KernelFileSystem: LiveFileSystem {
         let inotify = self.inotify
         let (_, report) = scanner.crawl(
             fresh, into: &tree, at: directory, beforeListing: Self.watcher(inotify),
-            notingFilesModifiedSince: Self.writebackHorizon())
+            notingFilesChangedSince: Self.writebackHorizon())
         return report
     }
 
@@ -120,13 +120,14 @@ public struct KernelFileSystem: LiveFileSystem {
         let full = TreeScanner(options: options)
         let (_, report) = full.crawl(
             fresh, into: &tree, at: tree.root, beforeListing: Self.watcher(inotify), progress: progress,
-            notingFilesModifiedSince: Self.writebackHorizon())
+            notingFilesChangedSince: Self.writebackHorizon())
         return (tree, report)
     }
 
-    /// Files modified after this wall-clock moment (ns since the epoch) may still gain a block
-    /// from writeback: the kernel writes dirty data back within `vm.dirty_expire_centisecs`
-    /// (30 s) plus one writeback period (5 s).
+    /// Files changed (ctime: a write or a rename, which no program can set back) after this
+    /// wall-clock moment (ns since the epoch) may still gain a block from writeback: the kernel
+    /// writes dirty data back within `vm.dirty_expire_centisecs` (30 s) plus one writeback period
+    /// (5 s).
     static func writebackHorizon() -> Int64 {
         WallClock.nanosecondsSinceEpoch() - 35_000_000_000
     }

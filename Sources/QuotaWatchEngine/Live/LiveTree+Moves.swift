@@ -106,7 +106,10 @@ extension LiveTree {
             // Moved in from outside the root (or from a directory we could not see): list it once.
             createDirectory(named: name, in: directory)
         } else {
-            pendingNames.insert(PendingName(directory: directory, name: name))
+            // Moved in from outside: its data may not be written back yet, whatever its mtime
+            // says (tar, cp -a and rsync set it back), so it gets the late re-stats a write gets.
+            pendingNames.insert(renamed)
+            scheduleLateRestat(renamed, now: now)
         }
     }
 

@@ -213,7 +213,9 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             let pending = PendingName(directory: directory, name: name)
             pendingNames.insert(pending)
             if event.mask.contains(.create) { pendingDirectories.insert(directory) }
-            if event.mask.contains(.modify) || event.mask.contains(.closeWrite) {
+            // A new name may be a link to an inode written just before (a create has no
+            // write of its own then), and its allocation can still change after writeback.
+            if !event.mask.isDisjoint(with: [.modify, .closeWrite, .create]) {
                 scheduleLateRestat(pending, now: now)
             }
         }
