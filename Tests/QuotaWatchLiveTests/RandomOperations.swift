@@ -79,6 +79,8 @@ struct RandomOperations {
         case 85..<89: try moveOutAndBack()
         case 89..<92: try writeThroughOutsideName()
         case 92..<94: try lockAndUnlockDirectory()
+        // Exchanges, search permission, unwritten archives, tmpfs (RandomOperations+EventKinds.swift).
+        case 94..<99: try eventKindOperation()
         default: try createFile()
         }
     }
