@@ -89,11 +89,14 @@ extension LiveTree {
 
     /// A directory found at a name while its record waits displaced or parked by a move (the
     /// tree ahead of the events: an exchange's second pair, say, not applied yet) takes that
-    /// record back instead of being listed as a second one: an unwatched record could not be
-    /// told apart by its watch. O(moves in flight), which a window of 50 ms keeps few.
+    /// record back instead of being listed as a second one. Only for records left unwatched by
+    /// the watch limit: a watched one is found by its watch when the listing adds it, which a
+    /// reused inode number cannot fool. O(moves in flight), which a window of 50 ms keeps few.
     mutating func restoreDisplacedDirectory(_ status: FileStatus, named name: [UInt8], in parent: DirectoryID) -> Bool {
         func isIt(_ entry: TreeEntry?) -> Bool {
-            guard case .directory(let child)? = entry, tree.contains(child) else { return false }
+            guard case .directory(let child)? = entry, tree.contains(child), unwatched.contains(child) else {
+                return false
+            }
             return tree.inode(of: child) == status.inode && tree.device(of: child) == status.device
                 && !tree.isDescendant(parent, of: child)
         }
@@ -165,16 +168,17 @@ extension LiveTree {
     /// Drops displaced entries that waited a move window (or all of them, at a sync, when
     /// every event before the marker has been applied).
     mutating func expireDisplaced(now: UInt64?) {
-        guard !displaced.isEmpty else { return }
         for (place, waiting) in displaced where now.map({ $0 >= waiting.since + moveWindow }) ?? true {
             displaced.removeValue(forKey: place)
             dropDisplaced(waiting, in: place.directory)
         }
+        // A dictionary keeps its largest size when emptied one key at a time (a burst of
+        // atomic saves displaces one entry each).
         if displaced.isEmpty && displaced.capacity > 1024 { displaced = [:] }
     }
 
     var nextDisplacedDeadline: UInt64? {
-        displaced.values.map { $0.since + moveWindow }.min()
+        displaced.isEmpty ? nil : displaced.values.lazy.map { $0.since + self.moveWindow }.min()
     }
 
     func isStillDisplaced(_ waiting: Displaced, in directory: DirectoryID) -> Bool {

@@ -34,12 +34,14 @@ extension LiveTree {
         transitQueue.append((now, cookie), at: now + moveWindow)
     }
 
-    /// Whether a directory's record is still where the file system has its inode: then a
-    /// `moved_from` of its name is about another inode that was there before (the tree is ahead
-    /// of these events, its record made or adopted from a later listing), and it stays. One
-    /// stat per directory renamed; a file's record is mended by the re-stat of its name.
+    /// Whether an unwatched directory's record is still where the file system has its inode:
+    /// then a `moved_from` of its name is about another inode that was there before (the tree
+    /// is ahead of these events, its record made from a later listing), and it stays. A watched
+    /// record needs no such guess: a listing finds it by its watch. Only records left unwatched
+    /// by the watch limit are guessed about, since a dead directory's inode number can come
+    /// back at once, and those are listed again every poll anyway.
     mutating func directoryStillThere(_ entry: TreeEntry?, at place: PendingName) -> Bool {
-        guard case .directory(let child)? = entry,
+        guard case .directory(let child)? = entry, unwatched.contains(child),
             case .found(let status) = fileSystem.status(of: place.name, in: place.directory, tree: tree)
         else { return false }
         return status.kind == .directory && status.inode == tree.inode(of: child)
