@@ -91,7 +91,10 @@ extension LiveTree {
             switch entry {
             case .file(let file):
                 tree.moveFile(file, to: directory, named: name)
-                pendingNames.insert(PendingName(directory: directory, name: name))
+                pendingNames.insert(renamed)
+                // A rename moves the ctime on, and the late re-stats follow names: the ones due
+                // at the old name (the one after writeback, say) would miss it now.
+                scheduleLateRestat(renamed, now: now)
             case .directory(let child):
                 guard !tree.isDescendant(directory, of: child) else {
                     // The tree places the target inside the directory being moved there, which
