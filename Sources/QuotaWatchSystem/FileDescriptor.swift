@@ -140,7 +140,9 @@ extension FileStatus {
             apparentBytes: UInt64(max(raw.st_size, 0)),
             allocatedBytes: Saturating.product(UInt64(max(raw.st_blocks, 0)), 512),
             modifiedNanoseconds: FileTime.nanosecondsSinceEpoch(
-                seconds: Int64(raw.st_mtim.tv_sec), nanoseconds: Int64(raw.st_mtim.tv_nsec)))
+                seconds: Int64(raw.st_mtim.tv_sec), nanoseconds: Int64(raw.st_mtim.tv_nsec)),
+            changedNanoseconds: FileTime.nanosecondsSinceEpoch(
+                seconds: Int64(raw.st_ctim.tv_sec), nanoseconds: Int64(raw.st_ctim.tv_nsec)))
     }
 }
 

@@ -75,7 +75,7 @@ struct FakeFileSystem {
     static let rootInode: InodeNumber = 2
     static let outsideInode: InodeNumber = 3
 
-    private(set) var nodes: [InodeNumber: Node]
+    var nodes: [InodeNumber: Node]
     private var nextInode: InodeNumber = 100
 
     // MARK: inotify state
@@ -96,7 +96,7 @@ struct FakeFileSystem {
     private(set) var watchByInode: [InodeNumber: Int32] = [:]
     private(set) var inodeByWatch: [Int32: InodeNumber] = [:]
     private var nextWatch: Int32 = 1
-    private var nextCookie: UInt32 = 1
+    var nextCookie: UInt32 = 1
 
     // MARK: Directory handles, as KernelFileSystem keeps them
 
@@ -332,12 +332,12 @@ struct FakeFileSystem {
 
     private static func blocks(for size: UInt64) -> UInt64 { (size + 4095) / 4096 * 4096 }
 
-    private mutating func allocateInode() -> InodeNumber {
+    mutating func allocateInode() -> InodeNumber {
         nextInode += 1
         return nextInode
     }
 
-    private func existingEntry(_ path: FakePath) throws(FakeError) -> (parent: InodeNumber, inode: InodeNumber) {
+    func existingEntry(_ path: FakePath) throws(FakeError) -> (parent: InodeNumber, inode: InodeNumber) {
         guard !path.components.isEmpty else { throw .invalidMove }
         let parent = try directoryForEntry(path)
         guard let inode = nodes[parent]!.entries[path.name] else { throw .noSuchEntry }
@@ -386,12 +386,12 @@ struct FakeFileSystem {
         dropWatch(watch)
     }
 
-    private mutating func notify(_ directory: InodeNumber, _ mask: InotifyMask, _ name: [UInt8], cookie: UInt32 = 0) {
+    mutating func notify(_ directory: InodeNumber, _ mask: InotifyMask, _ name: [UInt8], cookie: UInt32 = 0) {
         guard let watch = watchByInode[directory] else { return }
         enqueue(InotifyEvent(watch: watch, mask: mask, cookie: cookie, name: name))
     }
 
-    private mutating func notifySelf(_ inode: InodeNumber, _ mask: InotifyMask) {
+    mutating func notifySelf(_ inode: InodeNumber, _ mask: InotifyMask) {
         guard let watch = watchByInode[inode] else { return }
         enqueue(InotifyEvent(watch: watch, mask: mask))
     }

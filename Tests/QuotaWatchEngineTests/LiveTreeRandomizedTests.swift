@@ -106,6 +106,7 @@ struct RandomRun {
         case unlink(FakePath)
         case removeTree(FakePath, selfEventsFirst: Bool)
         case rename(FakePath, FakePath, selfEventsFirst: Bool)
+        case exchange(FakePath, FakePath)
         case chmod(FakePath, readable: Bool)
         case deliver(Int)
         case flush
@@ -127,6 +128,7 @@ struct RandomRun {
                 "\(first ? "" : "h.fs.selfEventsFirst = false; ")try h.fs.removeTree(\"\(path)\")"
             case .rename(let from, let to, let first):
                 "\(first ? "" : "h.fs.selfEventsFirst = false; ")try h.fs.rename(\"\(from)\", \"\(to)\")"
+            case .exchange(let one, let other): "try h.fs.exchange(\"\(one)\", \"\(other)\")"
             case .chmod(let path, let readable): "try h.fs.chmod(\"\(path)\", readable: \(readable))"
             case .deliver(let count): "h.deliver(\(count))"
             case .flush: "h.flush()"
@@ -266,6 +268,9 @@ struct RandomRun {
             case .rename(let from, let to, let first):
                 h.fs.selfEventsFirst = first
                 try h.fs.rename(from, to)
+                delayedWrites.removeAll()
+            case .exchange(let one, let other):
+                try h.fs.exchange(one, other)
                 delayedWrites.removeAll()
             case .chmod(let path, let readable):
                 try h.fs.chmod(path, readable: readable)

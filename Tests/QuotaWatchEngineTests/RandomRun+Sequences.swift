@@ -11,7 +11,7 @@ extension RandomRun {
         let files = inside.filter { !h.fs.isDirectory($0) }
         let first = chance(50)
         let fresh = { (label: String) in Array("\(label)\(step)".utf8) }
-        switch Int.random(in: 0..<8, using: &random) {
+        switch Int.random(in: 0..<9, using: &random) {
         case 0:
             // makedirs of a fresh chain, then a directory renamed over its empty leaf.
             guard let source = subdirectories.randomElement(using: &random) else { return [] }
@@ -64,6 +64,19 @@ extension RandomRun {
             }
             let target = directories.randomElement(using: &random)!.appending(fresh("held"))
             return actions + [.rename(holder, target, selfEventsFirst: first)]
+        case 8:
+            // renameat2(RENAME_EXCHANGE) of any two entries, files and directories alike, one
+            // of them perhaps outside the root, sometimes followed by another rename.
+            let outsidePaths = h.fs.paths(below: Self.outside)
+            guard let one = inside.randomElement(using: &random),
+                let other = (chance(80) ? inside : outsidePaths).randomElement(using: &random), one != other
+            else { return [] }
+            var actions: [Action] = [.exchange(one, other)]
+            if chance(30) {
+                let target = directories.randomElement(using: &random)!.appending(fresh("after"))
+                actions.append(.rename(chance(50) ? one : other, target, selfEventsFirst: first))
+            }
+            return actions
         case 7:
             // Writes through the outside name of files that may have names inside: no event
             // reaches the root; a sync re-stats one name of every hard-linked inode.

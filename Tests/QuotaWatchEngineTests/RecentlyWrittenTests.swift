@@ -8,9 +8,11 @@ import Testing
 
 @Suite("files a crawl finds still inside the writeback window")
 struct RecentlyWrittenTests {
-    /// A crawl reports the files written within the window, so the engine gives them the late
-    /// re-stats an event-written file gets; older files and directories are left out.
-    @Test func crawlNotesRecentlyWrittenFilesOnly() throws {
+    /// A crawl reports the files changed within the window, so the engine gives them the late
+    /// re-stats an event-written file gets; directories are left out. The window is keyed off
+    /// the ctime: a file whose mtime was set back (tar -x, cp -a, rsync -a) is noted too, since
+    /// its data may not be written back yet. It was left out while the mtime decided.
+    @Test func crawlNotesRecentlyChangedFilesOnly() throws {
         let temp = try TempTree()
         try temp.makeDirectories(TreePath("a/b"))
         try temp.writeFile(TreePath("a/fresh"), byteCount: 10)
@@ -23,11 +25,14 @@ struct RecentlyWrittenTests {
         defer { root.close() }
         var tree = TallyTree(root: rootStatus)
         let (_, report) = TreeScanner().crawl(
-            root, into: &tree, at: tree.root, notingFilesModifiedSince: KernelFileSystem.writebackHorizon())
+            root, into: &tree, at: tree.root, notingFilesChangedSince: KernelFileSystem.writebackHorizon())
         let noted = report.recentlyWritten.map {
             String(decoding: tree.relativePath(of: $0.directory) + [0x2F] + $0.name, as: UTF8.self)
         }
-        #expect(noted.sorted() == ["a/b/fresh", "a/fresh"])
+        #expect(noted.sorted() == ["a/b/fresh", "a/fresh", "a/old"])
+        let old = try root.status(of: Array("a/old".utf8))
+        #expect(old.modifiedNanoseconds < KernelFileSystem.writebackHorizon())
+        #expect(old.changedNanoseconds >= KernelFileSystem.writebackHorizon(), "setting the mtime moved the ctime on")
         let (again, againStatus) = try TreeScanner().openRoot(temp.absoluteBytes(.root))
         defer { again.close() }
         var plainTree = TallyTree(root: againStatus)

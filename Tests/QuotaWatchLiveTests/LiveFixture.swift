@@ -21,6 +21,7 @@ final class LiveFixture {
     /// reachable by them.
     private let staging: TempTree?
 
+    /// - Parameter base: where the temp tree goes (another file system, say); else $TMPDIR.
     init(as user: UserIdentity? = nil, in base: String? = nil) throws {
         tree = try TempTree(prefix: "qw-live", in: base)
         self.user = user

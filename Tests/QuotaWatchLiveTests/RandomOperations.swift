@@ -5,9 +5,9 @@ import QuotaWatchTestSupport
 /// system, so a seed always replays the same operations.
 ///
 /// Every write is written back (fsync) at once. On ext4 the writeback of a fragmented file
-/// can add a 4 KiB extent-tree block with no event, seconds later; the daemon re-stats a file
-/// 3 s after a write event but never one it found by listing a directory, and it lists
-/// directories often under these operations. See TempTree.writeBack and the README's limits.
+/// can add a 4 KiB extent-tree block with no event, seconds later, and the daemon counts it at
+/// its late re-stats or at a sync after sync(2) (see TempTree.writeBack and the README's
+/// limits); the unwritten archives of RandomOperations+EventKinds test exactly that.
 struct RandomOperations {
     let seed: UInt64
     /// Operations done so far, by kind.
@@ -82,6 +82,8 @@ struct RandomOperations {
         case 89..<92: try writeThroughOutsideName()
         case 92..<94: try lockAndUnlockDirectory()
         case 94..<96: try mountOrUnmount()
+        // Exchanges, search permission, unwritten archives, tmpfs (RandomOperations+EventKinds.swift).
+        case 96..<100: try eventKindOperation()
         default: try createFile()
         }
     }

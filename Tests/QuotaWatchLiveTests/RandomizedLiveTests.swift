@@ -18,20 +18,23 @@ struct RandomizedLiveTests {
 
     @Test("random operations, back to back and paced, checked every 250", arguments: seeds)
     func randomOperations(seed: UInt64) throws {
-        let fixture = try LiveFixture()
+        let setting = RandomSetting(seed: seed)
+        let fixture = try LiveFixture(as: setting.user, in: setting.base)
         var operations = try RandomOperations(
             tree: fixture.tree, root: LiveFixture.root, outside: LiveFixture.outside, seed: seed)
         for _ in 0..<40 { try operations.step() }
         // Written back before the first crawl stats them (see TempTree.writeBack).
         fixture.tree.writeBack()
-        let daemon = try fixture.start(wrapper: Self.mountWrapper(fixture))
+        let withMounts = Self.mountsAvailable(fixture)
+        let daemon = try fixture.start(wrapper: withMounts ? MountNamespace.wrapper(root: fixture.rootPath) : [])
         operations.catchUp = { _ = try daemon.syncStatus() }
-        if MountOperations.unavailableReason == nil { operations.mounts = MountOperations(processID: daemon.processID) }
+        if withMounts { operations.mounts = MountOperations(processID: daemon.processID) }
         var pacing = Pacing(seed: seed)
 
         for done in 1...Self.steps {
             func context() -> String {
-                "\(TestSeeds.describe(seed)), \(Self.steps) steps, after \(done) operations; \(operations.summary)\n"
+                "\(TestSeeds.describe(seed)) (\(setting)), \(Self.steps) steps, after \(done) operations; "
+                    + "\(operations.summary)\n"
                     + "last operations:\n" + operations.recent.joined(separator: "\n")
             }
             do {
@@ -62,13 +65,18 @@ struct RandomizedLiveTests {
     }
 
     /// The daemon runs in a private mount namespace of its own when mounts can be made there
-    /// (the mount operations need one); otherwise they are left out, and the test says why.
-    static func mountWrapper(_ fixture: LiveFixture) -> [String] {
+    /// (the mount operations need one) and it runs as this user (the namespace's scan and du
+    /// run as root); otherwise they are left out, and the test says why.
+    static func mountsAvailable(_ fixture: LiveFixture) -> Bool {
         if let reason = MountOperations.unavailableReason {
             print("random operations without mounts: \(reason)")
-            return []
+            return false
         }
-        return MountNamespace.wrapper(root: fixture.rootPath)
+        if let user = fixture.user {
+            print("random operations without mounts: the daemon runs as \(user)")
+            return false
+        }
+        return true
     }
 
     /// `status --sync --json` against a fresh scan (and du) for every directory, one watch
@@ -82,8 +90,10 @@ struct RandomizedLiveTests {
         if mounts != nil {
             scan = try MountNamespace.scan(fixture, fixture.running, warnings: true)
         } else {
-            let (scanResult, report) = try fixture.cli.scanJSON(root: fixture.rootPath)
-            guard scanResult.exitStatus == 0, let report else { return ["the reference scan failed\n\(scanResult)"] }
+            let (scanResult, report) = try fixture.cli.scanJSON(root: fixture.rootPath, as: fixture.user)
+            // As an ordinary user, directories without search permission make the scan exit 1.
+            let scanned = scanResult.exitStatus == 0 || (fixture.user != nil && scanResult.exitStatus == 1)
+            guard scanned, let report else { return ["the reference scan failed\n\(scanResult)"] }
             scan = report
         }
         var problems = ReportComparison.differences(live: status.report, scan: scan)
@@ -96,10 +106,15 @@ struct RandomizedLiveTests {
         }
         if !status.engine.degraded.isEmpty { problems.append("degraded: \(status.engine.degraded)") }
         if du {
-            let seen = mounts != nil ? MountNamespace.view(of: fixture, try fixture.running) : fixture.tree
-            let census = try TreeCensus.take(of: seen, root: LiveFixture.root)
-            let measured = try DuOracle.measure(seen, root: LiveFixture.root, directories: census.directories)
-            let expectation = ScanExpectation(rootPath: fixture.rootPath, census: census, du: measured)
+            let expectation: ScanExpectation
+            if mounts != nil {
+                let seen = MountNamespace.view(of: fixture, try fixture.running)
+                let census = try TreeCensus.take(of: seen, root: LiveFixture.root)
+                let measured = try DuOracle.measure(seen, root: LiveFixture.root, directories: census.directories)
+                expectation = ScanExpectation(rootPath: fixture.rootPath, census: census, du: measured)
+            } else {
+                expectation = try ScanExpectation.measure(fixture.tree, root: LiveFixture.root, as: fixture.user)
+            }
             problems += expectation.mismatches(in: status.report).map { "du: \($0)" }
         }
         guard !problems.isEmpty else { return [] }
@@ -154,5 +169,24 @@ struct Pacing {
         guard sinceBarrier == barrierEvery else { return false }
         sinceBarrier = 0
         return true
+    }
+}
+
+/// Who runs the daemon and where the tree lies, from two bits of a hash of the seed, so that
+/// a sweep covers all four: as nobody (where this process may switch to it) the daemon, its
+/// scans and du find directories without search permission counted alone; on tmpfs (where
+/// one is writable) directories grow 20 B per entry. Seed 5 keeps this user and $TMPDIR.
+struct RandomSetting: CustomStringConvertible {
+    let user: UserIdentity?
+    let base: String?
+
+    init(seed: UInt64) {
+        let bits = (seed &* 0x9E37_79B9_7F4A_7C15) >> 62
+        user = bits & 1 == 1 && UnprivilegedExecution.isAvailable ? .nobody : nil
+        base = bits & 2 == 2 ? ScratchTmpfs.directory : nil
+    }
+
+    var description: String {
+        "daemon as \(user.map { "\($0)" } ?? "this user"), tree on \(base ?? "$TMPDIR")"
     }
 }

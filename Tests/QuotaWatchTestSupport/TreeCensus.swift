@@ -25,15 +25,21 @@ public struct TreeCensus: Sendable {
     /// What find wrote to stderr (for example about an unreadable directory).
     public let warnings: String
 
-    /// Lists `root` of `tree` with `find . -printf '%y %P\0'`, run from inside
-    /// it (as `user` when given), and counts.
+    /// Lists `root` of `tree` with `find . ( -links +0 -o -links 0 ) -printf '%y %P\0'`, run
+    /// from inside it (as `user` when given), and counts. `-links` makes find stat every entry,
+    /// as du does: in a directory that may be read but not searched (chmod 644) find would
+    /// otherwise list names from the directory alone that du cannot count. Both tests, as a
+    /// bind mount of a directory removed since shows a directory with no link, which du counts.
     public static func take(
         of tree: TempTree,
         root: TreePath = .root,
         as user: UserIdentity? = nil,
         oneFileSystem: Bool = false
     ) throws -> TreeCensus {
-        let arguments = ["."] + (oneFileSystem ? ["-xdev"] : []) + ["-printf", "%y %P\\0"]
+        let arguments =
+            ["."] + (oneFileSystem ? ["-xdev"] : []) + [
+                "(", "-links", "+0", "-o", "-links", "0", ")", "-printf", "%y %P\\0",
+            ]
         let result = try tree.withDirectory(root) { descriptor in
             try ProcessRunner.run("find", arguments, as: user, workingDirectory: descriptor)
         }

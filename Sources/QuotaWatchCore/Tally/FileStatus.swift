@@ -16,10 +16,14 @@ public struct FileStatus: Sendable, Equatable {
     public var allocatedBytes: UInt64
     /// Last data modification, in nanoseconds since the epoch.
     public var modifiedNanoseconds: Int64
+    /// Last change of the inode (`st_ctime`), in nanoseconds since the epoch. Unlike the mtime
+    /// no program can set it back (tar, cp -a and rsync do set the mtime), and every write and
+    /// rename moves it on: what tells whether writeback may still change the allocation.
+    public var changedNanoseconds: Int64
 
     public init(
         device: UInt64, inode: UInt64, kind: Kind, linkCount: UInt64,
-        apparentBytes: UInt64, allocatedBytes: UInt64, modifiedNanoseconds: Int64 = 0
+        apparentBytes: UInt64, allocatedBytes: UInt64, modifiedNanoseconds: Int64 = 0, changedNanoseconds: Int64 = 0
     ) {
         self.device = device
         self.inode = inode
@@ -28,6 +32,7 @@ public struct FileStatus: Sendable, Equatable {
         self.apparentBytes = apparentBytes
         self.allocatedBytes = allocatedBytes
         self.modifiedNanoseconds = modifiedNanoseconds
+        self.changedNanoseconds = changedNanoseconds
     }
 
     /// du counts an inode once per subtree only when it may have other names;

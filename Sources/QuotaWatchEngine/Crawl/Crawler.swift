@@ -32,6 +32,9 @@ public struct CrawlResult: Sendable {
     /// earlier; a rename over that name in between leaves the name holding another inode,
     /// and the record must describe the inode the watch and the listing are really about.
     public var openedStatus: FileStatus?
+    /// The directory could be read but not searched (chmod 644): its names were listed, none
+    /// could be stat'ed, and, as du does, it counts as its own inode alone.
+    public var searchDenied = false
 }
 
 public struct CrawlOptions: Sendable {
@@ -118,7 +121,10 @@ public struct Crawler: Sendable {
             return state.publish(result, children: [], finishing: true, isOwner: isOwner)
         }
         let owned = SharedDescriptor(descriptor, owned: item.source.isOwned)
-        if item.source.isOwned {
+        if let beforeListing { result.watch = beforeListing(descriptor) }
+        // Stat'ed after the watch is added: an entry made before this is in the size, one made
+        // after raises an event. The parent's listing stat'ed it earlier, before any watch.
+        if item.source.isOwned || beforeListing != nil {
             do {
                 result.openedStatus = try descriptor.status()
             } catch {
@@ -126,7 +132,6 @@ public struct Crawler: Sendable {
                 return state.publish(result, children: [], finishing: true, isOwner: isOwner)
             }
         }
-        if let beforeListing { result.watch = beforeListing(descriptor) }
         while true {
             var problems = DirectoryReader.Problems()
             var more = false
@@ -138,6 +143,9 @@ public struct Crawler: Sendable {
                 result.outcome = .unreadable(error)
             }
             result.unstatable = problems.unstatable
+            if !result.searchDenied, problems.unstatable.contains(where: { $0.error == .permissionDenied }) {
+                result.searchDenied = !Self.maySearch(descriptor)
+            }
             result.isComplete = !more
             if let rootDevice {
                 result.listing.entries.removeAll { $0.status.kind == .directory && $0.status.device != rootDevice }
@@ -163,6 +171,19 @@ public struct Crawler: Sendable {
             result.listing = DirectoryListing()
             result.watch = WatchOutcome.notRequested
             result.openedStatus = nil
+        }
+    }
+
+    /// Whether names in the open directory may be looked up: resolving "." in it needs the
+    /// search permission that every stat of an entry needs.
+    static func maySearch(_ directory: FileDescriptor) -> Bool {
+        do {
+            _ = try directory.status(of: [UInt8(ascii: ".")])
+            return true
+        } catch .permissionDenied {
+            return false
+        } catch {
+            return true
         }
     }
 }

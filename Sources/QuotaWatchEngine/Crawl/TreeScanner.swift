@@ -37,7 +37,7 @@ public struct TreeScanner {
         _ descriptor: FileDescriptor, into tree: inout TallyTree, at directory: DirectoryID,
         beforeListing: (@Sendable (FileDescriptor) -> Int32)? = nil,
         progress: ((CrawlProgress) -> Void)? = nil,
-        notingFilesModifiedSince recentSince: Int64? = nil
+        notingFilesChangedSince recentSince: Int64? = nil
     ) -> (warnings: [ScanWarning], report: CrawlReport) {
         var directoryByCrawlIndex: [DirectoryID?] = [directory]
         var warnings: [ScanWarning] = []
@@ -55,10 +55,11 @@ public struct TreeScanner {
         ) { result in
             let index = Int(result.crawlIndex)
             guard index < directoryByCrawlIndex.count, let target = directoryByCrawlIndex[index] else { return }
-            if let opened = result.openedStatus, opened.inode != tree.inode(of: target) {
-                // Renamed over between the parent's listing and the open: the record takes the
-                // inode that is watched and listed, so the engine can tell it is a directory it
-                // may already know under another name.
+            if let opened = result.openedStatus, opened.kind == .directory {
+                // The record takes the inode that is watched and listed (renamed over between
+                // the parent's listing and the open, the engine can tell it is a directory it
+                // may already know under another name), and its size as of its watch: entries
+                // made between the parent's listing and the watch raised no event.
                 tree.updateDirectory(target, status: opened)
             }
             if result.watch != WatchOutcome.notRequested {
@@ -86,7 +87,8 @@ public struct TreeScanner {
                     report.unreadable.append(target)
                 }
             case .listed:
-                break
+                // Only the first part of a listing that says so: later parts say it again.
+                if result.searchDenied, report.unreadable.last != target { report.unreadable.append(target) }
             }
             if result.isComplete { report.listed += 1 }
             for (name, error) in result.unstatable {
@@ -97,7 +99,9 @@ public struct TreeScanner {
             }
             if let recentSince {
                 for entry in result.listing.entries
-                where entry.status.kind != .directory && entry.status.modifiedNanoseconds >= recentSince {
+                where entry.status.kind != .directory
+                    && max(entry.status.modifiedNanoseconds, entry.status.changedNanoseconds) >= recentSince
+                {
                     report.recentlyWritten.append((target, Array(result.listing.name(of: entry))))
                 }
             }

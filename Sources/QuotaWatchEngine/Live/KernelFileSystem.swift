@@ -62,9 +62,9 @@ public struct KernelFileSystem: LiveFileSystem {
 
     public mutating func readability(of directory: DirectoryID, tree: TallyTree) -> Readability {
         // A descriptor opened earlier keeps working after a chmod, so ask afresh.
+        let fresh: FileDescriptor
         do {
-            try handles.openChecked(directory, in: tree).close()
-            return .readable
+            fresh = try handles.openChecked(directory, in: tree)
         } catch .permissionDenied {
             return .unreadable
         } catch .outOfDescriptors {
@@ -73,6 +73,10 @@ public struct KernelFileSystem: LiveFileSystem {
         } catch {
             return .elsewhere
         }
+        defer { fresh.close() }
+        // Read without search (chmod 644): the names can be listed but not one stat'ed, so
+        // du counts the directory alone, and so does the crawl.
+        return Crawler.maySearch(fresh) ? .readable : .unreadable
     }
 
     public mutating func crawl(_ directory: DirectoryID, tree: inout TallyTree) -> CrawlReport {
@@ -100,7 +104,7 @@ public struct KernelFileSystem: LiveFileSystem {
         let inotify = self.inotify
         let (_, report) = scanner.crawl(
             fresh, into: &tree, at: directory, beforeListing: Self.watcher(inotify),
-            notingFilesModifiedSince: Self.writebackHorizon())
+            notingFilesChangedSince: Self.writebackHorizon())
         if !report.shortOfDescriptors.isEmpty {
             handles.forgetAll()
             DescriptorShortage.report("listing new directories", limit: ResourceLimits.openFileLimit())
@@ -155,13 +159,14 @@ public struct KernelFileSystem: LiveFileSystem {
         let full = TreeScanner(options: options)
         let (_, report) = full.crawl(
             fresh, into: &tree, at: tree.root, beforeListing: Self.watcher(inotify), progress: progress,
-            notingFilesModifiedSince: Self.writebackHorizon())
+            notingFilesChangedSince: Self.writebackHorizon())
         return (tree, report)
     }
 
-    /// Files modified after this wall-clock moment (ns since the epoch) may still gain a block
-    /// from writeback: the kernel writes dirty data back within `vm.dirty_expire_centisecs`
-    /// (30 s) plus one writeback period (5 s).
+    /// Files changed (ctime: a write or a rename, which no program can set back) after this
+    /// wall-clock moment (ns since the epoch) may still gain a block from writeback: the kernel
+    /// writes dirty data back within `vm.dirty_expire_centisecs` (30 s) plus one writeback period
+    /// (5 s).
     static func writebackHorizon() -> Int64 {
         WallClock.nanosecondsSinceEpoch() - 35_000_000_000
     }

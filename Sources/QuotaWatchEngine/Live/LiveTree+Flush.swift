@@ -51,13 +51,10 @@ extension LiveTree {
     public mutating func runTimers(now: UInt64) {
         latestNow = max(latestNow, now)
         while let (_, (since, cookie)) = transitQueue.popDue(now: now) {
-            if inTransit[cookie]?.since == since, let transit = takeTransit(cookie) {
-                // Moved out of the root: the name it had is owed nothing.
-                restats.forget(PendingName(directory: transit.parent, name: transit.originalName))
-                dropParked(transit)
-            }
+            if inTransit[cookie]?.since == since, let transit = takeTransit(cookie) { dropUnpaired(transit) }
         }
         transitQueue.compact()
+        expireDisplaced(now: now)
         pendingNames.formUnion(restats.due(now: now, writebackDelay: writebackRestatDelay))
         for found in restats.dueFound(now: now, writebackDelay: writebackRestatDelay) { restat(found) }
         // Dictionaries keep their largest size when emptied one key at a time.
@@ -67,7 +64,8 @@ extension LiveTree {
     /// Brings everything up to date for a sync: moves still unpaired after the marker are
     /// moves out of the root, and recently written files are re-stat'ed now.
     public mutating func settleForSync() {
-        for transit in inTransit.values { dropParked(transit) }
+        expireDisplaced(now: nil)
+        for transit in inTransit.values { dropUnpaired(transit) }
         forgetTransits()
         // Whatever writeback has added since (a sync(2) just before the request, say) counts
         // now, not 35 s later: every file written within the window is looked at again.

@@ -6,16 +6,47 @@ extension LiveTree {
         // A NUL byte cannot occur in a real name, so the parked name collides with nothing.
         var parkedName: [UInt8] = [0]
         withUnsafeBytes(of: cookie.littleEndian) { parkedName.append(contentsOf: $0) }
-        let entry = tree.entry(named: name, in: directory)
-        switch entry {
-        case .file(let file)?: tree.moveFile(file, to: directory, named: parkedName)
-        case .directory(let child)?: tree.moveDirectory(child, to: directory, named: parkedName)
-        case nil: break
+        let place = PendingName(directory: directory, name: name)
+        let entry: TreeEntry?
+        var owed: RestatTimers.Owed?
+        let fate = claimDisplaced(named: name, in: directory)
+        if case .moves(let swapped)? = fate {
+            // The second half of an exchange: the entry displaced by its first half moves.
+            entry = swapped.entry
+            parkedName = swapped.parkedName
+            owed = swapped.restats
+        } else {
+            entry =
+                directoryStillThere(tree.entry(named: name, in: directory), at: place)
+                ? nil : tree.entry(named: name, in: directory)
+            switch entry {
+            case .file(let file)?: tree.moveFile(file, to: directory, named: parkedName)
+            case .directory(let child)?: tree.moveDirectory(child, to: directory, named: parkedName)
+            case nil: break
+            }
+            // The re-stats go with the entry, and come back at whichever name it lands on.
+            if entry != nil { owed = restats.take(place) }
         }
+        if case .stays(let kept)? = fate { restoreDisplaced(kept, named: name, in: directory) }
         if let previous = takeTransit(cookie) { dropParked(previous) }
         inTransit[cookie] = Transit(
-            entry: entry, parent: directory, parkedName: parkedName, originalName: name, since: now)
+            entry: entry, parent: directory, parkedName: parkedName, originalName: name, since: now,
+            restats: owed)
         transitQueue.append((now, cookie), at: now + moveWindow)
+    }
+
+    /// Whether an unwatched directory's record is still where the file system has its inode:
+    /// then a `moved_from` of its name is about another inode that was there before (the tree
+    /// is ahead of these events, its record made from a later listing), and it stays. A watched
+    /// record needs no such guess: a listing finds it by its watch. Only records left unwatched
+    /// by the watch limit are guessed about, since a dead directory's inode number can come
+    /// back at once, and those are listed again every poll anyway.
+    mutating func directoryStillThere(_ entry: TreeEntry?, at place: PendingName) -> Bool {
+        guard case .directory(let child)? = entry, unwatched.contains(child),
+            case .found(let status) = fileSystem.status(of: place.name, in: place.directory, tree: tree)
+        else { return false }
+        return status.kind == .directory && status.inode == tree.inode(of: child)
+            && status.device == tree.device(of: child)
     }
 
     /// Ends a move's wait, whatever becomes of it.
@@ -26,26 +57,48 @@ extension LiveTree {
     mutating func forgetTransits() {
         inTransit.removeAll()
         transitQueue.removeAll()
+        displaced.removeAll()
     }
 
-    mutating func finishMove(cookie: UInt64, to directory: DirectoryID, name: [UInt8], isDirectory: Bool) {
+    /// A move whose `moved_to` never came went out of the root. Its old name is looked at
+    /// once more: an exchange whose halves were read apart can have put something there.
+    mutating func dropUnpaired(_ transit: Transit) {
+        dropParked(transit)
+        if tree.contains(transit.parent) {
+            let original = PendingName(directory: transit.parent, name: transit.originalName)
+            // Moved out of the root: the name it had is owed nothing (what comes there is
+            // looked at now, and gets its own re-stats from its own events).
+            restats.forget(original)
+            pendingNames.insert(original)
+        }
+    }
+
+    mutating func finishMove(
+        cookie: UInt64, to directory: DirectoryID, name: [UInt8], isDirectory: Bool, now: UInt64
+    ) {
         let transit = takeTransit(cookie)
         if unreadable.contains(directory) {
             if let transit { dropParked(transit) }
             return
         }
-        removeEntry(named: name, in: directory)
-        if let transit {
+        // A rename over the name, or the first half of an exchange: which, the next events tell.
+        displaceEntry(named: name, in: directory, cookie: cookie, comingFrom: transit, now: now)
+        let renamed = PendingName(directory: directory, name: name)
+        if let transit, let owed = transit.restats, isStillParked(transit) {
             // The file keeps its pending re-stats under its new name.
-            restats.rename(
-                PendingName(directory: transit.parent, name: transit.originalName),
-                to: PendingName(directory: directory, name: name))
+            restats.give(owed, to: renamed)
         }
         if let transit, let entry = transit.entry, isStillParked(transit) {
+            // The name it left is looked at again: an exchange puts another entry there, and
+            // when the tree was ahead of these events the one that moved may not be this one.
+            pendingNames.insert(PendingName(directory: transit.parent, name: transit.originalName))
             switch entry {
             case .file(let file):
                 tree.moveFile(file, to: directory, named: name)
-                pendingNames.insert(PendingName(directory: directory, name: name))
+                pendingNames.insert(renamed)
+                // A rename moves the ctime on, and the late re-stats follow names: the ones due
+                // at the old name (the one after writeback, say) would miss it now.
+                scheduleLateRestat(renamed, now: now)
             case .directory(let child):
                 guard !tree.isDescendant(directory, of: child) else {
                     // The tree places the target inside the directory being moved there, which
@@ -62,7 +115,10 @@ extension LiveTree {
             // Moved in from outside the root (or from a directory we could not see): list it once.
             createDirectory(named: name, in: directory)
         } else {
-            pendingNames.insert(PendingName(directory: directory, name: name))
+            // Moved in from outside: its data may not be written back yet, whatever its mtime
+            // says (tar, cp -a and rsync set it back), so it gets the late re-stats a write gets.
+            pendingNames.insert(renamed)
+            scheduleLateRestat(renamed, now: now)
         }
     }
 

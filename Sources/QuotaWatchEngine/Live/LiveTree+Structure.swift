@@ -71,7 +71,10 @@ extension LiveTree {
             pendingNames.insert(PendingName(directory: parent, name: name))
             return
         }
+        // Left out first: a record waiting displaced is not brought back at a place that makes
+        // a bind-mount cycle or lies on another file system.
         if isLeftOut(status, in: parent) { return }
+        if restoreDisplacedDirectory(status, named: name, in: parent) { return }
         let directory = tree.addDirectory(named: name, in: parent, status: status)
         let report = fileSystem.crawl(directory, tree: &tree)
         if report.failed {

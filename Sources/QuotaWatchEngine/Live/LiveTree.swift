@@ -73,6 +73,9 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// The same moves in the order they began, for their timeouts (the window is constant,
     /// so this is deadline order); finished ones are skipped when they reach the head.
     var transitQueue = OrderedTimerQueue<(since: UInt64, cookie: UInt64)>()
+    /// Entries a `moved_to` landed on, by the place they left, until it is clear whether they
+    /// were renamed over or swapped by an exchange (LiveTree+Exchanges.swift).
+    var displaced: [PendingName: Displaced] = [:]
     var pendingNames: Set<PendingName> = []
     var pendingDirectories: Set<DirectoryID> = []
     /// Names whose directory could not be opened at its path in the tree, because a rename of
@@ -103,6 +106,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         var parkedName: [UInt8]
         var originalName: [UInt8]
         var since: UInt64
+        /// The file's pending re-stats, which it keeps under its new name.
+        var restats: RestatTimers.Owed?
     }
 
     /// Starts from a finished first crawl.
@@ -139,13 +144,14 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
 
     /// The earliest moment a timer of the tree's is due, if any.
     public var nextDeadline: UInt64? {
-        [transitQueue.nextDeadline, restats.nextDeadline].compactMap { $0 }.min()
+        [transitQueue.nextDeadline, restats.nextDeadline, nextDisplacedDeadline].compactMap { $0 }.min()
     }
 
     // MARK: Events
 
     public mutating func apply(_ events: [InotifyEvent], now: UInt64) {
         for event in events { apply(event, now: now) }
+        settleDisplaced()
     }
 
     public mutating func apply(_ event: InotifyEvent, now: UInt64) {
@@ -207,7 +213,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             beginMove(cookie: moveKey, from: directory, name: name, now: now)
             pendingDirectories.insert(directory)
         } else if event.mask.contains(.movedTo) {
-            finishMove(cookie: moveKey, to: directory, name: name, isDirectory: event.mask.contains(.isDirectory))
+            finishMove(
+                cookie: moveKey, to: directory, name: name, isDirectory: event.mask.contains(.isDirectory), now: now)
             pendingDirectories.insert(directory)
         } else if event.mask.contains(.delete) {
             removeEntry(named: name, in: directory)
@@ -225,7 +232,9 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             let pending = PendingName(directory: directory, name: name)
             pendingNames.insert(pending)
             if event.mask.contains(.create) { pendingDirectories.insert(directory) }
-            if event.mask.contains(.modify) || event.mask.contains(.closeWrite) {
+            // A new name may be a link to an inode written just before (a create has no
+            // write of its own then), and its allocation can still change after writeback.
+            if !event.mask.isDisjoint(with: [.modify, .closeWrite, .create]) {
                 scheduleLateRestat(pending, now: now)
             }
         }

@@ -85,13 +85,32 @@ struct RestatTimers {
 
     /// The file at `old` now has the name `new`: its re-stats follow it.
     mutating func rename(_ old: PendingName, to new: PendingName) {
-        if let deadline = late.removeValue(forKey: old), late.updateValue(deadline, forKey: new) != deadline {
-            lateQueue.append(new, at: deadline)
+        if let owed = take(old) { give(owed, to: new) }
+    }
+
+    /// The deadlines a name is owed, carried by an entry while it has no name of its own (parked
+    /// by a move, displaced by an exchange).
+    struct Owed: Equatable {
+        var late: UInt64?
+        var writeback: UInt64?
+    }
+
+    /// Takes the name's deadlines away from it, for an entry that leaves the name for a while.
+    mutating func take(_ name: PendingName) -> Owed? {
+        let owed = Owed(late: late.removeValue(forKey: name), writeback: writeback.removeValue(forKey: name))
+        guard owed.late != nil || owed.writeback != nil else { return nil }
+        if owed.late != nil { Self.compactIfMostlyStale(&lateQueue, live: late) }
+        if owed.writeback != nil { Self.compactIfMostlyStale(&writebackQueue, live: writeback) }
+        return owed
+    }
+
+    /// Gives `name` the deadlines an entry carried (what the name had is superseded).
+    mutating func give(_ owed: Owed, to name: PendingName) {
+        if let deadline = owed.late, late.updateValue(deadline, forKey: name) != deadline {
+            lateQueue.append(name, at: deadline)
         }
-        if let deadline = writeback.removeValue(forKey: old),
-            writeback.updateValue(deadline, forKey: new) != deadline
-        {
-            writebackQueue.append(new, at: deadline)
+        if let deadline = owed.writeback, writeback.updateValue(deadline, forKey: name) != deadline {
+            writebackQueue.append(name, at: deadline)
         }
         Self.compactIfMostlyStale(&lateQueue, live: late)
         Self.compactIfMostlyStale(&writebackQueue, live: writeback)
