@@ -55,6 +55,10 @@ extension LiveTree {
         let place = PendingName(directory: directory, name: name)
         guard let waiting = displaced.removeValue(forKey: place) else { return nil }
         guard isStillDisplaced(waiting, in: directory) else { return nil }
+        if isCopyOfNewcomer(waiting, at: place) {
+            dropDisplaced(waiting, in: directory)
+            return nil
+        }
         let displacedInode = inode(of: waiting.entry)
         let here = inode(at: place)
         if let here, here == displacedInode { return .stays(waiting) }
@@ -123,6 +127,18 @@ extension LiveTree {
         return true
     }
 
+    /// Whether a displaced directory is a second record of the very directory that took its
+    /// name: listed there from a path the rename had already changed (the tree ahead of the
+    /// events), while its own record was still on its way. An exchange swaps two inodes, so this
+    /// one was renamed over by itself: it is no swapped entry, and kept, it would be moved away
+    /// by the newcomer's next rename and leave the newcomer behind as a second copy.
+    func isCopyOfNewcomer(_ waiting: Displaced, at place: PendingName) -> Bool {
+        guard case .directory(let copy) = waiting.entry,
+            case .directory(let newcomer)? = tree.entry(named: place.name, in: place.directory), newcomer != copy
+        else { return false }
+        return tree.inode(of: newcomer) == tree.inode(of: copy) && tree.device(of: newcomer) == tree.device(of: copy)
+    }
+
     /// Whether a displaced entry may still be on its way to where the newcomer came from:
     /// its inode is there now, or it is a directory with anything in it, which no rename may
     /// replace. The file system may have moved on since; a wrong guess for a file is mended by
@@ -159,7 +175,7 @@ extension LiveTree {
                 displaced.removeValue(forKey: place)
                 continue
             }
-            if mayBeSwapped(waiting) { continue }
+            if !isCopyOfNewcomer(waiting, at: place) && mayBeSwapped(waiting) { continue }
             displaced.removeValue(forKey: place)
             dropDisplaced(waiting, in: place.directory)
         }
