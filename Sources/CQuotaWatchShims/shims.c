@@ -205,13 +205,3 @@ void qw_install_fatal_restore(const char *bytes, size_t length) {
     for (size_t index = 0; index < sizeof fatal / sizeof fatal[0]; index++) sigaction(fatal[index], &action, NULL);
 }
 
-int qw_mount_id(int fd, unsigned long long *mount_id) {
-    struct statx result;
-    if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &result) != 0) return -1;
-    if (!(result.stx_mask & STATX_MNT_ID)) {
-        errno = ENOSYS;
-        return -1;
-    }
-    *mount_id = result.stx_mnt_id;
-    return 0;
-}

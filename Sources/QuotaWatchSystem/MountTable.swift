@@ -77,12 +77,9 @@ extension FileDescriptor {
     /// The id of the mount this descriptor lies on (`/proc/self/mountinfo`'s first field), or
     /// nil when the kernel does not say (before Linux 5.8).
     ///
-    /// The corresponding C function is `statx` with `STATX_MNT_ID`.
-    public var mountID: UInt64? {
-        var identifier: UInt64 = 0
-        guard unsafe system_mount_id(rawValue, &identifier) == 0 else { return nil }
-        return identifier
-    }
+    /// The corresponding C function is `statx` with `STATX_MNT_ID` (through the deleter's
+    /// ``mountPlace()``, the one reading of a mount id).
+    public var mountID: UInt64? { (try? mountPlace())?.mountID }
 
     /// The absolute path the kernel gives for this open directory, symlinks and `..` resolved
     /// (the link `/proc/self/fd/N`). Nil when it cannot be read or the directory was deleted.

@@ -248,10 +248,6 @@ func system_peer_user(_ descriptor: CInt, _ user: UnsafeMutablePointer<uid_t>) -
 
 // MARK: Mounts (MountTable.swift, FileDescriptor+Mount.swift)
 
-func system_mount_id(_ descriptor: CInt, _ mountID: UnsafeMutablePointer<UInt64>) -> CInt {
-    unsafe mountID.withMemoryRebound(to: CUnsignedLongLong.self, capacity: 1) { unsafe qw_mount_id(descriptor, $0) }
-}
-
 func system_readlinkat(
     _ directory: CInt, _ path: UnsafePointer<CChar>, _ buffer: UnsafeMutablePointer<CChar>, _ length: Int
 ) -> Int {

@@ -115,9 +115,5 @@ int qw_fdatasync(int fd);
 // the shell usable. Only async-signal-safe calls run in the handler.
 void qw_install_fatal_restore(const char *bytes, size_t length);
 
-// The id of the mount a descriptor lies on (statx(2) with STATX_MNT_ID, GNU-only in glibc):
-// a descriptor held on a mount keeps it busy, so the engine keeps none on other mounts.
-// -1 with errno ENOSYS when the kernel does not report it.
-int qw_mount_id(int fd, unsigned long long *mount_id);
 
 #endif
