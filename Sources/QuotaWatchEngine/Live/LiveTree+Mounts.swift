@@ -27,6 +27,9 @@ extension LiveTree {
     }
 
     /// `directory` leaves the tree: the kernel's watch goes only with the last record of it.
+    /// The places it leaves behind are stat'ed again: a place that goes is usually the
+    /// directory removed (rmdir leaves a bind mount of it with size 0 and no links), and no
+    /// event on the watch says so.
     mutating func releaseWatch(of directory: DirectoryID) {
         let watch = tree.watch(of: directory)
         guard watch >= 0 else { return }
@@ -37,6 +40,8 @@ extension LiveTree {
                 others.removeAll { $0 == directory }
             }
             otherPlacesByWatch[watch] = others.isEmpty ? nil : others
+            if let first = directoryByWatch[watch] { pendingDirectories.insert(first) }
+            pendingDirectories.formUnion(others)
             return
         }
         if directoryByWatch[watch] == directory {
