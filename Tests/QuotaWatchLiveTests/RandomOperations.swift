@@ -1,3 +1,4 @@
+import Foundation
 import QuotaWatchTestSupport
 
 /// A reproducible stream of real file system operations in a watched root: everything a
@@ -326,7 +327,18 @@ struct RandomOperations {
 
     mutating func note(_ kind: String, _ path: TreePath, _ detail: String = "") {
         counts[kind, default: 0] += 1
-        recent.append("\(kind) \(ReportComparison.show(path.reportPath)) \(ReportComparison.show(detail))")
+        let line = "\(kind) \(ReportComparison.show(path.reportPath)) \(ReportComparison.show(detail))"
+        recent.append(line)
         if recent.count > 20 { recent.removeFirst() }
+        Self.trace?.write(Data("\(counts.values.reduce(0, +)) \(line)\n".utf8))
     }
+
+    /// QUOTAWATCH_TEST_TRACE=FILE appends every operation to FILE, numbered, to find what
+    /// happened to one name long before a failure.
+    private static let trace: FileHandle? = {
+        guard let path = ProcessInfo.processInfo.environment["QUOTAWATCH_TEST_TRACE"],
+            FileManager.default.createFile(atPath: path, contents: nil)
+        else { return nil }
+        return FileHandle(forWritingAtPath: path)
+    }()
 }
