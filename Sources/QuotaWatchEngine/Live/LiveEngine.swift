@@ -525,10 +525,10 @@ public final class LiveEngine: @unchecked Sendable {
         var text = ""
         for event in batch {
             let directory = live.directory(forWatch: event.watch)
+            // The root as a name is shown, like every name: rootDisplay is escaped for JSON only.
+            let root = HumanText.escaped(options.rootDisplay)
             let path = directory.map { directory in
-                directory == tree.root
-                    ? options.rootDisplay
-                    : options.rootDisplay + "/" + HumanText.name(tree.relativePath(of: directory))
+                directory == tree.root ? root : root + "/" + HumanText.name(tree.relativePath(of: directory))
             }
             text +=
                 "\(path ?? "?") \(InotifyEventNames.describe(event.mask.rawValue)) \(HumanText.name(event.name))\n"

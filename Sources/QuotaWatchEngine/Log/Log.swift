@@ -71,7 +71,7 @@ public enum Log {
     /// `quotawatch: debug: MESSAGE`.
     public static func debug(_ message: @autoclosure () -> String) {
         guard isEnabled(.debug) else { return }
-        emit(.debug, "quotawatch: debug: \(message())")
+        emit(.debug, Diagnostic.note("debug: " + message()))
     }
 
     /// Sends every message to `sink` instead of standard error, until called again with nil:

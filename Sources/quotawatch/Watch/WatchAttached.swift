@@ -42,7 +42,7 @@ enum WatchAttached {
         let events = JoinableThread(name: "watch-events") {
             while let line = stream.nextLine() { feed.append(event: String(decoding: line, as: UTF8.self)) }
             if !stopping.isSet {
-                feed.finish(.success, message: "quotawatch: the daemon on \(EscapedName.string(socket)) stopped")
+                feed.finish(.success, message: Diagnostic.note("the daemon on \(HumanText.name(socket)) stopped"))
             }
         }
         let poller: JoinableThread? =
@@ -99,7 +99,7 @@ enum WatchAttached {
                 feed.publish(frame)
                 answeredOnce = true
             } catch .noDaemon where answeredOnce {
-                feed.finish(.success, message: "quotawatch: the daemon on \(EscapedName.string(socket)) stopped")
+                feed.finish(.success, message: Diagnostic.note("the daemon on \(HumanText.name(socket)) stopped"))
                 return
             } catch {
                 feed.notice("status: \(error)")
