@@ -5,20 +5,26 @@ import QuotaWatchCore
 /// (in-process) or from control replies (attached), at a cost of what is on screen, never of
 /// the tree.
 public struct WatchFrame: Sendable, Equatable {
-    /// One child directory of the current directory.
+    /// One name directly in the current directory: a subdirectory (its subtree's totals) or a
+    /// file (its own sizes; `files` 1, `dirs` 0), listed together as ncdu and gdu do.
     public struct Entry: Sendable, Equatable {
         public var name: [UInt8]
         public var allocated: UInt64
         public var apparent: UInt64
         public var files: UInt64
         public var dirs: UInt64
+        /// False for a file (any non-directory), which the view shows but does not open.
+        public var isDirectory: Bool
 
-        public init(name: [UInt8], allocated: UInt64, apparent: UInt64, files: UInt64, dirs: UInt64) {
+        public init(
+            name: [UInt8], allocated: UInt64, apparent: UInt64, files: UInt64, dirs: UInt64, isDirectory: Bool = true
+        ) {
             self.name = name
             self.allocated = allocated
             self.apparent = apparent
             self.files = files
             self.dirs = dirs
+            self.isDirectory = isDirectory
         }
     }
 
@@ -53,7 +59,8 @@ public struct WatchFrame: Sendable, Equatable {
     public var rootDirs: UInt64 = 0
     /// The app's size as the phone shows it (`watch --ios`); nil when not asked for.
     public var phone: PhoneStorage?
-    /// The children of `directory`, largest allocated first.
+    /// The largest names directly in `directory`, subdirectories and files together, largest
+    /// allocated first.
     public var entries: [Entry] = []
     /// Every quota directory; empty without quotas.
     public var quotas: [Quota] = []

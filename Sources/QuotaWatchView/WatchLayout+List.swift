@@ -16,7 +16,7 @@ extension WatchLayout {
         let rows = model.rows()
         var lines: [StyledLine] = []
         if rows.isEmpty {
-            let text = model.frame == nil ? "  waiting for the engine…" : "  (no subdirectories)"
+            let text = model.frame == nil ? "  waiting for the engine…" : "  (empty directory)"
             lines.append(StyledLine(text, .dim))
         }
         for index in model.state.cursor.visibleRange(count: rows.count, visibleRows: visibleRows) {
@@ -26,17 +26,19 @@ extension WatchLayout {
         return lines + Array(repeating: .blank, count: max(0, visibleRows - lines.count))
     }
 
-    /// One directory: marker, name (cut with `…`), size, files, growth, quota, usage bar and
-    /// share. `columns` defaults to the widest name column the screen allows.
+    /// One directory or file: marker, name (cut with `…`), size, files, growth, quota, usage bar
+    /// and share. A directory's name ends in `/` (ncdu's and ls -F's mark); a file's does not,
+    /// and its FILES column is empty. `columns` defaults to the widest name column the screen
+    /// allows.
     public func row(_ row: WatchRow, selected: Bool, format: ByteFormat, columns names: Columns? = nil) -> StyledLine {
         let names = names ?? Columns(totalColumns: columns)
         let state = row.quota?.state
         var nameStyle = state.map(Self.quotaStyle) ?? .plain
         if selected { nameStyle.reverse = true }
         var line = StyledLine(selected ? "> " : "  ", selected ? .bold : .plain)
-        line.append(width.padded(row.display + "/", to: names.name), nameStyle)
+        line.append(width.padded(row.display + (row.isDirectory ? "/" : ""), to: names.name), nameStyle)
         line.append(" " + width.padded(format.string(row.size), to: Columns.size, alignRight: true))
-        line.append(" " + width.padded(String(row.files), to: Columns.files, alignRight: true))
+        line.append(" " + width.padded(row.isDirectory ? String(row.files) : "", to: Columns.files, alignRight: true))
         line.append(" " + width.padded(Self.growthText(row.growth, format), to: Columns.growth, alignRight: true))
         guard let quota = row.quota else { return line }
         line.append(" " + width.padded(format.string(quota.effectiveLimit), to: Columns.quota, alignRight: true))

@@ -46,28 +46,30 @@ public struct WatchModel: Sendable {
         guard !state.paused || restorePending else { return }
         let selected = selectedName()
         frame = newFrame
-        let names = rowNames()
+        let items = rowItems()
         if restorePending {
             restorePending = false
-            state.restoreSelection(rows: names, visibleRows: listRows)
+            state.restoreSelection(rows: items, visibleRows: listRows)
         } else {
-            // The highlight stays on its item as sizes change and the list re-sorts.
+            // The highlight stays on its item, directory or file, as sizes change and the list
+            // re-sorts.
             keepSelection(on: selected, listRows: listRows)
         }
-        state.cursor.clamp(count: names.count, visibleRows: listRows)
+        state.cursor.clamp(count: items.count, visibleRows: listRows)
     }
 
-    /// The name of the highlighted row, if any.
+    /// The name of the highlighted row, if any. A name is unique among a directory's entries,
+    /// files and subdirectories alike, so it alone says which item the highlight is on.
     private func selectedName() -> [UInt8]? {
-        let names = rowNames()
-        return names.indices.contains(state.cursor.selected) ? names[state.cursor.selected] : nil
+        let items = rowItems()
+        return items.indices.contains(state.cursor.selected) ? items[state.cursor.selected].name : nil
     }
 
     private mutating func keepSelection(on name: [UInt8]?, listRows: Int) {
         guard let name else { return }
-        let names = rowNames()
-        guard let index = names.firstIndex(of: name), index != state.cursor.selected else { return }
-        state.cursor.select(index, count: names.count, visibleRows: listRows)
+        let items = rowItems()
+        guard let index = items.firstIndex(where: { $0.name == name }), index != state.cursor.selected else { return }
+        state.cursor.select(index, count: items.count, visibleRows: listRows)
     }
 
     /// Takes one event (already parsed).
@@ -111,7 +113,16 @@ public struct WatchModel: Sendable {
         let selected = selectedName()
         let order = (state.sort, state.showsApparent)
         let wasPaused = state.paused
-        let command = state.handle(key, rows: rowNames(), visibleRows: listRows, cleanAllowed: cleanAllowed)
+        let items = rowItems()
+        let inDialog = state.dialog != .none
+        let command = state.handle(key, rows: items, visibleRows: listRows, cleanAllowed: cleanAllowed)
+        if key == .enter || key == .right, !inDialog, items.indices.contains(state.cursor.selected),
+            !items[state.cursor.selected].isDirectory
+        {
+            // Enter on a file opens nothing; say why rather than seem to ignore the key.
+            let shown = DisplayWidth.builtIn.printable(EscapedName.string(items[state.cursor.selected].name))
+            post(notice: "\(shown) is a file; only directories open", now: now)
+        }
         if order != (state.sort, state.showsApparent) { keepSelection(on: selected, listRows: listRows) }
         if state.paused != wasPaused {
             frozen = state.paused ? Frozen(growth: growth, log: log, candidates: candidates, at: now) : nil
@@ -147,7 +158,9 @@ public struct WatchModel: Sendable {
                 name: entry.name, display: DisplayWidth.builtIn.printable(EscapedName.string(entry.name)),
                 size: state.showsApparent ? entry.apparent : entry.allocated, files: entry.files,
                 growth: shownGrowth.bytesPerSecond(entry.name),
-                quota: quotas[EscapedName.string(frame.childPath(entry.name))])
+                // Quotas are on directories: a file's row never shows one.
+                quota: entry.isDirectory ? quotas[EscapedName.string(frame.childPath(entry.name))] : nil,
+                isDirectory: entry.isDirectory)
         }
         switch state.sort {
         case .size:
@@ -163,10 +176,10 @@ public struct WatchModel: Sendable {
         return rows
     }
 
-    func rowNames() -> [[UInt8]] { rows().map(\.name) }
+    func rowItems() -> [WatchState.Item] { rows().map { WatchState.Item(name: $0.name, isDirectory: $0.isDirectory) } }
 }
 
-/// One line of the directory list.
+/// One line of the list: a subdirectory or a file of the directory shown.
 public struct WatchRow: Sendable, Equatable {
     public var name: [UInt8]
     /// The name escaped and with control characters shown, ready to draw.
@@ -177,4 +190,6 @@ public struct WatchRow: Sendable, Equatable {
     /// Bytes per second over the last seconds; nil until known.
     public var growth: Double?
     public var quota: WatchFrame.Quota?
+    /// False for a file: drawn without the `/` and without a file count, and not opened.
+    public var isDirectory: Bool = true
 }

@@ -40,10 +40,21 @@ public struct WatchState: Sendable, Equatable {
 
     public init() {}
 
-    /// Applies `key`. `rows` are the names in the list as shown (sorted), `visibleRows` how many
+    /// One row of the list as keys see it: Enter opens a directory, never a file.
+    public struct Item: Sendable, Equatable {
+        public var name: [UInt8]
+        public var isDirectory: Bool
+
+        public init(name: [UInt8], isDirectory: Bool = true) {
+            self.name = name
+            self.isDirectory = isDirectory
+        }
+    }
+
+    /// Applies `key`. `rows` are the list's rows as shown (sorted), `visibleRows` how many
     /// the screen has for them; `cleanAllowed` is false when no cleanup can be asked for.
     public mutating func handle(
-        _ key: TerminalKey, rows: [[UInt8]], visibleRows: Int, cleanAllowed: Bool = true
+        _ key: TerminalKey, rows: [Item], visibleRows: Int, cleanAllowed: Bool = true
     ) -> WatchCommand {
         switch dialog {
         case .help:
@@ -66,8 +77,9 @@ public struct WatchState: Sendable, Equatable {
         if cursor.handle(key, count: rows.count, visibleRows: visibleRows) { return .none }
         switch key {
         case .enter, .right:
-            guard rows.indices.contains(cursor.selected) else { return .none }
-            let name = rows[cursor.selected]
+            // A file is listed to be seen, not entered.
+            guard rows.indices.contains(cursor.selected), rows[cursor.selected].isDirectory else { return .none }
+            let name = rows[cursor.selected].name
             selectedBeforeEntering[directory] = name
             directory = directory.isEmpty ? name : directory + [UInt8(ascii: "/")] + name
             cursor = ListCursor()
@@ -105,9 +117,9 @@ public struct WatchState: Sendable, Equatable {
 
     /// Once the rows of a directory just entered or left arrive: selects the child we came
     /// back from, if any.
-    public mutating func restoreSelection(rows: [[UInt8]], visibleRows: Int) {
+    public mutating func restoreSelection(rows: [Item], visibleRows: Int) {
         guard let name = selectedBeforeEntering.removeValue(forKey: directory),
-            let index = rows.firstIndex(of: name)
+            let index = rows.firstIndex(where: { $0.name == name && $0.isDirectory })
         else { return }
         cursor.select(index, count: rows.count, visibleRows: visibleRows)
     }

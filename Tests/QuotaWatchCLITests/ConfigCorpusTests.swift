@@ -125,7 +125,7 @@ struct ConfigCorpusTests {
         let result = try run(["check-config", path])
         #expect(result.exitStatus == test.status, "\(result)")
         for part in test.message { #expect(result.errorText.contains(part), "'\(part)' in \(result.errorText)") }
-        #expect(result.errorText.hasPrefix("Error: "), "\(result)")
+        #expect(result.errorText.hasPrefix("quotawatch: error: "), "\(result)")
     }
 
     @Test("run --config refuses each at start, before any crawl, the same way", arguments: cases)

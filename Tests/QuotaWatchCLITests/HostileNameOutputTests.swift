@@ -101,7 +101,7 @@ struct HostileNameOutputTests {
             let result = try cli.run(arguments)
             #expect(result.exitStatus == 64, "\(result)")
             expectClean(result, "usage error for \(arguments)")
-            #expect(result.errorText.hasPrefix("Error: "), "\(result)")
+            #expect(result.errorText.hasPrefix("quotawatch: error: "), "\(result)")
         }
     }
 }

@@ -28,6 +28,7 @@ struct ControlProtocolTests {
             ControlRequest(.status(.tree(TreeSelection(depth: 1)))),
             ControlRequest(.status(.tree(TreeSelection(subtree: Array("Library/Caches".utf8), depth: 2))), sync: true),
             ControlRequest(.status(.tree(TreeSelection(subtree: [0x61, 0xFF, 0x5C], top: 10)))),
+            ControlRequest(.status(.tree(TreeSelection(subtree: Array("tmp".utf8), depth: 1, top: 5, files: 7)))),
             ControlRequest(.status(.quotas)),
             ControlRequest(.clean(CleanRequest())),
             ControlRequest(.clean(CleanRequest(trigger: "nightly.1", dryRun: true))),
@@ -69,10 +70,16 @@ struct ControlProtocolTests {
         #expect(error(#"{"command":7}"#) == #"'command' must be a string such as "status""#)
         #expect(
             error(#"{"command":"status","dept":1}"#)
-                == "unknown field 'dept' in a status request; its fields are command, depth, path, select, sync, top")
+                == "unknown field 'dept' in a status request; its fields are command, depth, files, path, select, sync, top"
+        )
         #expect(error(#"{"command":"status","depth":-1}"#) == "'depth' must be a whole number, 0 or more, not -1")
         #expect(error(#"{"command":"status","depth":"all"}"#) == "'depth' must be a whole number, 0 or more")
         #expect(error(#"{"command":"status","top":0}"#) == "'top' must be a whole number, 1 or more, not 0")
+        #expect(error(#"{"command":"status","files":0}"#) == "'files' must be a whole number, 1 or more, not 0")
+        #expect(error(#"{"command":"status","files":"all"}"#) == "'files' must be a whole number, 1 or more")
+        #expect(
+            error(#"{"command":"status","select":"quotas","files":5}"#)
+                == #"'files' applies to select "tree", not "quotas""#)
         #expect(error(#"{"command":"status","sync":"yes"}"#) == "'sync' must be true or false")
         #expect(error(#"{"command":"status","path":"/etc"}"#)?.contains("absolute") == true)
         #expect(error(#"{"command":"status","path":"../x"}"#)?.contains("'..'") == true)
@@ -99,6 +106,20 @@ struct ControlProtocolTests {
         #expect(wire.contains(#""rows":[[".",8192,100,2,1],["a\\xff",4096,50,1,0]]"#))
         #expect(try StatusWire.report(from: snapshot.replyJSON()) == snapshot.report)
         #expect(snapshot.report.directories.map(\.path) == [".", #"a\xff"#])
+        // No files asked for: no "files" member, in the reply or in status --json.
+        #expect(!wire.contains(#""files":["#))
+        #expect(!String(decoding: snapshot.report.encodedJSON(), as: UTF8.self).contains(#""files":["#))
+
+        // Files asked for: their rows in the same columns, read back in their order.
+        let file = DirectoryRow(
+            path: Array("a\u{1b}.mov".utf8),
+            tally: Tally(usage: Usage(allocated: 30_003_200, apparent: 30_000_000), files: 1, dirs: 0))
+        let withFiles = StatusSnapshot(root: "/r", rows: rows, engine: engine, files: [file])
+        let filesWire = String(decoding: withFiles.replyJSON(), as: UTF8.self)
+        #expect(filesWire.contains(#""files":[["a\u001b.mov",30003200,30000000,1,0]]"#), "\(filesWire)")
+        let read = try StatusWire.report(from: withFiles.replyJSON())
+        #expect(read == withFiles.report)
+        #expect(read.files?.map(\.path) == ["a\u{1b}.mov"])
 
         let foreign = Array(
             #"{"columns":["name"],"rows":[],"root":"/r","engine":{"events":0,"rescanned_dirs":0,"overflows":0,"watches":0,"degraded":[],"requests":0,"cpu_seconds":0}}"#

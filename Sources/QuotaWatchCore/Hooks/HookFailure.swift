@@ -41,7 +41,7 @@ public struct HookFailure: Sendable, Equatable {
     /// One line for a log: what happened, without the stderr tail.
     public var summary: String {
         var text = "hook '\(hookName)' for \(eventKind)"
-        if let path { text += " on \(EscapedName.string(path))" }
+        if let path { text += " on \(HumanText.name(path))" }
         if let startError {
             text += " could not start: \(startError)"
         } else if timedOut {

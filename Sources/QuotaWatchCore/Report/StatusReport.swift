@@ -43,11 +43,16 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var root: String
     public var directories: [DirectoryReport]
     public var engine: EngineReport
+    /// The largest files directly in the selected directory, largest first, when the request
+    /// asked for them (the control protocol's `files`); absent otherwise. Each row has the
+    /// directories' shape: its path relative to the root, its inode's sizes, `files` 1, `dirs` 0.
+    public var files: [DirectoryReport]?
 
-    public init(tree: TreeReport, engine: EngineReport) {
+    public init(tree: TreeReport, engine: EngineReport, files: [DirectoryReport]? = nil) {
         root = tree.root
         directories = tree.directories
         self.engine = engine
+        self.files = files
     }
 
     public var treeReport: TreeReport { TreeReport(root: root, directories: directories) }
@@ -68,22 +73,28 @@ public struct StatusSnapshot: Sendable, Equatable {
     public var root: String
     public var rows: [DirectoryRow]
     public var engine: EngineReport
+    /// The files asked for (``TreeSelection/files``), largest first; nil when none were.
+    public var files: [DirectoryRow]?
 
-    public init(root: String, rows: [DirectoryRow], engine: EngineReport) {
+    public init(root: String, rows: [DirectoryRow], engine: EngineReport, files: [DirectoryRow]? = nil) {
         self.root = root
         self.rows = rows
         self.engine = engine
+        self.files = files
     }
 
     public var report: StatusReport {
-        StatusReport(tree: TreeReport(root: root, directories: rows.map(\.report)), engine: engine)
+        StatusReport(
+            tree: TreeReport(root: root, directories: rows.map(\.report)), engine: engine,
+            files: files.map { $0.map(\.report) })
     }
 
     /// The reply as it crosses the control socket (see ``StatusWire``).
     public func wireJSON() -> [UInt8] {
         let wire = StatusWire(
             root: root, columns: StatusWire.columns,
-            rows: rows.map { StatusWire.Row($0.report) }, engine: engine)
+            rows: rows.map { StatusWire.Row($0.report) }, engine: engine,
+            files: files.map { $0.map { StatusWire.Row($0.report) } })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array((try? encoder.encode(wire)) ?? Data())
@@ -94,6 +105,7 @@ public struct StatusSnapshot: Sendable, Equatable {
 /// ``DirectoryReport`` would be most of the bytes (79 per directory instead of 36), and a view
 /// that asks ten times a second should not pay for them. `columns` names each array's fields
 /// in order; new ones are only ever appended, so a client reads the ones it knows by position.
+/// A request with `files` gets a `"files"` member too, its rows in the same columns.
 ///
 ///     {"columns":["path","allocated","apparent","files","dirs"],"engine":{…},"root":"/abs",
 ///      "rows":[[".",32628736,25440742,3000,52],["Documents",1925120,1849937,36,5]]}
@@ -104,6 +116,7 @@ public struct StatusWire: Codable, Sendable, Equatable {
     public var columns: [String]
     public var rows: [Row]
     public var engine: EngineReport
+    public var files: [Row]?
 
     public struct Row: Codable, Sendable, Equatable {
         public var directory: DirectoryReport
@@ -138,6 +151,7 @@ public struct StatusWire: Codable, Sendable, Equatable {
                     + "is it a different version of quotawatch?")
         }
         return StatusReport(
-            tree: TreeReport(root: wire.root, directories: wire.rows.map(\.directory)), engine: wire.engine)
+            tree: TreeReport(root: wire.root, directories: wire.rows.map(\.directory)), engine: wire.engine,
+            files: wire.files.map { $0.map(\.directory) })
     }
 }

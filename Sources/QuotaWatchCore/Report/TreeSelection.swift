@@ -8,11 +8,16 @@ public struct TreeSelection: Hashable, Sendable {
     public var depth: Int?
     /// Only the `top` directories with the most allocated bytes; nil keeps them all.
     public var top: Int?
+    /// Also the `files` largest files (non-directories) directly in the subtree's directory,
+    /// as a live view lists them beside its subdirectories; nil asks for none. Costs one pass
+    /// over that directory's own entries, never the files below it.
+    public var files: Int?
 
-    public init(subtree: [UInt8] = [], depth: Int? = nil, top: Int? = nil) {
+    public init(subtree: [UInt8] = [], depth: Int? = nil, top: Int? = nil, files: Int? = nil) {
         self.subtree = subtree
         self.depth = depth
         self.top = top
+        self.files = files
     }
 
     /// The subtree's path components.

@@ -95,7 +95,7 @@ extension ControlRequest: Codable {
         init?(intValue: Int) { nil }
     }
 
-    private static let statusFields = ["command", "depth", "path", "select", "sync", "top"]
+    private static let statusFields = ["command", "depth", "files", "path", "select", "sync", "top"]
     private static let cleanFields = ["command", "trigger", "dry_run"]
     private static let cleanListFields = ["command"]
 
@@ -112,6 +112,7 @@ extension ControlRequest: Codable {
             }
             if let depth = selection.depth { try container.encode(depth, forKey: Key("depth")) }
             if let top = selection.top { try container.encode(top, forKey: Key("top")) }
+            if let files = selection.files { try container.encode(files, forKey: Key("files")) }
         case .clean(let clean):
             try container.encode(clean.trigger, forKey: Key("trigger"))
             if clean.dryRun { try container.encode(true, forKey: Key("dry_run")) }
@@ -227,9 +228,13 @@ extension ControlRequest: Codable {
             if let top = selection.top, top < 1 {
                 throw ControlProtocol.Failure("'top' must be a whole number, 1 or more, not \(top)")
             }
+            selection.files = try field("files", Int.self, "a whole number, 1 or more", in: container)
+            if let files = selection.files, files < 1 {
+                throw ControlProtocol.Failure("'files' must be a whole number, 1 or more, not \(files)")
+            }
             return .tree(selection)
         case "quotas":
-            if let extra = present.intersection(["path", "depth", "top"]).sorted().first {
+            if let extra = present.intersection(["path", "depth", "top", "files"]).sorted().first {
                 throw ControlProtocol.Failure("'\(extra)' applies to select \"tree\", not \"quotas\"")
             }
             return .quotas

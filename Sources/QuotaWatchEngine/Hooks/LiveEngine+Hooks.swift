@@ -35,7 +35,7 @@ extension LiveEngine {
         guard new != (monitor?.config.hooks ?? []) || (hooks == nil) != new.isEmpty else { return }
         stopHooks()
         if let failure = startHooks(new) {
-            Log.write(.warning, "quotawatch: SIGHUP: \(failure); no hooks run now")
+            Log.write(.warning, Diagnostic.note("SIGHUP: \(failure); no hooks run now"))
         }
     }
 

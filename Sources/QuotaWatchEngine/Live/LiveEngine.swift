@@ -388,7 +388,16 @@ public final class LiveEngine: @unchecked Sendable {
                     + "give a path relative to the root as status --json shows it")
             return
         }
-        reply.send(StatusSnapshot(root: options.rootDisplay, rows: rows, engine: view(of: live).counters))
+        // The files of the selected directory alone: one pass over its entries, not its subtree.
+        var files: [DirectoryRow]?
+        if let limit = selection.files, let shown = live.tree.directory(atComponents: selection.components) {
+            let prefix = selection.subtree.isEmpty ? [] : selection.subtree + [UInt8(ascii: "/")]
+            files = live.tree.largestChildren(of: shown, limit: limit, including: .files).map { file in
+                DirectoryRow(path: prefix + file.name, tally: file.tally)
+            }
+        }
+        reply.send(
+            StatusSnapshot(root: options.rootDisplay, rows: rows, engine: view(of: live).counters, files: files))
     }
 
     // MARK: Overflow and degradation
@@ -516,10 +525,10 @@ public final class LiveEngine: @unchecked Sendable {
         var text = ""
         for event in batch {
             let directory = live.directory(forWatch: event.watch)
+            // The root as a name is shown, like every name: rootDisplay is escaped for JSON only.
+            let root = HumanText.escaped(options.rootDisplay)
             let path = directory.map { directory in
-                directory == tree.root
-                    ? options.rootDisplay
-                    : options.rootDisplay + "/" + HumanText.name(tree.relativePath(of: directory))
+                directory == tree.root ? root : root + "/" + HumanText.name(tree.relativePath(of: directory))
             }
             text +=
                 "\(path ?? "?") \(InotifyEventNames.describe(event.mask.rawValue)) \(HumanText.name(event.name))\n"

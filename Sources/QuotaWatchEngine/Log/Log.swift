@@ -61,17 +61,17 @@ public enum Log {
     }
 
     /// `quotawatch: error: MESSAGE`.
-    public static func error(_ message: String) { write(.error, "quotawatch: error: \(message)") }
+    public static func error(_ message: String) { write(.error, Diagnostic.error(message)) }
     /// `quotawatch: warning: MESSAGE`.
-    public static func warning(_ message: String) { write(.warning, "quotawatch: warning: \(message)") }
+    public static func warning(_ message: String) { write(.warning, Diagnostic.warning(message)) }
     /// `quotawatch: MESSAGE`, for what an operator would want to know happened.
-    public static func notice(_ message: String) { write(.notice, "quotawatch: \(message)") }
+    public static func notice(_ message: String) { write(.notice, Diagnostic.note(message)) }
     /// `quotawatch: MESSAGE`, for the daemon's ordinary progress.
-    public static func info(_ message: String) { write(.info, "quotawatch: \(message)") }
+    public static func info(_ message: String) { write(.info, Diagnostic.note(message)) }
     /// `quotawatch: debug: MESSAGE`.
     public static func debug(_ message: @autoclosure () -> String) {
         guard isEnabled(.debug) else { return }
-        emit(.debug, "quotawatch: debug: \(message())")
+        emit(.debug, Diagnostic.note("debug: " + message()))
     }
 
     /// Sends every message to `sink` instead of standard error, until called again with nil:

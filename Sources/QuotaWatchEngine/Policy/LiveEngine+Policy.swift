@@ -35,7 +35,7 @@ extension LiveEngine {
     func reloadPolicy(_ live: inout LiveTree<KernelFileSystem>) {
         guard let reload = options.reloadPolicy else {
             Log.write(
-                .notice, "quotawatch: SIGHUP: there is no --config file to read again; the rules stay as they are")
+                .notice, Diagnostic.note("SIGHUP: there is no --config file to read again; the rules stay as they are"))
             return
         }
         notifyObservers(.reloading, live)
@@ -44,7 +44,8 @@ extension LiveEngine {
             config = try reload()
         } catch {
             let message = "\(error)"
-            Log.write(.warning, "quotawatch: SIGHUP: the config was not reloaded, the rules in force stay: \(message)")
+            Log.write(
+                .warning, Diagnostic.note("SIGHUP: the config was not reloaded, the rules in force stay: \(message)"))
             emit(.configError(message: message, time: WallTime.now().iso8601))
             notifyObservers(.reloaded(applied: false), live)
             return
@@ -59,9 +60,10 @@ extension LiveEngine {
             // The runner holds its cleaners and a run may be under way: they change at a restart.
             Log.write(
                 .warning,
-                "quotawatch: SIGHUP: 'cleaners', 'periodic', 'app_version' and 'protect' changed in the config; "
-                    + "the cleaners in force stay until the daemon is restarted (quotas, levels, leftovers and "
-                    + "hooks are reloaded now)")
+                Diagnostic.note(
+                    "SIGHUP: 'cleaners', 'periodic', 'app_version' and 'protect' changed in the config; "
+                        + "the cleaners in force stay until the daemon is restarted (quotas, levels, leftovers and "
+                        + "hooks are reloaded now)"))
         }
         replaceHooks(with: config.hooks)
         var events =

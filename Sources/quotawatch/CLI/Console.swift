@@ -12,6 +12,11 @@ import QuotaWatchSystem
 enum Console {
     static func out(_ text: String) { write(HumanText.forOutput(text), to: .standardOutput) }
     static func error(_ text: String) { write(HumanText.forOutput(text), to: .standardError) }
+    /// An error for a person: `quotawatch: error: MESSAGE` and a newline (``Diagnostic``), the
+    /// first line of every failure a command reports, as the daemon's log starts its errors.
+    static func failure(_ message: String) { error(Diagnostic.error(message) + "\n") }
+    /// `quotawatch: warning: MESSAGE` and a newline.
+    static func warning(_ message: String) { error(Diagnostic.warning(message) + "\n") }
     /// A JSON document or JSON lines, with what JSON encoders leave raw (DEL, C1, direction
     /// overrides) as `\uXXXX` escapes.
     static func json(_ text: String) { write(HumanText.jsonForTerminal(text), to: .standardOutput) }

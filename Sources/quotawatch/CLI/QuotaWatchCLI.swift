@@ -21,7 +21,7 @@ enum QuotaWatchCLI {
         do {
             return try dispatch(arguments)
         } catch let error {
-            Console.error("Error: \(error.message)\n")
+            Console.failure("\(error.message)")
             if let command = error.command, let subcommand = subcommands.first(where: { $0.name == command }) {
                 Console.error(
                     "Usage: \(subcommand.usage)\n  See 'quotawatch \(command) --help' for more information.\n")

@@ -39,7 +39,7 @@ enum CheckConfigCommand {
         do {
             config = try RunPolicy.read(file.bytes)
         } catch {
-            Console.error("Error: \(error.description)\n")
+            Console.failure("\(error.description)")
             return error.status
         }
         if arguments.has("--json") {

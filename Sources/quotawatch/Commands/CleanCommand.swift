@@ -107,15 +107,16 @@ enum CleanCommand {
             let listing = try CleanListing.decode(reply)
             // Deleting through a daemon deletes in its root: it must be the one named.
             guard listing.root == output.root else {
-                Console.error(
-                    "Error: the daemon on \(EscapedName.string(socket)) watches \(listing.root), not \(output.root); "
-                        + "name that root, or pass the --socket of the daemon that watches \(output.root)\n")
+                Console.failure(
+                    "the daemon on \(EscapedName.string(socket)) watches \(listing.root), not \(output.root); "
+                        + "name that root, or pass the --socket of the daemon that watches \(output.root)")
                 return .failure
             }
             if arguments.values["--config"] != nil {
                 Console.error(
-                    "quotawatch: note: --config is not used: the daemon serving this root protects what its own config says\n"
-                )
+                    Diagnostic.note(
+                        "note: --config is not used: the daemon serving this root protects what its own config says")
+                        + "\n")
             }
             output.engine = listing.engine
             items = listing.items
@@ -134,7 +135,7 @@ enum CleanCommand {
             items = crawled.items
             place = .local(root: opened, stateDirectory: StateDirectory.forRoot(absolute), items: items)
         } catch {
-            Console.error("Error: \(error)\n")
+            Console.failure("\(error)")
             return .failure
         }
         defer { if case .local(let opened, _, _) = place { opened.close() } }
@@ -210,21 +211,21 @@ enum CleanCommand {
                 report = try CleanDeletionReport.decode(
                     try ControlClient.request(socketPath: socket, request, timeout: .seconds(timeout)))
             } catch {
-                Console.error("Error: \(error)\n")
+                Console.failure("\(error)")
                 return .failure
             }
         case .local(let root, let stateDirectory, let items):
             do {
                 if let stateDirectory { try StateDirectory.checkTrusted(stateDirectory) }
             } catch {
-                Console.error("Error: \(error)\n")
+                Console.failure("\(error)")
                 return .failure
             }
             let protection: CleanupProtection
             switch self.protection(config?.bytes) {
             case .success(let built): protection = built
             case .failure(let failure):
-                Console.error("Error: \(failure.description)\n")
+                Console.failure("\(failure.description)")
                 return failure.status
             }
             // The same planner as the daemon: open writers are the deleter's to check.
@@ -234,7 +235,7 @@ enum CleanCommand {
                 report = try ManualClean.runLocally(
                     root: root, items: chosen, protection: protection, stateDirectory: stateDirectory, dryRun: dryRun)
             } catch {
-                Console.error("Error: \(error)\n")
+                Console.failure("\(error)")
                 return .failure
             }
         }

@@ -60,7 +60,7 @@ enum CleanNowCommand {
         do {
             reply = try ControlClient.request(socketPath: socket, request, timeout: .seconds(timeout))
         } catch {
-            Console.error("Error: \(error)\n")
+            Console.failure("\(error)")
             return .failure
         }
         if arguments.has("--json") {
@@ -68,7 +68,7 @@ enum CleanNowCommand {
             return .success
         }
         guard let summary = try? JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any] else {
-            Console.error("Error: the daemon's answer is not a cleanup summary\n")
+            Console.failure("the daemon's answer is not a cleanup summary")
             return .failure
         }
         let top: Int? =

@@ -63,14 +63,16 @@ struct CleanPageOutput {
 
     /// How to delete, for the end of the page.
     static func howToDelete(root: String) -> String {
-        """
-        Nothing was deleted. To delete, name what goes and add --yes (or --dry-run to see it first):
-          quotawatch clean \(root) --yes --category caches [--older-than 7d] [--larger-than 1MB]
-          quotawatch clean \(root) --yes --category caches:NAME      one cache business
-          quotawatch clean \(root) --yes --category all             every category but your files
-          quotawatch clean \(root) --yes --kind video               your files: by kind, or --path PATH
+        // ROOT is shown as every name is (it may hold a newline, a tab or ESC).
+        let root = TableRenderer.printable(root)
+        return """
+            Nothing was deleted. To delete, name what goes and add --yes (or --dry-run to see it first):
+              quotawatch clean \(root) --yes --category caches [--older-than 7d] [--larger-than 1MB]
+              quotawatch clean \(root) --yes --category caches:NAME      one cache business
+              quotawatch clean \(root) --yes --category all             every category but your files
+              quotawatch clean \(root) --yes --kind video               your files: by kind, or --path PATH
 
-        """
+            """
     }
 
     func json(_ page: [CleanCategorySummary], held: [(item: CleanItem, hold: CleanHold)]) -> String {

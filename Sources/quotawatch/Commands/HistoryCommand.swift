@@ -66,7 +66,7 @@ enum HistoryCommand {
         do {
             try StateDirectory.checkTrusted(Array(database.dropLast(HistoryStore.fileName.utf8.count + 1)))
         } catch {
-            Console.error("Error: \(error)\n")
+            Console.failure("\(error)")
             return .failure
         }
         let store: HistoryStore
@@ -75,12 +75,12 @@ enum HistoryCommand {
         } catch {
             let shown = EscapedName.string(database)
             if (try? FileDescriptor.currentWorkingDirectory.status(of: database)) == nil {
-                Console.error(
-                    "Error: no history for \(RootOptions.absolutePath(root.bytes)): \(shown) does not exist. "
+                Console.failure(
+                    "no history for \(RootOptions.absolutePath(root.bytes)): \(shown) does not exist. "
                         + "Start the daemon with 'quotawatch run ROOT --history' (with the same STATE_DIRECTORY or "
-                        + "--state-dir).\n")
+                        + "--state-dir).")
             } else {
-                Console.error("Error: cannot read the history \(shown): \(error)\n")
+                Console.failure("cannot read the history \(shown): \(error)")
             }
             return .failure
         }
@@ -109,7 +109,7 @@ enum HistoryCommand {
                 }
             }
         } catch {
-            Console.error("Error: cannot read the history \(EscapedName.string(database)): \(error)\n")
+            Console.failure("cannot read the history \(EscapedName.string(database)): \(error)")
             return .failure
         }
         return .success

@@ -33,7 +33,7 @@ enum RootOptions {
     /// A ROOT that does not exist or is not a directory is a usage error (64); one that is
     /// there but cannot be opened (no permission, say) is a runtime failure (1), as for du.
     static func report(_ error: RootError) -> ExitStatus {
-        Console.error("Error: \(error).\n")
+        Console.failure("\(error).")
         switch error {
         case .notADirectory, .cannotOpen(_, .noSuchFileOrDirectory): return .usage
         case .cannotOpen: return .failure
@@ -49,10 +49,10 @@ enum RootOptions {
         let shown = TableRenderer.printable(EscapedName.string(path))
         switch warning.kind {
         case .unreadableDirectory:
-            return
-                "quotawatch: warning: cannot read directory '\(shown)': \(warning.error); only its own size is counted\n"
+            return Diagnostic.warning(
+                "cannot read directory '\(shown)': \(warning.error); only its own size is counted") + "\n"
         case .unstatableEntry:
-            return "quotawatch: warning: cannot access '\(shown)': \(warning.error); not counted\n"
+            return Diagnostic.warning("cannot access '\(shown)': \(warning.error); not counted") + "\n"
         }
     }
 

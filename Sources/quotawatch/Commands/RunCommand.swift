@@ -71,7 +71,7 @@ enum RunCommand {
             policy = try policySource.build()
         } catch {
             if error.status == .usage { throw UsageError(message: error.description, command: command) }
-            Log.write(.error, "Error: \(error.description)")
+            Log.error(error.description)
             return .exit(error.status)
         }
 
@@ -97,7 +97,7 @@ enum RunCommand {
         do {
             if let state = options.cleanup.stateDirectory { try StateDirectory.checkTrusted(state) }
         } catch {
-            Log.write(.error, "Error: \(error)")
+            Log.error("\(error)")
             return .exit(.failure)
         }
         RunService.addObservers(to: &options)

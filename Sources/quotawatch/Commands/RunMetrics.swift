@@ -71,9 +71,9 @@ enum RunMetrics {
                 // start with the reason instead of a warning later.
                 try textfile.writeNow(MetricsSnapshot(version: QuotaWatchCLI.version, root: options.rootDisplay))
             } catch {
-                Console.error(
-                    "Error: cannot write the metrics file '\(file.text)': \(error); its directory must exist and "
-                        + "be writable (node_exporter reads the directory given to --collector.textfile.directory)\n")
+                Console.failure(
+                    "cannot write the metrics file '\(file.text)': \(error); its directory must exist and "
+                        + "be writable (node_exporter reads the directory given to --collector.textfile.directory)")
                 return nil
             }
             textfile.start()
@@ -95,11 +95,11 @@ enum RunMetrics {
                 }
             } catch let error as Errno {
                 running.stop()
-                Console.error("Error: cannot listen on \(address) for --metrics-listen: \(error)\(advice(error))\n")
+                Console.failure("cannot listen on \(address) for --metrics-listen: \(error)\(advice(error))")
                 return nil
             } catch {
                 running.stop()
-                Console.error("Error: \(error)\n")
+                Console.failure("\(error)")
                 return nil
             }
             if announces, let announcement = running.announcement { Console.error(announcement + "\n") }

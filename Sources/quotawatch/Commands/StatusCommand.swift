@@ -75,16 +75,16 @@ enum StatusCommand {
             let reply = try ControlClient.request(socketPath: socket, request, timeout: .seconds(timeout))
             report = try StatusWire.report(from: reply)
         } catch let error as ControlClientError {
-            Console.error("Error: \(error)\n")
+            Console.failure("\(error)")
             return .failure
         } catch {
-            Console.error("Error: the daemon's answer is not a status report: \(error)\n")
+            Console.failure("the daemon's answer is not a status report: \(error)")
             return .failure
         }
         let storage: PhoneStorage?
         switch phone.map({ PhoneStorageOptions.ask($0, socket: socket, timeout: timeout) }) {
         case .failure(let failure)?:
-            Console.error("Error: \(failure.message)\n")
+            Console.failure("\(failure.message)")
             return .failure
         case .success(let measured)?: storage = measured
         case nil: storage = nil
@@ -150,10 +150,10 @@ enum StatusCommand {
                 socketPath: socket, ControlRequest(.status(.quotas), sync: sync), timeout: .seconds(timeout))
             status = try QuotaStatus.decode(reply)
         } catch let error as ControlClientError {
-            Console.error("Error: \(error)\n")
+            Console.failure("\(error)")
             return .failure
         } catch {
-            Console.error("Error: the daemon's answer is not a quota status: \(error)\n")
+            Console.failure("the daemon's answer is not a quota status: \(error)")
             return .failure
         }
         if arguments.has("--json") {

@@ -60,7 +60,7 @@ enum WatchCommand {
         }
         if let answered = WatchAttached.probe(options.socketPath) {
             if let error = answered, error.forbidsAttaching {
-                Console.error("Error: \(error)\n")
+                Console.failure("\(error)")
                 return .failure
             }
             return attach(
@@ -72,13 +72,14 @@ enum WatchCommand {
             if let socket = other.socket, WatchAttached.probe(socket) != nil {
                 return attach(
                     socket, screen: screen, format: format, phone: phone,
-                    warning: "quotawatch: a daemon (pid \(other.processID)) already serves \(options.rootDisplay) "
-                        + "at \(HumanText.name(socket)): showing it instead of crawling ROOT again")
+                    warning: Diagnostic.note(
+                        "a daemon (pid \(other.processID)) already serves \(options.rootDisplay) "
+                            + "at \(HumanText.name(socket)): showing it instead of crawling ROOT again"))
             }
-            startWarning =
-                "quotawatch: warning: a daemon (pid \(other.processID)) already watches \(options.rootDisplay) but "
-                + "does not answer at \(HumanText.name(other.socket ?? options.socketPath)); this view runs an "
-                + "engine of its own, with its own options (attach with 'quotawatch watch --socket PATH')"
+            startWarning = Diagnostic.warning(
+                "a daemon (pid \(other.processID)) already watches \(options.rootDisplay) but "
+                    + "does not answer at \(HumanText.name(other.socket ?? options.socketPath)); this view runs an "
+                    + "engine of its own, with its own options (attach with 'quotawatch watch --socket PATH')")
         }
         guard let metrics = try RunMetrics.start(arguments, adding: &options, command: "watch", announces: !screen)
         else { return .failure }
@@ -102,9 +103,10 @@ enum WatchCommand {
             !kept.contains($0) && (arguments.has($0) || arguments.values[$0] != nil)
         }
         guard !ignored.isEmpty else { return nil }
-        return "quotawatch: warning: a daemon already serves \(root) (socket \(HumanText.name(socket))): "
-            + "showing it with its own options; \(ignored.joined(separator: ", ")) ignored "
-            + "(stop that daemon to run the engine here with them)"
+        return Diagnostic.warning(
+            "a daemon already serves \(root) (socket \(HumanText.name(socket))): "
+                + "showing it with its own options; \(ignored.joined(separator: ", ")) ignored "
+                + "(stop that daemon to run the engine here with them)")
     }
 
     /// Another `run` or `watch` process whose ROOT is this one's, found from /proc: the
@@ -126,7 +128,7 @@ enum WatchCommand {
         do {
             session = try WatchAttached.session(socket: socket, screen: screen, phone: phone)
         } catch {
-            Console.error("Error: \(error)\n")
+            Console.failure("\(error)")
             return .failure
         }
         if let warning {

@@ -11,7 +11,8 @@ import Synchronization
 enum WatchAttached {
     /// Time between two rounds of status requests.
     static let refresh: Duration = .milliseconds(250)
-    /// Children of the directory shown asked for: the largest ones.
+    /// Names directly in the directory shown asked for: the largest subdirectories and the
+    /// largest files, this many of each, of which the largest this many are listed.
     static let maximumEntries = 500
 
     /// Whether a daemon answers on `socket`: nil when nothing listens there, else the error
@@ -41,7 +42,7 @@ enum WatchAttached {
         let events = JoinableThread(name: "watch-events") {
             while let line = stream.nextLine() { feed.append(event: String(decoding: line, as: UTF8.self)) }
             if !stopping.isSet {
-                feed.finish(.success, message: "quotawatch: the daemon on \(EscapedName.string(socket)) stopped")
+                feed.finish(.success, message: Diagnostic.note("the daemon on \(HumanText.name(socket)) stopped"))
             }
         }
         let poller: JoinableThread? =
@@ -98,7 +99,7 @@ enum WatchAttached {
                 feed.publish(frame)
                 answeredOnce = true
             } catch .noDaemon where answeredOnce {
-                feed.finish(.success, message: "quotawatch: the daemon on \(EscapedName.string(socket)) stopped")
+                feed.finish(.success, message: Diagnostic.note("the daemon on \(HumanText.name(socket)) stopped"))
                 return
             } catch {
                 feed.notice("status: \(error)")
@@ -120,11 +121,15 @@ enum WatchAttached {
             cachesAllocated: cachesRow?.allocated, appAllocated: phone.appAllocated)
     }
 
-    /// One frame: the directory shown with its largest children, the root's totals, the quotas.
+    /// One frame: the directory shown with its largest subdirectories and files, the root's
+    /// totals, the quotas.
     static func frame(socket: [UInt8], directory: [UInt8]) throws(ControlClientError) -> WatchFrame {
         let timeout: Duration = .seconds(10)
+        // The directory, its largest subdirectories and its largest files: rows the list can show.
         let listing = try request(
-            socket, .tree(TreeSelection(subtree: directory, depth: 1, top: maximumEntries + 1)), timeout)
+            socket,
+            .tree(TreeSelection(subtree: directory, depth: 1, top: maximumEntries + 1, files: maximumEntries)),
+            timeout)
         let report: StatusReport
         do {
             report = try StatusWire.report(from: listing)
@@ -133,13 +138,19 @@ enum WatchAttached {
         }
         var frame = WatchFrame(root: report.root, directory: directory)
         let shownPath = directory.isEmpty ? "." : EscapedName.string(directory)
-        frame.entries = report.directories.filter { $0.path != shownPath }.map { row in
-            let raw = EscapedName.bytes(row.path) ?? Array(row.path.utf8)
+        let children =
+            report.directories.filter { $0.path != shownPath }.map { (row: $0, isDirectory: true) }
+            + (report.files ?? []).map { (row: $0, isDirectory: false) }
+        let entries = children.map { child in
+            let raw = EscapedName.bytes(child.row.path) ?? Array(child.row.path.utf8)
             let name = raw.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? raw
-            return WatchFrame.Entry(
-                name: name, allocated: row.allocated, apparent: row.apparent, files: row.files, dirs: row.dirs)
+            return TallyTree.Child(
+                name: name, isDirectory: child.isDirectory,
+                tally: Tally(
+                    usage: Usage(allocated: child.row.allocated, apparent: child.row.apparent),
+                    files: child.row.files, dirs: child.row.dirs))
         }
-        .sorted { $0.allocated > $1.allocated }
+        frame.entries = entries.sorted(by: TallyTree.Child.largestFirst).prefix(maximumEntries).map(WatchObserver.entry)
         frame.directoryExists = report.directories.contains { $0.path == shownPath }
         var root = report.directories.first { $0.path == "." }
         if root == nil {

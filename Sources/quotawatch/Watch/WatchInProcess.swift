@@ -39,8 +39,8 @@ enum WatchInProcess {
             switch exit {
             case .stopped: feed.finish(.success)
             case .signal(let signal):
-                feed.finish(.success, message: "quotawatch: stopped by \(TerminationSignals.name(signal))")
-            case .failure(let message): feed.finish(.failure, message: "quotawatch: error: \(message)")
+                feed.finish(.success, message: Diagnostic.note("stopped by \(TerminationSignals.name(signal))"))
+            case .failure(let message): feed.finish(.failure, message: Diagnostic.error(message))
             }
         }
         return WatchSession(

@@ -6,11 +6,12 @@ import Synchronization
 /// Follows the in-process engine for `watch ROOT`: every event's line into the feed, and,
 /// while a screen shows them, a frame of the current directory every ``interval``.
 ///
-/// A frame costs the engine the children of the directory shown (their tallies, sorted by
-/// size, at most ``maximumEntries``) plus the quota rows: what is on the screen, never the tree.
+/// A frame costs the engine one pass over the names directly in the directory shown (its
+/// subdirectories and files, the largest ``maximumEntries`` kept in a bounded heap: O(n log k)
+/// for its n names) plus the quota rows: what is on the screen, never the tree.
 final class WatchObserver: EngineObserver {
     static let interval: UInt64 = 200_000_000
-    /// Children beyond the largest this many are not sent; no screen shows that many rows.
+    /// Names beyond the largest this many are not sent; no screen shows that many rows.
     static let maximumEntries = 2_000
 
     /// An idle engine's frame is made again at least this often (free space, quota states
@@ -80,14 +81,7 @@ final class WatchObserver: EngineObserver {
         frame.rootDirs = total.dirs
         let components = directory.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
         if let shown = tree.directory(atComponents: components) {
-            var entries = tree.subdirectories(of: shown).map { child in
-                let tally = tree.tally(of: child)
-                return WatchFrame.Entry(
-                    name: Array(tree.name(of: child)), allocated: tally.usage.allocated,
-                    apparent: tally.usage.apparent, files: tally.files, dirs: tally.dirs)
-            }
-            entries.sort { $0.allocated > $1.allocated }
-            frame.entries = Array(entries.prefix(maximumEntries))
+            frame.entries = tree.largestChildren(of: shown, limit: maximumEntries).map(entry)
         } else {
             frame.directoryExists = false
         }
@@ -98,6 +92,13 @@ final class WatchObserver: EngineObserver {
         frame.isResyncing = view.isResyncing
         frame.seconds = Double(view.now) / 1e9
         return frame
+    }
+
+    /// A child of the directory shown as the view lists it.
+    static func entry(_ child: TallyTree.Child) -> WatchFrame.Entry {
+        WatchFrame.Entry(
+            name: child.name, allocated: child.tally.allocated, apparent: child.tally.apparent,
+            files: child.tally.files, dirs: child.tally.dirs, isDirectory: child.isDirectory)
     }
 
     /// The quota rows and the disk level, from the engine or from a daemon's reply.
