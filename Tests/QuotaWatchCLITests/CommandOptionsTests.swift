@@ -79,13 +79,13 @@ struct CommandOptionsTests {
     @Test("run --backend: auto unless named, one of auto, inotify, fanotify")
     func backend() throws {
         #expect(try RunCommand.Options.parse(words(["/data"]), command: "run").engine.backend == .auto)
-        for backend in EventBackend.allCases {
+        for backend in BackendChoice.allCases {
             let options = try RunCommand.Options.parse(words(["/data", "--backend", backend.rawValue]), command: "run")
             #expect(options.engine.backend == backend)
         }
         let watch = try WatchCommand.Options.parse(words(["/data", "--backend=fanotify"]), command: "watch")
         #expect(watch.engine.backend == .fanotify)
-        usageError("Invalid value 'dnotify' for '--backend': expected one of auto, inotify, fanotify") {
+        usageError("Unknown backend 'dnotify' for --backend: use auto, inotify or fanotify") {
             _ = try RunCommand.Options.parse(words(["/data", "--backend", "dnotify"]), command: "run")
         }
     }

@@ -50,17 +50,3 @@ extension ValueGrammar where Value == UInt64 {
         }
     }
 }
-
-extension ValueGrammar where Value: CaseIterable & RawRepresentable, Value.RawValue == String {
-    /// One of the enumeration's raw values, spelled exactly.
-    static var choice: Self {
-        Self { word, option throws(InvalidValue) in
-            guard let value = Value(rawValue: word.text) else {
-                throw InvalidValue(
-                    message: "Invalid value '\(word.text)' for '\(option)': expected one of "
-                        + Value.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            return value
-        }
-    }
-}

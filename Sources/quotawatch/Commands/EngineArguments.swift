@@ -1,3 +1,4 @@
+import QuotaWatchCore
 import QuotaWatchEngine
 
 /// The options of the engine, which `run` and `watch ROOT` both take: an option declared here
@@ -24,14 +25,13 @@ struct EngineArguments: Sendable {
         "--poll-interval", value: "<s>", help: "Re-list unwatchable subtrees this often (default 2).",
         .wholeNumber(in: 1...3600))
     static let backend = Option(
-        "--backend", value: "<name>",
-        help: "Where changes come from: auto (the default: the best this machine offers), inotify or fanotify.",
-        ValueGrammar<EventBackend>.choice)
+        "--backend", value: "<auto|inotify|fanotify>", help: "How changes are seen (default auto).", .backendChoice)
 
     /// This group's own, then the groups it joins.
     static let declarations: [OptionSpec] = [
-        [socket.spec, events.spec, trace.spec, oneFileSystem.spec, workers.spec, settle.spec, pollInterval.spec],
-        [backend.spec], RunPolicy.declarations, RunCleanup.declarations, RunHistory.declarations,
+        [socket.spec, events.spec, trace.spec, oneFileSystem.spec, backend.spec],
+        [workers.spec, settle.spec, pollInterval.spec], RunPolicy.declarations, RunCleanup.declarations,
+        RunHistory.declarations,
         RunMetrics.declarations, RunService.declarations,
     ].flatMap { $0 }
 
@@ -42,7 +42,7 @@ struct EngineArguments: Sendable {
     var workers: Int
     var settle: Int
     var pollInterval: Int
-    var backend: EventBackend
+    var backend: BackendChoice
     var policy: RunPolicy.Options
     var cleanup: RunCleanup.Options
     var history: RunHistory.Options
@@ -70,6 +70,19 @@ struct EngineArguments: Sendable {
     }
 
     func validate() throws(ValidationError) { try history.validate() }
+}
+
+extension ValueGrammar where Value == BackendChoice {
+    static var backendChoice: Self {
+        Self { word, option throws(InvalidValue) in
+            guard let choice = Value(rawValue: word.text) else {
+                throw InvalidValue(
+                    message: "Unknown backend '\(EscapedName.string(word.bytes))' for \(option): use auto, inotify or "
+                        + "fanotify")
+            }
+            return choice
+        }
+    }
 }
 
 extension ValueGrammar where Value == EngineArguments.EventFormat {

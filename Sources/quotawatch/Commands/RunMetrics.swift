@@ -45,9 +45,9 @@ enum RunMetrics {
         }
     }
 
-    /// Adds the exporter to `options` and starts the server and the file writer. A bad value is
-    /// a usage error; a start that fails (a port in use, a file that cannot be written) is
-    /// reported here and gives nil. `announces`: say on stderr where the metrics are served
+    /// Adds the exporter to `options` and starts the server and the file writer (the values
+    /// were checked when the command line was parsed). A start that fails (a port in use, a
+    /// file that cannot be written) is reported here and gives nil. `announces`: say on stderr where the metrics are served
     /// (`watch`'s screen shows ``Running/announcement`` instead, which stderr would be hidden behind).
     static func start(_ given: Options, adding options: inout EngineOptions, announces: Bool = true) -> Running? {
         let running = Running()
