@@ -44,6 +44,8 @@ struct Subcommand: Sendable {
     /// Parses the words into the subcommand's options, then runs with them. Running may still
     /// find a usage error only the file system can show (a `--bundle` that is not a directory).
     let execute: @Sendable ([CommandLineArgument]) throws(UsageError) -> ExitStatus
+    /// The first step alone: parses and validates the words, runs nothing.
+    let parse: @Sendable ([CommandLineArgument]) throws(UsageError) -> Void
 
     init<Options: CommandOptions>(
         name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec],
@@ -55,6 +57,7 @@ struct Subcommand: Sendable {
         self.arguments = arguments
         self.options = Options.declarations
         execute = { words throws(UsageError) in try run(Options.parse(words, command: name)) }
+        parse = { words throws(UsageError) in _ = try Options.parse(words, command: name) }
     }
 
     var usage: String {

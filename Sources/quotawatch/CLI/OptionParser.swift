@@ -127,7 +127,7 @@ struct ParsedArguments {
     /// At most one positional; a second is a usage error.
     func optional(_ name: String) throws(UsageError) -> CommandLineArgument? {
         if positionals.count > 1 {
-            throw UsageError(message: "Unexpected argument '\(positionals[1].text)'", command: command)
+            throw UsageError(message: "Unexpected argument '\(positionals[1].shown)'", command: command)
         }
         return positionals.first
     }

@@ -8,18 +8,19 @@ extension ValueGrammar where Value == CommandLineArgument {
 }
 
 extension ValueGrammar where Value == String {
-    static var text: Self { Self { word, _ in word.text } }
+    static var text: Self { Self { word, option throws(InvalidValue) in try word.utf8Text(for: option) } }
 }
 
 extension ValueGrammar where Value == Int {
     /// A whole number within `range` (see ``NumberText``).
     static func wholeNumber(in range: ClosedRange<Int>) -> Self {
         Self { word, option throws(InvalidValue) in
+            let text = try word.utf8Text(for: option)
             do throws(NumberParseError) {
-                return try NumberText.wholeNumber(word.text, in: range)
+                return try NumberText.wholeNumber(text, in: range)
             } catch {
                 let allowed = "expected a whole number from \(range.lowerBound) to \(range.upperBound)"
-                throw InvalidValue(message: "Invalid value '\(word.text)' for '\(option)': \(error.reason); \(allowed)")
+                throw InvalidValue(message: "Invalid value '\(text)' for '\(option)': \(error.reason); \(allowed)")
             }
         }
     }
@@ -29,8 +30,9 @@ extension ValueGrammar where Value == Duration {
     /// A duration within `allowed`, such as 500ms or 7d (see ``TimeSpan``).
     static func timeSpan(in allowed: ClosedRange<Duration>) -> Self {
         Self { word, option throws(InvalidValue) in
+            let text = try word.utf8Text(for: option)
             do {
-                return try TimeSpan(parsing: word.text, in: allowed).duration
+                return try TimeSpan(parsing: text, in: allowed).duration
             } catch {
                 throw InvalidValue(message: "Invalid value for '\(option)': \(error)")
             }
@@ -42,8 +44,9 @@ extension ValueGrammar where Value == UInt64 {
     /// A size within `allowed`, such as 100MB or 1.5GiB (see ``ByteCount``).
     static func byteCount(in allowed: ClosedRange<UInt64>) -> Self {
         Self { word, option throws(InvalidValue) in
+            let text = try word.utf8Text(for: option)
             do {
-                return try ByteCount(parsing: word.text, in: allowed).bytes
+                return try ByteCount(parsing: text, in: allowed).bytes
             } catch {
                 throw InvalidValue(message: "Invalid value for '\(option)': \(error)")
             }

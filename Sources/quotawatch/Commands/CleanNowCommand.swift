@@ -118,11 +118,11 @@ extension ValueGrammar where Value == String {
     /// A manual run's trigger name, as ``CleanRequest/isValidName(_:)`` allows.
     static var triggerName: Self {
         Self { word, _ throws(InvalidValue) in
-            guard CleanRequest.isValidName(word.text) else {
+            guard let text = String(validating: word.bytes, as: UTF8.self), CleanRequest.isValidName(text) else {
                 throw InvalidValue(
-                    message: "Invalid trigger name '\(word.text)': use 1 to 64 letters, digits, '-', '_' or '.'")
+                    message: "Invalid trigger name '\(word.shown)': use 1 to 64 letters, digits, '-', '_' or '.'")
             }
-            return word.text
+            return text
         }
     }
 }

@@ -77,7 +77,7 @@ extension ValueGrammar where Value == BackendChoice {
         Self { word, option throws(InvalidValue) in
             guard let choice = Value(rawValue: word.text) else {
                 throw InvalidValue(
-                    message: "Unknown backend '\(EscapedName.string(word.bytes))' for \(option): use auto, inotify or "
+                    message: "Unknown backend '\(word.shown)' for \(option): use auto, inotify or "
                         + "fanotify")
             }
             return choice
@@ -89,7 +89,7 @@ extension ValueGrammar where Value == EngineArguments.EventFormat {
     static var eventFormat: Self {
         Self { word, _ throws(InvalidValue) in
             guard let format = Value(rawValue: word.text) else {
-                throw InvalidValue(message: "Unknown event format '\(word.text)': the only format is 'jsonl'")
+                throw InvalidValue(message: "Unknown event format '\(word.shown)': the only format is 'jsonl'")
             }
             return format
         }

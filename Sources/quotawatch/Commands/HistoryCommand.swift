@@ -185,8 +185,9 @@ extension ValueGrammar where Value == WallTime {
     /// A span before now (30m), `now`, or an ISO-8601 timestamp, local unless it names its zone.
     static var historyTime: Self {
         Self { word, option throws(InvalidValue) in
+            let text = try word.utf8Text(for: option)
             do {
-                return try HistoryTime.parse(word.text, now: WallTime.now(), zone: .current)
+                return try HistoryTime.parse(text, now: WallTime.now(), zone: .current)
             } catch {
                 throw InvalidValue(message: "Invalid value for '\(option)': \(error)")
             }
@@ -209,8 +210,8 @@ extension ValueGrammar where Value == PathGlob {
 extension ValueGrammar where Value == [String] {
     /// Event kinds, comma-separated; an unknown one is refused with the nearest known.
     static var eventKinds: Self {
-        Self { word, _ throws(InvalidValue) in
-            let kinds = word.text.split(separator: ",").map(String.init)
+        Self { word, option throws(InvalidValue) in
+            let kinds = try word.utf8Text(for: option).split(separator: ",").map(String.init)
             for kind in kinds where !HistoryQuery.kinds.contains(kind) {
                 let hint = HistoryQuery.suggestion(for: kind).map { " Did you mean '\($0)'?" } ?? ""
                 throw InvalidValue(

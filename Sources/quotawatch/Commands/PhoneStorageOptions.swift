@@ -108,10 +108,11 @@ extension ValueGrammar where Value == IOSVersion {
     /// A major version as a whole number.
     static var iosVersion: Self {
         Self { word, option throws(InvalidValue) in
-            guard let version = IOSVersion.parse(word.text) else {
+            let text = try word.utf8Text(for: option)
+            guard let version = IOSVersion.parse(text) else {
                 throw InvalidValue(
                     message:
-                        "Invalid value '\(word.text)' for '\(option)': expected a major version as a whole number, "
+                        "Invalid value '\(text)' for '\(option)': expected a major version as a whole number, "
                         + "such as 16 (Library/Caches left out, as iOS 16 and earlier count) or 17 (counted)")
             }
             return version

@@ -43,7 +43,7 @@ enum RunHistory {
         }
 
         func validate() throws(ValidationError) {
-            if noHistory, let given = (history ? ["--history"] : []).first ?? tuned.first {
+            if noHistory, let given = history ? RunHistory.history.spec.name : tuned.first {
                 throw ValidationError("--no-history turns history off; \(given) is for history")
             }
         }

@@ -110,8 +110,9 @@ extension ValueGrammar where Value == TCPAddress {
     /// HOST:PORT, such as 127.0.0.1:9187 or [::1]:9187.
     static var tcpAddress: Self {
         Self { word, option throws(InvalidValue) in
+            let text = try word.utf8Text(for: option)
             do {
-                return try TCPAddress(parsing: word.text)
+                return try TCPAddress(parsing: text)
             } catch {
                 throw InvalidValue(message: "Invalid value for '\(option)': \(error)")
             }
@@ -127,7 +128,7 @@ extension ValueGrammar where Value == CommandLineArgument {
             let name = word.bytes.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? []
             guard name.count > 5, name.suffix(5).elementsEqual(".prom".utf8) else {
                 throw InvalidValue(
-                    message: "Invalid value '\(word.text)' for '\(option)': node_exporter's textfile collector reads "
+                    message: "Invalid value '\(word.shown)' for '\(option)': node_exporter's textfile collector reads "
                         + "only files named *.prom; give a path such as /var/lib/node_exporter/quotawatch.prom")
             }
             return word

@@ -17,11 +17,11 @@ enum RunPolicy {
     static let leftoverAfter = Option(
         "--leftover-after", value: "<duration>",
         help: "An idle download becomes a leftover after this long (default 1h).",
-        .policy { word throws(CommandLinePolicy.OptionError) in try CommandLinePolicy.leftoverAge(word.text) })
+        .policyText { text throws(CommandLinePolicy.OptionError) in try CommandLinePolicy.leftoverAge(text) })
     static let levelFree = Option(
         "--level-free", value: "<warning,critical>",
         help: "Free-space thresholds of the disk levels: sizes or shares, such as 10%,5% or 5GB,1GB.",
-        .policy { word throws(CommandLinePolicy.OptionError) in try CommandLinePolicy.levelFree(word.text) })
+        .policyText { text throws(CommandLinePolicy.OptionError) in try CommandLinePolicy.levelFree(text) })
     static let hook = Option(
         "--hook", value: "<events=command>",
         help: "Run a command for these events, such as 'quota_breach,level=notify-send QuotaWatch' (repeatable).",
@@ -84,6 +84,20 @@ enum RunPolicy {
 }
 
 extension ValueGrammar {
+    /// As ``policy(_:)``, for a grammar that reads text: a word that is not UTF-8 is refused first.
+    static func policyText(
+        _ parse: @escaping @Sendable (String) throws(CommandLinePolicy.OptionError) -> Value
+    ) -> Self {
+        Self { word, option throws(InvalidValue) in
+            let text = try word.utf8Text(for: option)
+            do throws(CommandLinePolicy.OptionError) {
+                return try parse(text)
+            } catch {
+                throw InvalidValue(message: error.description)
+            }
+        }
+    }
+
     /// A value in one of QuotaWatchPolicy's grammars, refused in its words.
     static func policy(
         _ parse: @escaping @Sendable (CommandLineArgument) throws(CommandLinePolicy.OptionError) -> Value

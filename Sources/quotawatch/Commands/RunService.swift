@@ -31,9 +31,10 @@ enum RunService {
 extension ValueGrammar where Value == LogLevel {
     static var logLevel: Self {
         Self { word, option throws(InvalidValue) in
-            guard let level = LogLevel(name: word.text) else {
+            let text = try word.utf8Text(for: option)
+            guard let level = LogLevel(name: text) else {
                 throw InvalidValue(
-                    message: "Invalid value '\(word.text)' for '\(option)': expected one of "
+                    message: "Invalid value '\(text)' for '\(option)': expected one of "
                         + LogLevel.allCases.sorted(by: >).map(\.name).joined(separator: ", "))
             }
             return level

@@ -47,12 +47,13 @@ extension ValueGrammar where Value == TreeSelectionOptions.Depth {
     /// `all`, or a whole number of levels from 0 to 4096.
     static var depth: Self {
         Self { word, option throws(InvalidValue) in
-            if word.text == "all" { return .all }
+            let text = try word.utf8Text(for: option)
+            if text == "all" { return .all }
             do throws(NumberParseError) {
-                return .levels(try NumberText.wholeNumber(word.text, in: 0...4096))
+                return .levels(try NumberText.wholeNumber(text, in: 0...4096))
             } catch {
                 throw InvalidValue(
-                    message: "Invalid value '\(word.text)' for '\(option)': \(error.reason); expected 'all' or a whole "
+                    message: "Invalid value '\(text)' for '\(option)': \(error.reason); expected 'all' or a whole "
                         + "number from 0 to 4096")
             }
         }
