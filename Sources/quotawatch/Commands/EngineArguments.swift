@@ -30,9 +30,12 @@ struct EngineArguments: Sendable {
     /// This group's own, then the groups it joins.
     static let declarations: [OptionSpec] = [
         [socket.spec, events.spec, trace.spec, oneFileSystem.spec, backend.spec],
-        [workers.spec, settle.spec, pollInterval.spec], RunPolicy.declarations, RunCleanup.declarations,
+        [workers.spec, settle.spec, pollInterval.spec],
+        RunPolicy.declarations,
+        RunCleanup.declarations,
         RunHistory.declarations,
-        RunMetrics.declarations, RunService.declarations,
+        RunMetrics.declarations,
+        RunService.declarations,
     ].flatMap { $0 }
 
     var socket: CommandLineArgument?
