@@ -40,3 +40,34 @@ struct OptionDeclarationTests {
         #expect(run.contains("--backend"))
     }
 }
+
+/// Every declared option is read back by its subcommand's options: one declared and never
+/// read would be accepted, listed in the help, and then silently ignored.
+@Suite("every declaration is read")
+struct DeclarationsReadTests {
+    static let minimal: [(name: String, type: any CommandOptions.Type, words: [CommandLineArgument])] = [
+        ("scan", ScanCommand.Options.self, ["r"]), ("run", RunCommand.Options.self, ["r"]),
+        ("status", StatusCommand.Options.self, ["r"]), ("check-config", CheckConfigCommand.Options.self, ["f"]),
+        ("clean-now", CleanNowCommand.Options.self, ["r"]), ("clean", CleanCommand.Options.self, ["r"]),
+        ("history", HistoryCommand.Options.self, ["r"]), ("watch", WatchCommand.Options.self, ["r"]),
+        ("completions", CompletionsCommand.Options.self, ["bash"]), ("help", QuotaWatchCLI.HelpOptions.self, []),
+    ]
+
+    @Test("each subcommand's Options reads every option it declares")
+    func everyDeclarationRead() throws {
+        #expect(Set(Self.minimal.map(\.name)) == Set(HelpTextTests.everySubcommand.map(\.name)))
+        for (name, type, words) in Self.minimal {
+            let parsed = try ParsedArguments(words, options: type.declarations, command: name)
+            _ = try type.init(parsed)
+            #expect(parsed.unreadDeclarations.isEmpty, "\(name) never reads \(parsed.unreadDeclarations)")
+        }
+    }
+
+    @Test("a declaration its options never read is found")
+    func unreadFound() throws {
+        let extra = Flag("--frobnicate", help: "Declared, never read.").spec
+        let parsed = try ParsedArguments(["r"], options: ScanCommand.Options.declarations + [extra], command: "scan")
+        _ = try ScanCommand.Options(parsed)
+        #expect(parsed.unreadDeclarations == ["--frobnicate"])
+    }
+}

@@ -19,6 +19,9 @@ struct UsageError: Error, Equatable {
 struct ParsedArguments {
     let command: String
     private let declared: [OptionSpec]
+    /// The declarations read back so far, shared by copies: one declared but never read would
+    /// be accepted and then ignored.
+    private let reads = ReadDeclarations()
     private var flags: Set<String> = []
     /// Every word given to each option that takes a value, in order.
     private var words: [String: [CommandLineArgument]] = [:]
@@ -132,11 +135,20 @@ struct ParsedArguments {
         return positionals.first
     }
 
+    /// The declared options no read has asked for (``isGiven(_:)`` does not count).
+    var unreadDeclarations: [String] { declared.map(\.name).filter { !reads.names.contains($0) } }
+
     /// Reading an option the subcommand does not declare is a bug: it could never be given.
     private func checkDeclared(_ spec: OptionSpec) {
         assert(
             declared.contains { $0.name == spec.name }, "'\(spec.name)' is read by '\(command)' but not declared by it")
+        reads.names.insert(spec.name)
     }
+}
+
+/// The names ``ParsedArguments`` has been asked for.
+private final class ReadDeclarations {
+    var names: Set<String> = []
 }
 
 extension OptionSpec {
