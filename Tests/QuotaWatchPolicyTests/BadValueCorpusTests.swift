@@ -88,21 +88,21 @@ struct BadValueCorpusTests {
 
     @Test("run's policy options refuse the same values as the config, naming option and value")
     func policyOptions() {
-        var options: [(CommandLinePolicy.Options, String, String)] = []
+        var options: [(String, String, String)] = []
         for value in BadValueCorpus.refused(.duration) + ["0s", "999ms"] {
-            options.append((CommandLinePolicy.Options(leftoverAfter: value), "--leftover-after", value))
+            options.append(("--leftover-after", value, value))
         }
         for value in BadValueCorpus.refused(.size) {
-            options.append((CommandLinePolicy.Options(quotas: [Array("Caches/*=\(value)".utf8)]), "--quota", value))
+            options.append(("--quota", "Caches/*=\(value)", value))
         }
         // The list takes spaces around its items ("10%, 5%"), so those values are not bad here.
         for value in BadValueCorpus.refused(.spaceThreshold)
         where !value.contains(",") && !value.hasPrefix(" ") && !value.hasSuffix(" ") {
-            options.append((CommandLinePolicy.Options(levelFree: "\(value),5%"), "--level-free", value))
+            options.append(("--level-free", "\(value),5%", value))
         }
-        for (given, option, value) in options {
+        for (option, given, value) in options {
             #expect {
-                try CommandLinePolicy.apply(given)
+                try OptionParsingTests.read(option, given)
             } throws: { error in
                 let message = "\(error)"
                 return message.contains("'\(option)'") && message.contains("'\(HumanText.escaped(value))'")
@@ -110,7 +110,8 @@ struct BadValueCorpusTests {
             }
         }
         #expect(throws: Never.self) {
-            try CommandLinePolicy.apply(CommandLinePolicy.Options(leftoverAfter: "36500d", levelFree: "10%, 5%"))
+            try OptionParsingTests.read("--leftover-after", "36500d")
+            try OptionParsingTests.read("--level-free", "10%, 5%")
         }
     }
 }

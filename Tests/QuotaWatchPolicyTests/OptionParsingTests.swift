@@ -33,15 +33,18 @@ struct OptionParsingTests {
         #expect(SizeText.exact(200_000_000) == "200MB" && SizeText.exact(1_610_612_736) == "1536MiB")
     }
 
-    @Test("options become a PolicyConfig, merged over a loaded one")
+    @Test("option values read in their grammars become a PolicyConfig, merged over a loaded one")
     func options() throws {
         var base = PolicyConfig()
         base.quotas = [QuotaRule(glob: try PathGlob("tmp"), limit: 1)]
-        let options = CommandLinePolicy.Options(
-            quotas: [Array("Library/Caches/*=200MB".utf8), Array("a=b=1GiB".utf8)], leftoverAfter: "15m",
-            levelFree: "10%,5GB",
-            hooks: [Array("quota_breach,level=notify-send QuotaWatch  now".utf8), Array("all=/bin/true".utf8)])
-        let config = try CommandLinePolicy.apply(options, over: base)
+        let overrides = CommandLinePolicy.Overrides(
+            quotas: try ["Library/Caches/*=200MB", "a=b=1GiB"].map { try CommandLinePolicy.quota(Array($0.utf8)) },
+            leftoverAge: try CommandLinePolicy.leftoverAge("15m"),
+            levelFree: try CommandLinePolicy.levelFree("10%,5GB"),
+            hooks: try ["quota_breach,level=notify-send QuotaWatch  now", "all=/bin/true"].map {
+                try CommandLinePolicy.hook(Array($0.utf8))
+            })
+        let config = CommandLinePolicy.apply(overrides, over: base)
         #expect(config.quotas.map(\.glob.text) == ["tmp", "Library/Caches/*", "a=b"])
         #expect(config.quotas.map(\.limit) == [1, 200_000_000, 1 << 30])
         #expect(config.leftovers.age == .seconds(900))
@@ -54,21 +57,32 @@ struct OptionParsingTests {
     @Test(
         "bad option values name the option, the value and the way out",
         arguments: [
-            (CommandLinePolicy.Options(quotas: [Array("Library/Caches/*".utf8)]), "--quota", "GLOB=SIZE"),
-            (CommandLinePolicy.Options(quotas: [Array("x=12 parsecs".utf8)]), "--quota", "unknown unit"),
-            (CommandLinePolicy.Options(quotas: [Array("/abs=1MB".utf8)]), "--quota", "relative to ROOT"),
-            (CommandLinePolicy.Options(leftoverAfter: "soon"), "--leftover-after", "such as 500ms"),
-            (CommandLinePolicy.Options(levelFree: "10%"), "--level-free", "WARNING,CRITICAL"),
-            (CommandLinePolicy.Options(levelFree: "10%,150%"), "--level-free", "more than 100%"),
-            (CommandLinePolicy.Options(hooks: [Array("quota_brech=x".utf8)]), "--hook", "unknown event 'quota_brech'"),
-            (CommandLinePolicy.Options(hooks: [Array("all=".utf8)]), "--hook", "command is empty"),
+            ("--quota", "Library/Caches/*", "GLOB=SIZE"),
+            ("--quota", "x=12 parsecs", "unknown unit"),
+            ("--quota", "/abs=1MB", "relative to ROOT"),
+            ("--leftover-after", "soon", "such as 500ms"),
+            ("--level-free", "10%", "WARNING,CRITICAL"),
+            ("--level-free", "10%,150%", "more than 100%"),
+            ("--hook", "quota_brech=x", "unknown event 'quota_brech'"),
+            ("--hook", "all=", "command is empty"),
         ])
-    func badOptions(options: CommandLinePolicy.Options, option: String, reason: String) {
+    func badOptions(option: String, value: String, reason: String) {
         #expect {
-            try CommandLinePolicy.apply(options)
+            try Self.read(option, value)
         } throws: { error in
             let message = "\(error)"
             return message.contains("'\(option)'") && message.contains(reason)
+        }
+    }
+
+    /// One value in the grammar of `option`, as the command line's parser reads it.
+    static func read(_ option: String, _ value: String) throws(CommandLinePolicy.OptionError) {
+        switch option {
+        case "--quota": _ = try CommandLinePolicy.quota(Array(value.utf8))
+        case "--leftover-after": _ = try CommandLinePolicy.leftoverAge(value)
+        case "--level-free": _ = try CommandLinePolicy.levelFree(value)
+        case "--hook": _ = try CommandLinePolicy.hook(Array(value.utf8))
+        default: Issue.record("no grammar for \(option)")
         }
     }
 }

@@ -15,6 +15,8 @@ public struct EngineOptions: Sendable {
     public var pollInterval: Duration = .seconds(2)
     public var emitsEvents = false
     public var traces = false
+    /// `--backend`: inotify watches, a fanotify filesystem mark, or fanotify where it works.
+    public var backend: BackendChoice = .inotify
     /// Quotas, budgets, disk levels and forecasts (see ``PolicyMonitor``).
     public var policy = PolicyConfig()
     /// Reads the config again on SIGHUP; nil when there is no file to read (the rules came

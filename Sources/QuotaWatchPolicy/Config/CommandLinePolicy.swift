@@ -1,8 +1,9 @@
 import QuotaWatchCore
 
-/// The common cases of the configuration as `run` options, as a pure function of their
-/// values: `--quota GLOB=SIZE`, `--leftover-after DURATION`, `--level-free WARNING,CRITICAL`
-/// and `--hook EVENTS=COMMAND`.
+/// The common cases of the configuration as `run` options: the grammar of each value
+/// (`--quota GLOB=SIZE`, `--leftover-after DURATION`, `--level-free WARNING,CRITICAL`,
+/// `--hook EVENTS=COMMAND`), which the command line's one parser reads them in, and how the
+/// values read are merged over a loaded config.
 public enum CommandLinePolicy {
     /// A bad option value: which option, which value, what is wrong and what is allowed.
     public struct OptionError: Error, Equatable, CustomStringConvertible {
@@ -14,18 +15,32 @@ public enum CommandLinePolicy {
         }
     }
 
-    /// The option values as given, raw bytes where they may hold paths.
-    public struct Options: Sendable, Equatable {
-        public var quotas: [[UInt8]] = []
-        public var leftoverAfter: String?
-        public var levelFree: String?
-        public var hooks: [[UInt8]] = []
+    /// `--level-free`'s two thresholds.
+    public struct LevelFree: Sendable, Hashable {
+        public var warning: SpaceThreshold
+        public var critical: SpaceThreshold
+    }
+
+    /// A `--hook` as given: it is named (`hook-N`) when applied, after the config's hooks.
+    public struct HookCommand: Sendable, Hashable {
+        /// Empty for every kind.
+        public var events: Set<String>
+        public var command: [[UInt8]]
+    }
+
+    /// The option values, each already read in its grammar.
+    public struct Overrides: Sendable, Equatable {
+        public var quotas: [QuotaRule]
+        public var leftoverAge: Duration?
+        public var levelFree: LevelFree?
+        public var hooks: [HookCommand]
 
         public init(
-            quotas: [[UInt8]] = [], leftoverAfter: String? = nil, levelFree: String? = nil, hooks: [[UInt8]] = []
+            quotas: [QuotaRule] = [], leftoverAge: Duration? = nil, levelFree: LevelFree? = nil,
+            hooks: [HookCommand] = []
         ) {
             self.quotas = quotas
-            self.leftoverAfter = leftoverAfter
+            self.leftoverAge = leftoverAge
             self.levelFree = levelFree
             self.hooks = hooks
         }
@@ -33,33 +48,32 @@ public enum CommandLinePolicy {
 
     /// `base` with the options applied: quotas and hooks are added after the file's, the
     /// leftover age and free-space thresholds replace the file's.
-    public static func apply(
-        _ options: Options, over base: PolicyConfig = PolicyConfig()
-    ) throws(OptionError)
-        -> PolicyConfig
-    {
+    public static func apply(_ overrides: Overrides, over base: PolicyConfig = PolicyConfig()) -> PolicyConfig {
         var config = base
-        for word in options.quotas { config.quotas.append(try quota(word)) }
-        if let text = options.leftoverAfter {
-            do {
-                config.leftovers.age = try TimeSpan(parsing: text, in: ValueRanges.leftoverAge).duration
-            } catch {
-                throw OptionError(option: "--leftover-after", value: text, reason: error.description)
-            }
+        config.quotas += overrides.quotas
+        if let age = overrides.leftoverAge { config.leftovers.age = age }
+        if let levelFree = overrides.levelFree {
+            config.levels.freeWarning = [levelFree.warning]
+            config.levels.freeCritical = [levelFree.critical]
         }
-        if let text = options.levelFree {
-            let (warning, critical) = try levelFree(text)
-            config.levels.freeWarning = [warning]
-            config.levels.freeCritical = [critical]
-        }
-        for word in options.hooks {
-            config.hooks.append(try hook(word, number: config.hooks.count + 1))
+        for hook in overrides.hooks {
+            config.hooks.append(
+                HookSpec(name: "hook-\(config.hooks.count + 1)", command: hook.command, events: hook.events))
         }
         return config
     }
 
+    /// A duration of at least ``ValueRanges/leftoverAge``.
+    public static func leftoverAge(_ text: String) throws(OptionError) -> Duration {
+        do {
+            return try TimeSpan(parsing: text, in: ValueRanges.leftoverAge).duration
+        } catch {
+            throw OptionError(option: "--leftover-after", value: text, reason: error.description)
+        }
+    }
+
     /// `GLOB=SIZE`, split at the last `=` (a size never holds one; a glob may).
-    static func quota(_ word: [UInt8]) throws(OptionError) -> QuotaRule {
+    public static func quota(_ word: [UInt8]) throws(OptionError) -> QuotaRule {
         let text = HumanText.name(word)
         func fail(_ reason: String) -> OptionError { OptionError(option: "--quota", value: text, reason: reason) }
         guard let equals = word.lastIndex(of: UInt8(ascii: "=")) else {
@@ -80,7 +94,7 @@ public enum CommandLinePolicy {
     }
 
     /// `WARNING,CRITICAL`, each a size or a share: `10%,5%` or `5GB,1GB`.
-    static func levelFree(_ text: String) throws(OptionError) -> (SpaceThreshold, SpaceThreshold) {
+    public static func levelFree(_ text: String) throws(OptionError) -> LevelFree {
         func fail(_ reason: String) -> OptionError { OptionError(option: "--level-free", value: text, reason: reason) }
         // Spaces after the comma are the list's, not the values'.
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimming(" ") }
@@ -95,12 +109,12 @@ public enum CommandLinePolicy {
                 throw fail(error.description)
             }
         }
-        return (thresholds[0], thresholds[1])
+        return LevelFree(warning: thresholds[0], critical: thresholds[1])
     }
 
     /// `EVENTS=COMMAND`: EVENTS comma-separated kinds or `all`; COMMAND split on spaces into
     /// argv (no quoting; write a script for anything more).
-    static func hook(_ word: [UInt8], number: Int) throws(OptionError) -> HookSpec {
+    public static func hook(_ word: [UInt8]) throws(OptionError) -> HookCommand {
         let text = HumanText.name(word)
         func fail(_ reason: String) -> OptionError { OptionError(option: "--hook", value: text, reason: reason) }
         guard let equals = word.firstIndex(of: UInt8(ascii: "=")) else {
@@ -115,7 +129,7 @@ public enum CommandLinePolicy {
         }
         let argv = word[(equals + 1)...].split(separator: UInt8(ascii: " ")).map { Array($0) }
         guard !argv.isEmpty else { throw fail("the command is empty; write EVENTS=COMMAND") }
-        return HookSpec(name: "hook-\(number)", command: argv, events: events)
+        return HookCommand(events: events, command: argv)
     }
 }
 

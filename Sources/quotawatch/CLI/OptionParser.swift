@@ -1,20 +1,5 @@
 import QuotaWatchCore
 
-/// An option a subcommand accepts.
-struct OptionSpec: Sendable {
-    var name: String
-    /// The placeholder shown in help when the option takes a value, such as "<n>".
-    var valueName: String?
-    var help: String
-}
-
-/// A positional argument a subcommand accepts.
-struct ArgumentSpec: Sendable {
-    var name: String
-    var help: String
-    var isOptional = false
-}
-
 /// A usage mistake: printed with the subcommand's usage line, exit status 64.
 struct UsageError: Error, Equatable {
     /// One line: an argument it quotes is escaped as every human output escapes names
@@ -28,18 +13,31 @@ struct UsageError: Error, Equatable {
     }
 }
 
-/// The words of one subcommand's invocation, sorted into options and positionals.
+/// The words of one subcommand's invocation, sorted into options and positionals against
+/// the subcommand's declarations. Options are read back only through their declarations
+/// (`arguments[flag]`, `arguments.value(option)`), each value in its own grammar.
 struct ParsedArguments {
-    var flags: Set<String> = []
-    /// The last value of each option given a value.
-    var values: [String: CommandLineArgument] = [:]
-    /// Every value of each option, in order, for options that may be repeated.
-    var allValues: [String: [CommandLineArgument]] = [:]
+    let command: String
+    private let declared: [OptionSpec]
+    /// The declarations read back so far, shared by copies: one declared but never read would
+    /// be accepted and then ignored.
+    private let reads = ReadDeclarations()
+    private var flags: Set<String> = []
+    /// Every word given to each option that takes a value, in order.
+    private var words: [String: [CommandLineArgument]] = [:]
     var positionals: [CommandLineArgument] = []
 
     /// Parses `arguments` against `options`. `--name=value` and `--name value` both work;
-    /// `--` ends the options.
+    /// `--` ends the options. Two declarations of one name are refused: the second could
+    /// never be reached.
     init(_ arguments: [CommandLineArgument], options: [OptionSpec], command: String) throws(UsageError) {
+        self.command = command
+        declared = options
+        if let duplicate = OptionSpec.firstDuplicate(in: options) {
+            throw UsageError(
+                message: "Option '\(duplicate)' is declared twice for '\(command)'; this is a bug in quotawatch",
+                command: command)
+        }
         var index = 0
         var onlyPositionals = false
         while index < arguments.count {
@@ -67,60 +65,97 @@ struct ParsedArguments {
                 }
                 throw UsageError(message: message, command: command)
             }
-            if spec.valueName == nil {
+            guard let valueName = spec.valueName else {
                 if inlineValue != nil {
                     throw UsageError(message: "Option '\(name)' takes no value", command: command)
                 }
                 flags.insert(name)
-            } else if let inlineValue {
-                values[name] = inlineValue
-                allValues[name, default: []].append(inlineValue)
+                continue
+            }
+            if let inlineValue {
+                words[name, default: []].append(inlineValue)
             } else if index < arguments.count {
-                values[name] = arguments[index]
-                allValues[name, default: []].append(arguments[index])
+                words[name, default: []].append(arguments[index])
                 index += 1
             } else {
-                throw UsageError(message: "Missing value for option '\(name) \(spec.valueName!)'", command: command)
+                throw UsageError(message: "Missing value for option '\(name) \(valueName)'", command: command)
             }
         }
     }
 
-    func has(_ flag: String) -> Bool { flags.contains(flag) }
-
-    /// A whole number option within `range`, or `defaultValue` when absent.
-    func integer(
-        _ name: String, default defaultValue: Int, in range: ClosedRange<Int>, command: String
-    )
-        throws(UsageError) -> Int
-    {
-        guard let value = values[name] else { return defaultValue }
-        do {
-            return try NumberText.wholeNumber(value.text, in: range)
-        } catch {
-            throw UsageError(
-                message: "Invalid value '\(value.text)' for '\(name)': \(error.reason); expected a whole number from "
-                    + "\(range.lowerBound) to \(range.upperBound)",
-                command: command)
-        }
+    /// Whether the flag was given.
+    subscript(flag: Flag) -> Bool {
+        checkDeclared(flag.spec)
+        return flags.contains(flag.spec.name)
     }
 
-    /// A duration option within `allowed` (see ``TimeSpan``), or nil when absent.
-    func duration(_ name: String, in allowed: ClosedRange<Duration>, command: String) throws(UsageError) -> Duration? {
-        guard let value = values[name] else { return nil }
-        do {
-            return try TimeSpan(parsing: value.text, in: allowed).duration
-        } catch {
-            throw UsageError(message: "Invalid value for '\(name)': \(error)", command: command)
-        }
+    /// The last value given to `option`, nil when it was not given. Every value given is
+    /// checked, so a bad one is refused even when a later one would win.
+    func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value? {
+        try values(option).last
     }
 
-    /// A size option within `allowed` (see ``ByteCount``), or nil when absent.
-    func size(_ name: String, in allowed: ClosedRange<UInt64>, command: String) throws(UsageError) -> UInt64? {
-        guard let value = values[name] else { return nil }
-        do {
-            return try ByteCount(parsing: value.text, in: allowed).bytes
-        } catch {
-            throw UsageError(message: "Invalid value for '\(name)': \(error)", command: command)
+    /// Every value given to a repeatable option, in order.
+    func values<Value>(_ option: Option<Value>) throws(UsageError) -> [Value] {
+        checkDeclared(option.spec)
+        var parsed: [Value] = []
+        for word in words[option.spec.name] ?? [] {
+            do {
+                parsed.append(try option.grammar.parse(word, option.spec.name))
+            } catch {
+                throw UsageError(message: error.message, command: command)
+            }
         }
+        return parsed
+    }
+
+    /// Whether the option, flag or valued, appears on the command line.
+    func isGiven(_ spec: OptionSpec) -> Bool {
+        flags.contains(spec.name) || words[spec.name] != nil
+    }
+
+    /// The names of those of `specs` that were given, in their order.
+    func given(among specs: [OptionSpec]) -> [String] {
+        specs.filter(isGiven).map(\.name)
+    }
+
+    /// The one positional named `name`: missing or followed by another is a usage error.
+    func single(_ name: String) throws(UsageError) -> CommandLineArgument {
+        guard let first = try optional(name) else {
+            throw UsageError(message: "Missing expected argument '<\(name)>'", command: command)
+        }
+        return first
+    }
+
+    /// At most one positional; a second is a usage error.
+    func optional(_ name: String) throws(UsageError) -> CommandLineArgument? {
+        if positionals.count > 1 {
+            throw UsageError(message: "Unexpected argument '\(positionals[1].shown)'", command: command)
+        }
+        return positionals.first
+    }
+
+    /// The declared options no read has asked for (``isGiven(_:)`` does not count).
+    var unreadDeclarations: [String] { declared.map(\.name).filter { !reads.names.contains($0) } }
+
+    /// Reading an option the subcommand does not declare is a bug: it could never be given.
+    private func checkDeclared(_ spec: OptionSpec) {
+        assert(
+            declared.contains { $0.name == spec.name }, "'\(spec.name)' is read by '\(command)' but not declared by it")
+        reads.names.insert(spec.name)
+    }
+}
+
+/// The names ``ParsedArguments`` has been asked for.
+private final class ReadDeclarations {
+    var names: Set<String> = []
+}
+
+extension OptionSpec {
+    /// The first name declared twice in `specs`, if any.
+    static func firstDuplicate(in specs: [OptionSpec]) -> String? {
+        var seen: Set<String> = ["--help", "-h"]
+        for spec in specs where !seen.insert(spec.name).inserted { return spec.name }
+        return nil
     }
 }

@@ -14,8 +14,22 @@ enum QuotaWatchCLI {
     static let helpSubcommand = Subcommand(
         name: "help", abstract: "Show the help of a subcommand, or this tool's manual page with --man.",
         arguments: [ArgumentSpec(name: "subcommand", help: "The subcommand to explain.", isOptional: true)],
-        options: [OptionSpec(name: "--man", help: "Print the manual page quotawatch(1) in roff (man -l -).")],
-        run: { _ throws(UsageError) in .success })
+        options: HelpOptions.self, run: { _ throws(UsageError) in .success })
+
+    /// `help [SUBCOMMAND] [--man]`.
+    struct HelpOptions: CommandOptions {
+        static let man = Flag("--man", help: "Print the manual page quotawatch(1) in roff (man -l -).")
+        static let declarations = [man.spec]
+
+        var man: Bool
+        /// Words after the first are ignored, as they always were.
+        var subcommand: String?
+
+        init(_ arguments: ParsedArguments) {
+            man = arguments[Self.man]
+            subcommand = arguments.positionals.first?.text
+        }
+    }
 
     static func run(_ arguments: [CommandLineArgument]) -> ExitStatus {
         do {
@@ -46,13 +60,12 @@ enum QuotaWatchCLI {
             Console.out("quotawatch \(version)\n")
             return .success
         case "help":
-            let parsed = try ParsedArguments(
-                Array(arguments.dropFirst()), options: helpSubcommand.options, command: "help")
-            if parsed.has("--man") {
+            let help = try HelpOptions.parse(Array(arguments.dropFirst()), command: "help")
+            if help.man {
                 Console.out(ManualPage.render(subcommands, help: helpSubcommand, version: version))
                 return .success
             }
-            guard let name = parsed.positionals.first?.text else {
+            guard let name = help.subcommand else {
                 Console.out(Help.overview(subcommands))
                 return .success
             }
@@ -69,8 +82,7 @@ enum QuotaWatchCLI {
                 Console.out(Help.page(for: subcommand))
                 return .success
             }
-            let parsed = try ParsedArguments(rest, options: subcommand.options, command: subcommand.name)
-            return try subcommand.run(parsed)
+            return try subcommand.execute(rest)
         }
     }
 
@@ -82,23 +94,6 @@ enum QuotaWatchCLI {
             message += "; did you mean '\(suggestion)'?"
         }
         throw UsageError(message: message, command: nil)
-    }
-}
-
-/// A subcommand: its help and how to run it with parsed arguments.
-struct Subcommand: Sendable {
-    var name: String
-    var abstract: String
-    var discussion: String = ""
-    var arguments: [ArgumentSpec]
-    var options: [OptionSpec]
-    var run: @Sendable (ParsedArguments) throws(UsageError) -> ExitStatus
-
-    var usage: String {
-        var words = ["quotawatch", name]
-        words += arguments.map { $0.isOptional ? "[<\($0.name)>]" : "<\($0.name)>" }
-        words += options.map { option in "[\(option.name)\(option.valueName.map { " \($0)" } ?? "")]" }
-        return words.joined(separator: " ")
     }
 }
 

@@ -24,17 +24,28 @@ enum CheckConfigCommand {
             and column, goes to stderr), 66 when it cannot be read, 64 on bad usage.
             """,
         arguments: [ArgumentSpec(name: "file", help: "The YAML config file.")],
-        options: [OptionSpec(name: "--json", help: "Print the effective rules as one JSON object.")],
-        run: run)
+        options: Options.self, run: run)
 
-    static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
-        guard let file = arguments.positionals.first else {
-            throw UsageError(message: "Name the config file: quotawatch check-config FILE", command: "check-config")
+    static let json = Flag("--json", help: "Print the effective rules as one JSON object.")
+
+    struct Options: CommandOptions {
+        static let declarations = [CheckConfigCommand.json.spec]
+
+        var file: CommandLineArgument
+        var json: Bool
+
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            guard let file = try arguments.optional("file") else {
+                throw UsageError(
+                    message: "Name the config file: quotawatch check-config FILE", command: arguments.command)
+            }
+            self.file = file
+            json = arguments[CheckConfigCommand.json]
         }
-        if arguments.positionals.count > 1 {
-            throw UsageError(
-                message: "Unexpected argument '\(arguments.positionals[1].text)'", command: "check-config")
-        }
+    }
+
+    static func run(_ given: Options) -> ExitStatus {
+        let file = given.file
         let config: PolicyConfig
         do {
             config = try RunPolicy.read(file.bytes)
@@ -42,7 +53,7 @@ enum CheckConfigCommand {
             Console.failure("\(error.description)")
             return error.status
         }
-        if arguments.has("--json") {
+        if given.json {
             Console.json(ConfigSummary.json(config).encoded + "\n")
         } else {
             Console.out(ConfigSummary.table(config))

@@ -29,74 +29,113 @@ enum CleanCommand {
             Exit status: 0 on success, 1 when the daemon or the deleter failed, 64 on bad usage.
             """,
         arguments: [ArgumentSpec(name: "root", help: "The app's data container.")],
-        options: [
-            OptionSpec(
-                name: "--category", valueName: "<name>",
-                help: "What to delete: a category, caches:NAME, or all (not your files). Repeatable."),
-            OptionSpec(
-                name: "--kind", valueName: "<kind>",
-                help: "Your files of this kind: video, images, packages, pdf, office, archives, other. Repeatable."),
-            OptionSpec(
-                name: "--path", valueName: "<path>",
-                help: "This file, or the files below this directory, as the listing writes it. Repeatable."),
-            OptionSpec(
-                name: "--older-than", valueName: "<age>", help: "Only files last modified longer ago (7d, 12h)."),
-            OptionSpec(name: "--larger-than", valueName: "<size>", help: "Only files larger than this (1MB, 500KiB)."),
-            OptionSpec(name: "--yes", help: "Delete what is named."),
-            OptionSpec(name: "--dry-run", help: "List exactly what --yes would delete; delete nothing."),
-            OptionSpec(name: "--json", help: "Print the page, or what was deleted, as one JSON object."),
-            OptionSpec(name: "--list", help: "Print the page even on a terminal (no interactive selection)."),
-        ] + RootOptions.byteFormatOptions + [
-            OptionSpec(name: "--top", valueName: "<n>", help: "Files shown per kind of your files (default 5)."),
-            OptionSpec(name: "--socket", valueName: "<path>", help: "The daemon's control socket (default: ROOT's)."),
-            OptionSpec(
-                name: "--config", valueName: "<file>",
-                help: "Protect globs from this config when no daemon serves ROOT (the daemon uses its own)."),
-            OptionSpec(
-                name: "--timeout", valueName: "<s>",
-                help: "Give up waiting for the daemon after this long (default 600)."),
-        ],
-        run: run)
+        options: Options.self, run: run)
 
-    static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
-        let root = try RootOptions.singleRoot(arguments, command: "clean")
-        let format = try RootOptions.byteFormat(arguments, command: "clean")
-        let timeout = try arguments.integer("--timeout", default: 600, in: 1...86_400, command: "clean")
-        let top = try arguments.integer("--top", default: 5, in: 0...1_000_000, command: "clean")
-        let selection: CleanSelection
-        do {
-            selection = try CleanSelection.parse(
-                categories: arguments.allValues["--category"]?.map(\.bytes) ?? [],
-                kinds: arguments.allValues["--kind"]?.map(\.bytes) ?? [],
-                paths: arguments.allValues["--path"]?.map(\.bytes) ?? [],
-                olderThan: arguments.values["--older-than"]?.bytes, largerThan: arguments.values["--larger-than"]?.bytes
-            )
-        } catch {
-            throw UsageError(message: error.description, command: "clean")
+    static let category = Option(
+        "--category", value: "<name>",
+        help: "What to delete: a category, caches:NAME, or all (not your files). Repeatable.", .word)
+    static let kind = Option(
+        "--kind", value: "<kind>",
+        help: "Your files of this kind: video, images, packages, pdf, office, archives, other. Repeatable.", .word)
+    static let path = Option(
+        "--path", value: "<path>",
+        help: "This file, or the files below this directory, as the listing writes it. Repeatable.", .word)
+    static let olderThan = Option(
+        "--older-than", value: "<age>", help: "Only files last modified longer ago (7d, 12h).", .word)
+    static let largerThan = Option(
+        "--larger-than", value: "<size>", help: "Only files larger than this (1MB, 500KiB).", .word)
+    static let yes = Flag("--yes", help: "Delete what is named.")
+    static let dryRun = Flag("--dry-run", help: "List exactly what --yes would delete; delete nothing.")
+    static let json = Flag("--json", help: "Print the page, or what was deleted, as one JSON object.")
+    static let list = Flag("--list", help: "Print the page even on a terminal (no interactive selection).")
+    static let top = Option(
+        "--top", value: "<n>", help: "Files shown per kind of your files (default 5).", .wholeNumber(in: 0...1_000_000))
+    static let socket = DaemonAddressOptions.socket.described("The daemon's control socket (default: ROOT's).")
+    static let config = RunPolicy.config.described(
+        "Protect globs from this config when no daemon serves ROOT (the daemon uses its own).")
+    static let timeout = CleanNowCommand.timeout.described(
+        "Give up waiting for the daemon after this long (default 600).")
+
+    struct Options: CommandOptions {
+        static let declarations =
+            [CleanCommand.category, CleanCommand.kind, CleanCommand.path, CleanCommand.olderThan].map(\.spec)
+            + [CleanCommand.largerThan.spec]
+            + [CleanCommand.yes, CleanCommand.dryRun, CleanCommand.json, CleanCommand.list].map(\.spec)
+            + ByteFormatOptions.declarations
+            + [CleanCommand.top.spec, CleanCommand.socket.spec, CleanCommand.config.spec, CleanCommand.timeout.spec]
+
+        var root: CommandLineArgument
+        var selection: CleanSelection
+        var yes: Bool
+        var dryRun: Bool
+        var json: Bool
+        var list: Bool
+        var format: ByteFormatOptions
+        var top: Int
+        var topGiven: Bool
+        var socket: CommandLineArgument?
+        var config: CommandLineArgument?
+        var timeout: Int
+
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            root = try arguments.single("root")
+            format = ByteFormatOptions(arguments)
+            timeout = try arguments.value(CleanCommand.timeout) ?? 600
+            let top = try arguments.value(CleanCommand.top)
+            self.top = top ?? 5
+            topGiven = top != nil
+            let categories = try arguments.values(CleanCommand.category).map(\.bytes)
+            let kinds = try arguments.values(CleanCommand.kind).map(\.bytes)
+            let paths = try arguments.values(CleanCommand.path).map(\.bytes)
+            let olderThan = try arguments.value(CleanCommand.olderThan)?.bytes
+            let largerThan = try arguments.value(CleanCommand.largerThan)?.bytes
+            do {
+                // The selection's own grammar, shared with the daemon's clean_delete request.
+                selection = try CleanSelection.parse(
+                    categories: categories, kinds: kinds, paths: paths, olderThan: olderThan, largerThan: largerThan)
+            } catch {
+                throw UsageError(message: error.description, command: arguments.command)
+            }
+            yes = arguments[CleanCommand.yes]
+            dryRun = arguments[CleanCommand.dryRun]
+            json = arguments[CleanCommand.json]
+            list = arguments[CleanCommand.list]
+            socket = try arguments.value(CleanCommand.socket)
+            config = try arguments.value(CleanCommand.config)
         }
-        if arguments.has("--yes") && arguments.has("--dry-run") {
-            throw UsageError(
-                message: "--yes deletes and --dry-run deletes nothing: give one of them (--dry-run first, to see what "
-                    + "--yes would remove)",
-                command: "clean")
+
+        func validate() throws(ValidationError) {
+            try format.validate()
+            if yes && dryRun {
+                throw ValidationError(
+                    "--yes deletes and --dry-run deletes nothing: give one of them (--dry-run first, to see what "
+                        + "--yes would remove)")
+            }
+            if (yes || dryRun) && !selection.namesSomething {
+                throw ValidationError(
+                    "\(yes ? "--yes" : "--dry-run") deletes only what you name: add "
+                        + "--category NAME (\(CleanCategory.names.filter { $0 != "user-files" }.joined(separator: ", ")), "
+                        + "caches:NAME or all), --kind KIND or --path PATH")
+            }
         }
-        let deleting = arguments.has("--yes") || arguments.has("--dry-run")
-        if deleting && !selection.namesSomething {
-            throw UsageError(
-                message: "\(arguments.has("--yes") ? "--yes" : "--dry-run") deletes only what you name: add "
-                    + "--category NAME (\(CleanCategory.names.filter { $0 != "user-files" }.joined(separator: ", ")), "
-                    + "caches:NAME or all), --kind KIND or --path PATH",
-                command: "clean")
-        }
+    }
+
+    static func run(_ given: Options) -> ExitStatus {
+        let root = given.root
+        let format = given.format.format
+        let timeout = given.timeout
+        let top = given.top
+        let selection = given.selection
+        let deleting = given.yes || given.dryRun
         let absolute = RootOptions.canonicalBytes(root.bytes)
-        let explicitSocket = arguments.values["--socket"]?.bytes
+        let explicitSocket = given.socket?.bytes
         let socket = explicitSocket ?? SocketPath.defaultPath(forRoot: absolute)
         var output = CleanPageOutput(
             root: EscapedName.string(absolute), source: "daemon", engine: nil, format: format,
             nowNanoseconds: Saturating.int64((Date().timeIntervalSince1970 * 1e9).rounded(.down)), filesPerKind: top,
-            removedShown: CappedList.limit(top: arguments.values["--top"] != nil ? top : nil))
-        let json = arguments.has("--json")
-        let dryRun = arguments.has("--dry-run")
+            removedShown: CappedList.limit(top: given.topGiven ? top : nil))
+        let json = given.json
+        let dryRun = given.dryRun
 
         // The daemon's numbers when one serves ROOT; else a crawl of its own.
         var place: Place
@@ -112,7 +151,7 @@ enum CleanCommand {
                         + "name that root, or pass the --socket of the daemon that watches \(output.root)")
                 return .failure
             }
-            if arguments.values["--config"] != nil {
+            if given.config != nil {
                 Console.error(
                     Diagnostic.note(
                         "note: --config is not used: the daemon serving this root protects what its own config says")
@@ -142,7 +181,7 @@ enum CleanCommand {
 
         if deleting {
             return delete(
-                selection, dryRun: dryRun, at: place, output, json: json, config: arguments.values["--config"])
+                selection, dryRun: dryRun, at: place, output, json: json, config: given.config)
         }
         let writers = OpenWritersSnapshot()
         let (offered, held) = CleanPlanner.offer(items) { item in
@@ -156,7 +195,7 @@ enum CleanCommand {
         let page = CleanPlanner.page(narrowed(offered, by: selection, now: output.nowNanoseconds))
         let onTerminal = FileDescriptor(rawValue: 0).isTerminal && FileDescriptor.standardOutput.isTerminal
         let anything = page.contains { !$0.items.isEmpty }
-        guard !json, !arguments.has("--list"), onTerminal, anything else {
+        guard !json, !given.list, onTerminal, anything else {
             if json {
                 Console.json(output.json(page, held: held))
             } else {
@@ -176,7 +215,7 @@ enum CleanCommand {
             // The page was narrowed by these; the marks stand within them.
             picked.olderThan = selection.olderThan
             picked.largerThan = selection.largerThan
-            return delete(picked, dryRun: false, at: place, output, json: false, config: arguments.values["--config"])
+            return delete(picked, dryRun: false, at: place, output, json: false, config: given.config)
         }
     }
 

@@ -20,42 +20,56 @@ enum CleanNowCommand {
         arguments: [
             ArgumentSpec(name: "root", help: "The watched root (default: given by --socket).", isOptional: true)
         ],
-        options: [
-            OptionSpec(name: "--socket", valueName: "<path>", help: "The daemon's control socket."),
-            OptionSpec(
-                name: "--trigger", valueName: "<name>",
-                help: "The name the run's manual trigger carries in the summary (default 'manual')."),
-            OptionSpec(name: "--dry-run", help: "List what would be removed; remove nothing."),
-            OptionSpec(name: "--json", help: "Print the summary as the daemon's cleanup event (one JSON object)."),
-            OptionSpec(
-                name: "--timeout", valueName: "<s>", help: "Give up waiting for the run after this long (default 600)."),
-            OptionSpec(
-                name: "--top", valueName: "<n>",
-                help: "Paths listed per cleaner (default 20 on a terminal, all otherwise; --json has all)."),
-        ] + RootOptions.byteFormatOptions,
-        run: run)
+        options: Options.self, run: run)
 
-    static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
-        if arguments.positionals.count > 1 {
-            throw UsageError(message: "Unexpected argument '\(arguments.positionals[1].text)'", command: "clean-now")
+    static let trigger = Option(
+        "--trigger", value: "<name>",
+        help: "The name the run's manual trigger carries in the summary (default 'manual').", .triggerName)
+    static let dryRun = Flag("--dry-run", help: "List what would be removed; remove nothing.")
+    static let json = Flag("--json", help: "Print the summary as the daemon's cleanup event (one JSON object).")
+    static let timeout = Option(
+        "--timeout", value: "<s>", help: "Give up waiting for the run after this long (default 600).",
+        .wholeNumber(in: 1...86_400))
+    static let top = Option(
+        "--top", value: "<n>",
+        help: "Paths listed per cleaner (default 20 on a terminal, all otherwise; --json has all).",
+        .wholeNumber(in: 0...1_000_000))
+
+    struct Options: CommandOptions {
+        static let declarations =
+            DaemonAddressOptions.declarations
+            + [CleanNowCommand.trigger.spec, CleanNowCommand.dryRun.spec, CleanNowCommand.json.spec]
+            + [CleanNowCommand.timeout.spec, CleanNowCommand.top.spec]
+            + ByteFormatOptions.declarations
+
+        var address: DaemonAddressOptions
+        var trigger: String
+        var dryRun: Bool
+        var json: Bool
+        var timeout: Int
+        var top: Int?
+        var format: ByteFormatOptions
+
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            address = try DaemonAddressOptions(arguments)
+            timeout = try arguments.value(CleanNowCommand.timeout) ?? 600
+            trigger = try arguments.value(CleanNowCommand.trigger) ?? "manual"
+            dryRun = arguments[CleanNowCommand.dryRun]
+            json = arguments[CleanNowCommand.json]
+            top = try arguments.value(CleanNowCommand.top)
+            format = ByteFormatOptions(arguments)
         }
-        let timeout = try arguments.integer("--timeout", default: 600, in: 1...86_400, command: "clean-now")
-        let trigger = arguments.values["--trigger"]?.text ?? "manual"
-        guard CleanRequest.isValidName(trigger) else {
-            throw UsageError(
-                message: "Invalid trigger name '\(trigger)': use 1 to 64 letters, digits, '-', '_' or '.'",
-                command: "clean-now")
+
+        func validate() throws(ValidationError) {
+            try address.validate()
+            try format.validate()
         }
-        let socket: [UInt8]
-        if let explicit = arguments.values["--socket"] {
-            socket = explicit.bytes
-        } else if let root = arguments.positionals.first {
-            socket = SocketPath.defaultPath(forRoot: RootOptions.canonicalBytes(root.bytes))
-        } else {
-            throw UsageError(
-                message: "Name the watched root or its socket: quotawatch clean-now ROOT", command: "clean-now")
-        }
-        let request = ControlRequest(.clean(CleanRequest(trigger: trigger, dryRun: arguments.has("--dry-run"))))
+    }
+
+    static func run(_ given: Options) -> ExitStatus {
+        let socket = given.address.socketPath
+        let timeout = given.timeout
+        let request = ControlRequest(.clean(CleanRequest(trigger: given.trigger, dryRun: given.dryRun)))
         let reply: [UInt8]
         do {
             reply = try ControlClient.request(socketPath: socket, request, timeout: .seconds(timeout))
@@ -63,7 +77,7 @@ enum CleanNowCommand {
             Console.failure("\(error)")
             return .failure
         }
-        if arguments.has("--json") {
+        if given.json {
             Console.json(String(decoding: reply, as: UTF8.self) + "\n")
             return .success
         }
@@ -71,11 +85,8 @@ enum CleanNowCommand {
             Console.failure("the daemon's answer is not a cleanup summary")
             return .failure
         }
-        let top: Int? =
-            arguments.values["--top"] != nil
-            ? try arguments.integer("--top", default: 20, in: 0...1_000_000, command: "clean-now") : nil
-        let format = try RootOptions.byteFormat(arguments, command: "clean-now")
-        Console.out(describe(summary, format: format, listed: CappedList.limit(top: top)))
+        let format = given.format.format
+        Console.out(describe(summary, format: format, listed: CappedList.limit(top: given.top)))
         return .success
     }
 
@@ -100,5 +111,18 @@ enum CleanNowCommand {
         text += "freeing \(format.string(number(summary["freed"]))) in \(summary["seconds"] ?? 0) s"
         text += dryRun ? " (dry run: nothing was removed)\n" : "\n"
         return text
+    }
+}
+
+extension ValueGrammar where Value == String {
+    /// A manual run's trigger name, as ``CleanRequest/isValidName(_:)`` allows.
+    static var triggerName: Self {
+        Self { word, _ throws(InvalidValue) in
+            guard let text = String(validating: word.bytes, as: UTF8.self), CleanRequest.isValidName(text) else {
+                throw InvalidValue(
+                    message: "Invalid trigger name '\(word.shown)': use 1 to 64 letters, digits, '-', '_' or '.'")
+            }
+            return text
+        }
     }
 }

@@ -21,47 +21,79 @@ enum HistoryCommand {
             time. Exit status: 0; 1 when there is no history or it cannot be read; 64 on bad usage.
             """,
         arguments: [ArgumentSpec(name: "root", help: "The watched root (it need not exist any more).")],
-        options: [
-            OptionSpec(
-                name: "--since", valueName: "<time>", help: "Only from this time on (such as 2h or 2026-12-01)."),
-            OptionSpec(name: "--until", valueName: "<time>", help: "Only up to this time."),
-            OptionSpec(
-                name: "--path", valueName: "<glob>",
-                help: "Only events whose path matches, relative to ROOT, such as 'Library/Caches/*' or 'tmp/**'."),
-            OptionSpec(
-                name: "--event", valueName: "<kind>",
-                help: "Only these kinds, such as quota_breach or deletion (comma-separated or repeated)."),
-            OptionSpec(
-                name: "--growth", valueName: "<path>",
-                help: "A directory's sampled sizes over time instead of events (relative to ROOT, '.' for ROOT)."),
-            OptionSpec(
-                name: "--json",
-                help: "Events as JSON lines, as 'run --events jsonl' writes them; --growth as one object."),
-            OptionSpec(
-                name: "--state-dir", valueName: "<dir>", help: "The state directory run used (as STATE_DIRECTORY)."),
-        ] + RootOptions.byteFormatOptions,
-        run: run)
+        options: Options.self, run: run)
 
-    static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
-        let root = try RootOptions.singleRoot(arguments, command: "history")
-        let format = try RootOptions.byteFormat(arguments, command: "history")
-        let now = WallTime.now()
-        let since = try time(arguments, "--since", now: now)
-        let until = try time(arguments, "--until", now: now)
-        if let since, let until, since > until {
-            throw UsageError(
-                message: "--since (\(HistoryTime.local(since, zone: .current))) is after --until "
-                    + "(\(HistoryTime.local(until, zone: .current))); swap them",
-                command: "history")
+    static let since = Option(
+        "--since", value: "<time>", help: "Only from this time on (such as 2h or 2026-12-01).", .historyTime)
+    static let until = Option("--until", value: "<time>", help: "Only up to this time.", .historyTime)
+    static let path = Option(
+        "--path", value: "<glob>",
+        help: "Only events whose path matches, relative to ROOT, such as 'Library/Caches/*' or 'tmp/**'.", .pathGlob)
+    static let event = Option(
+        "--event", value: "<kind>",
+        help: "Only these kinds, such as quota_breach or deletion (comma-separated or repeated).", .eventKinds)
+    static let growth = Option(
+        "--growth", value: "<path>",
+        help: "A directory's sampled sizes over time instead of events (relative to ROOT, '.' for ROOT).", .word)
+    static let json = Flag(
+        "--json", help: "Events as JSON lines, as 'run --events jsonl' writes them; --growth as one object.")
+    static let stateDirectory = RunCleanup.stateDirectory.described(
+        "The state directory run used (as STATE_DIRECTORY).")
+
+    struct Options: CommandOptions {
+        static let declarations =
+            [HistoryCommand.since, HistoryCommand.until].map(\.spec) + [
+                HistoryCommand.path.spec, HistoryCommand.event.spec,
+            ]
+            + [HistoryCommand.growth.spec, HistoryCommand.json.spec, HistoryCommand.stateDirectory.spec]
+            + ByteFormatOptions.declarations
+
+        var root: CommandLineArgument
+        var format: ByteFormatOptions
+        var since: WallTime?
+        var until: WallTime?
+        var stateDirectory: CommandLineArgument?
+        var growth: CommandLineArgument?
+        var path: PathGlob?
+        var kinds: [String]
+        /// --path or --event given, which --growth does not go with.
+        var selectsEvents: Bool
+        var json: Bool
+
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            root = try arguments.single("root")
+            format = ByteFormatOptions(arguments)
+            since = try arguments.value(HistoryCommand.since)
+            until = try arguments.value(HistoryCommand.until)
+            stateDirectory = try arguments.value(HistoryCommand.stateDirectory)
+            growth = try arguments.value(HistoryCommand.growth)
+            kinds = try arguments.values(HistoryCommand.event).flatMap { $0 }
+            path = try arguments.value(HistoryCommand.path)
+            json = arguments[HistoryCommand.json]
+            selectsEvents = !arguments.given(among: [HistoryCommand.path.spec, HistoryCommand.event.spec]).isEmpty
         }
-        let database = try databasePath(root: root.bytes, stateDirectory: arguments.values["--state-dir"]?.bytes)
-        let growth = arguments.values["--growth"]
-        if growth != nil, arguments.values["--path"] != nil || arguments.values["--event"] != nil {
-            throw UsageError(
-                message: "--path and --event select events; --growth shows samples only", command: "history")
+
+        func validate() throws(ValidationError) {
+            try format.validate()
+            if let since, let until, since > until {
+                throw ValidationError(
+                    "--since (\(HistoryTime.local(since, zone: .current))) is after --until "
+                        + "(\(HistoryTime.local(until, zone: .current))); swap them")
+            }
+            if growth != nil, selectsEvents {
+                throw ValidationError("--path and --event select events; --growth shows samples only")
+            }
         }
-        let filter = HistoryFilter(
-            since: since, until: until, kinds: try kinds(arguments), path: try pathGlob(arguments))
+    }
+
+    static func run(_ given: Options) throws(UsageError) -> ExitStatus {
+        let root = given.root
+        let format = given.format.format
+        let since = given.since
+        let until = given.until
+        let database = try databasePath(root: root.bytes, stateDirectory: given.stateDirectory?.bytes)
+        let growth = given.growth
+        let filter = HistoryFilter(since: since, until: until, kinds: given.kinds, path: given.path)
 
         do {
             try StateDirectory.checkTrusted(Array(database.dropLast(HistoryStore.fileName.utf8.count + 1)))
@@ -88,21 +120,21 @@ enum HistoryCommand {
             if let growth {
                 let path = relativePath(growth.bytes, root: root.bytes)
                 let samples = try store.samples(path: path, since: since, until: until)
-                if samples.isEmpty, !arguments.has("--json") {
+                if samples.isEmpty, !given.json {
                     let known = (try? store.sampledPaths()) ?? []
                     Console.error(
                         "No samples of '\(TableRenderer.printable(path))' in this window. Sampled directories: "
                             + (known.isEmpty ? "none yet" : known.map(TableRenderer.printable).joined(separator: ", "))
                             + "\n")
                 }
-                if arguments.has("--json") {
+                if given.json {
                     Console.json(HistoryOutput.growthJSON(path: path, samples))
                 } else {
                     Console.out(HistoryOutput.growthTable(path: path, samples, format: format, zone: .current))
                 }
             } else {
                 let events = try store.events(filter)
-                if arguments.has("--json") {
+                if given.json {
                     Console.json(HistoryOutput.jsonLines(events))
                 } else {
                     Console.out(HistoryOutput.lines(events, zone: .current))
@@ -132,37 +164,6 @@ enum HistoryCommand {
         return directory + Array("/\(HistoryStore.fileName)".utf8)
     }
 
-    private static func time(
-        _ arguments: ParsedArguments, _ name: String, now: WallTime
-    ) throws(UsageError) -> WallTime? {
-        guard let text = arguments.values[name]?.text else { return nil }
-        do {
-            return try HistoryTime.parse(text, now: now, zone: .current)
-        } catch {
-            throw UsageError(message: "Invalid value for '\(name)': \(error)", command: "history")
-        }
-    }
-
-    private static func kinds(_ arguments: ParsedArguments) throws(UsageError) -> [String] {
-        let given = (arguments.allValues["--event"] ?? []).flatMap { $0.text.split(separator: ",").map(String.init) }
-        for kind in given where !HistoryQuery.kinds.contains(kind) {
-            let hint = HistoryQuery.suggestion(for: kind).map { " Did you mean '\($0)'?" } ?? ""
-            throw UsageError(
-                message: "Unknown event kind '\(kind)'.\(hint) Kinds: \(HistoryQuery.kinds.joined(separator: ", "))",
-                command: "history")
-        }
-        return given
-    }
-
-    private static func pathGlob(_ arguments: ParsedArguments) throws(UsageError) -> PathGlob? {
-        guard let text = arguments.values["--path"] else { return nil }
-        do {
-            return try PathGlob(bytes: text.bytes)
-        } catch {
-            throw UsageError(message: "Invalid value for '--path': \(error)", command: "history")
-        }
-    }
-
     /// A path as the samples name it: relative to ROOT, escaped; an absolute path under ROOT
     /// is made relative.
     static func relativePath(_ path: [UInt8], root: [UInt8]) -> String {
@@ -177,5 +178,47 @@ enum HistoryCommand {
         }
         let parts = relative.split(separator: UInt8(ascii: "/")).filter { $0 != [UInt8(ascii: ".")] }
         return parts.isEmpty ? "." : EscapedName.string(Array(parts.joined(separator: [UInt8(ascii: "/")])))
+    }
+}
+
+extension ValueGrammar where Value == WallTime {
+    /// A span before now (30m), `now`, or an ISO-8601 timestamp, local unless it names its zone.
+    static var historyTime: Self {
+        Self { word, option throws(InvalidValue) in
+            let text = try word.utf8Text(for: option)
+            do {
+                return try HistoryTime.parse(text, now: WallTime.now(), zone: .current)
+            } catch {
+                throw InvalidValue(message: "Invalid value for '\(option)': \(error)")
+            }
+        }
+    }
+}
+
+extension ValueGrammar where Value == PathGlob {
+    static var pathGlob: Self {
+        Self { word, option throws(InvalidValue) in
+            do {
+                return try PathGlob(bytes: word.bytes)
+            } catch {
+                throw InvalidValue(message: "Invalid value for '\(option)': \(error)")
+            }
+        }
+    }
+}
+
+extension ValueGrammar where Value == [String] {
+    /// Event kinds, comma-separated; an unknown one is refused with the nearest known.
+    static var eventKinds: Self {
+        Self { word, option throws(InvalidValue) in
+            let kinds = try word.utf8Text(for: option).split(separator: ",").map(String.init)
+            for kind in kinds where !HistoryQuery.kinds.contains(kind) {
+                let hint = HistoryQuery.suggestion(for: kind).map { " Did you mean '\($0)'?" } ?? ""
+                throw InvalidValue(
+                    message: "Unknown event kind '\(kind)'.\(hint) Kinds: \(HistoryQuery.kinds.joined(separator: ", "))"
+                )
+            }
+            return kinds
+        }
     }
 }

@@ -5,39 +5,29 @@ import QuotaWatchEngine
 /// `--ios [--ios-version N] [--bundle PATH]` on `scan` and `status`: the app's storage as the
 /// phone shows it, under the table (or as `"ios"` in the JSON).
 enum PhoneStorageOptions {
-    static let options = [
-        OptionSpec(
-            name: "--ios",
-            help: "Also show the total as iOS's storage screen counts it: allocated, decimal units, with the bundle."),
-        OptionSpec(
-            name: "--ios-version", valueName: "<major>",
-            help: "16 or earlier leaves Library/Caches out, 17 counts it (default 17); implies --ios."),
-        OptionSpec(
-            name: "--bundle", valueName: "<path>",
-            help: "The app's .app bundle directory, crawled for its allocated size (the phone's App); implies --ios."),
-    ]
+    static let ios = Flag(
+        "--ios",
+        help: "Also show the total as iOS's storage screen counts it: allocated, decimal units, with the bundle.")
+    static let iosVersion = Option(
+        "--ios-version", value: "<major>",
+        help: "16 or earlier leaves Library/Caches out, 17 counts it (default 17); implies --ios.", .iosVersion)
+    static let bundle = Option(
+        "--bundle", value: "<path>",
+        help: "The app's .app bundle directory, crawled for its allocated size (the phone's App); implies --ios.",
+        .word)
+    static let declarations = [ios.spec, iosVersion.spec, bundle.spec]
 
     /// What the command line asked for; nil without any of the options.
-    struct Request {
+    struct Request: Sendable {
         var version: IOSVersion
         var bundle: CommandLineArgument?
     }
 
-    static func request(_ arguments: ParsedArguments, command: String) throws(UsageError) -> Request? {
-        let bundle = arguments.values["--bundle"]
-        let versionText = arguments.values["--ios-version"]?.text
-        guard arguments.has("--ios") || bundle != nil || versionText != nil else { return nil }
-        var version = IOSVersion.standard
-        if let versionText {
-            guard let parsed = IOSVersion.parse(versionText) else {
-                throw UsageError(
-                    message: "Invalid value '\(versionText)' for '--ios-version': expected a major version as a whole "
-                        + "number, such as 16 (Library/Caches left out, as iOS 16 and earlier count) or 17 (counted)",
-                    command: command)
-            }
-            version = parsed
-        }
-        return Request(version: version, bundle: bundle)
+    static func request(_ arguments: ParsedArguments) throws(UsageError) -> Request? {
+        let bundle = try arguments.value(Self.bundle)
+        let version = try arguments.value(Self.iosVersion)
+        guard arguments[Self.ios] || bundle != nil || version != nil else { return nil }
+        return Request(version: version ?? .standard, bundle: bundle)
     }
 
     /// Crawls the bundle for its allocated bytes; a usage error when it is not a directory.
@@ -98,8 +88,8 @@ enum PhoneStorageOptions {
         }
     }
 
-    static func measure(_ arguments: ParsedArguments, command: String) throws(UsageError) -> Measured? {
-        guard let request = try request(arguments, command: command) else { return nil }
+    static func measure(_ request: Request?, command: String) throws(UsageError) -> Measured? {
+        guard let request else { return nil }
         return Measured(version: request.version, appAllocated: try bundleAllocated(request, command: command))
     }
 
@@ -111,6 +101,22 @@ enum PhoneStorageOptions {
     /// The lines under the table.
     static func text(_ storage: PhoneStorage, format: ByteFormat) -> String {
         storage.lines(rawFormat: format).joined(separator: "\n") + "\n"
+    }
+}
+
+extension ValueGrammar where Value == IOSVersion {
+    /// A major version as a whole number.
+    static var iosVersion: Self {
+        Self { word, option throws(InvalidValue) in
+            let text = try word.utf8Text(for: option)
+            guard let version = IOSVersion.parse(text) else {
+                throw InvalidValue(
+                    message:
+                        "Invalid value '\(text)' for '\(option)': expected a major version as a whole number, "
+                        + "such as 16 (Library/Caches left out, as iOS 16 and earlier count) or 17 (counted)")
+            }
+            return version
+        }
     }
 }
 

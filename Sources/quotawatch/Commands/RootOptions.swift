@@ -3,33 +3,8 @@ import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchSystem
 
-/// What the commands that take a ROOT share: its checks, its messages, the size format.
+/// What the commands that take a ROOT share: its checks, its messages, its spellings.
 enum RootOptions {
-    static func singleRoot(_ arguments: ParsedArguments, command: String) throws(UsageError) -> CommandLineArgument {
-        guard let root = arguments.positionals.first else {
-            throw UsageError(message: "Missing expected argument '<root>'", command: command)
-        }
-        if arguments.positionals.count > 1 {
-            throw UsageError(message: "Unexpected argument '\(arguments.positionals[1].text)'", command: command)
-        }
-        return root
-    }
-
-    /// `--iec` and `--bytes`, read by ``byteFormat(_:command:)``.
-    static let byteFormatOptions = [
-        OptionSpec(name: "--iec", help: "Show sizes in KiB, MiB, GiB (powers of 1024)."),
-        OptionSpec(name: "--bytes", help: "Show exact byte counts."),
-    ]
-
-    static func byteFormat(_ arguments: ParsedArguments, command: String) throws(UsageError) -> ByteFormat {
-        switch (arguments.has("--iec"), arguments.has("--bytes")) {
-        case (true, true): throw UsageError(message: "Choose one of '--iec' and '--bytes'", command: command)
-        case (true, false): return .binary
-        case (false, true): return .bytes
-        case (false, false): return .decimal
-        }
-    }
-
     /// A ROOT that does not exist or is not a directory is a usage error (64); one that is
     /// there but cannot be opened (no permission, say) is a runtime failure (1), as for du.
     static func report(_ error: RootError) -> ExitStatus {

@@ -1,27 +1,35 @@
 import QuotaWatchEngine
 
-/// `run`'s cleaning options: whether the cleaners delete.
+/// `run`'s cleaning options: whether the cleaners delete, and where the audit log goes.
 enum RunCleanup {
-    static let options = [
-        OptionSpec(
-            name: "--clean",
-            help: "Let the cleaners delete (audit log under $STATE_DIRECTORY); without it they only report."),
-        OptionSpec(name: "--dry-run", help: "Cleanup runs list what they would remove and remove nothing."),
-        OptionSpec(
-            name: "--state-dir", valueName: "<dir>",
-            help: "Keep the audit log and history under DIR/NAME (as STATE_DIRECTORY=DIR; 'history --state-dir')."),
-    ]
+    static let clean = Flag(
+        "--clean", help: "Let the cleaners delete (audit log under $STATE_DIRECTORY); without it they only report.")
+    static let dryRun = Flag("--dry-run", help: "Cleanup runs list what they would remove and remove nothing.")
+    static let stateDirectory = Option(
+        "--state-dir", value: "<dir>",
+        help: "Keep the audit log and history under DIR/NAME (as STATE_DIRECTORY=DIR; 'history --state-dir').", .word)
+    static let declarations = [clean.spec, dryRun.spec, stateDirectory.spec]
 
-    /// `--state-dir`, as an absolute path (relative to the working directory when it is not).
-    static func stateDirectoryBase(_ arguments: ParsedArguments) -> [UInt8]? {
-        arguments.values["--state-dir"].map { RootOptions.absoluteBytes($0.bytes) }
-    }
+    struct Options: Sendable {
+        var clean: Bool
+        var dryRun: Bool
+        /// `--state-dir`, as an absolute path (relative to the working directory when it is not).
+        var stateDirectoryBase: [UInt8]?
 
-    static func options(_ arguments: ParsedArguments, absoluteRoot: [UInt8]) -> CleanupOptions {
-        var cleanup = CleanupOptions()
-        cleanup.clean = arguments.has("--clean")
-        cleanup.dryRun = arguments.has("--dry-run")
-        cleanup.stateDirectory = StateDirectory.forRoot(absoluteRoot, base: stateDirectoryBase(arguments))
-        return cleanup
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            clean = arguments[RunCleanup.clean]
+            dryRun = arguments[RunCleanup.dryRun]
+            stateDirectoryBase = try arguments.value(RunCleanup.stateDirectory).map {
+                RootOptions.absoluteBytes($0.bytes)
+            }
+        }
+
+        func cleanup(absoluteRoot: [UInt8]) -> CleanupOptions {
+            var cleanup = CleanupOptions()
+            cleanup.clean = clean
+            cleanup.dryRun = dryRun
+            cleanup.stateDirectory = StateDirectory.forRoot(absoluteRoot, base: stateDirectoryBase)
+            return cleanup
+        }
     }
 }

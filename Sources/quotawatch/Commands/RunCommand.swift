@@ -1,6 +1,7 @@
 import Foundation
 import QuotaWatchCore
 import QuotaWatchEngine
+import QuotaWatchHistory
 import QuotaWatchPolicy
 import QuotaWatchSystem
 
@@ -21,56 +22,40 @@ enum RunCommand {
             that is missing or not a directory, 65 on a bad config, 66 on an unreadable one.
             """,
         arguments: [ArgumentSpec(name: "root", help: "The directory to watch.")],
-        options: [
-            OptionSpec(name: "--socket", valueName: "<path>", help: "Control socket path (default: see above)."),
-            OptionSpec(
-                name: "--events", valueName: "<format>",
-                help: "Write engine events to stdout; the only format is 'jsonl' (one JSON object per line)."),
-            OptionSpec(name: "--trace", help: "Print every inotify event to stderr, named as inotifywait names them."),
-            OptionSpec(name: "--one-file-system", help: "Skip directories on other file systems (du -x)."),
-            OptionSpec(
-                name: "--workers", valueName: "<n>",
-                help: "Threads for the first crawl (default: one per core, at least 2)."),
-            OptionSpec(
-                name: "--settle", valueName: "<ms>",
-                help: "Re-stat a file under writes at most this often (default 20)."),
-            OptionSpec(
-                name: "--poll-interval", valueName: "<s>", help: "Re-list unwatchable subtrees this often (default 2)."),
-        ] + RunPolicy.options + RunCleanup.options + RunHistory.options + RunMetrics.options + RunService.options,
-        run: run)
+        options: Options.self, run: run)
 
-    /// Every option of `run`; `watch` takes them all, so an option added here (or to the
-    /// option lists this one joins) works there too.
-    static var engineOptionSpecs: [OptionSpec] { subcommand.options }
+    /// `run ROOT` and its engine options.
+    struct Options: CommandOptions {
+        static let declarations = EngineArguments.declarations
 
-    /// What ``engineOptions(from:command:)`` made of the command line.
+        var root: CommandLineArgument
+        var engine: EngineArguments
+
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            engine = try EngineArguments(arguments)
+            root = try arguments.single("root")
+        }
+
+        func validate() throws(ValidationError) { try engine.validate() }
+    }
+
+    /// What ``engineOptions(from:root:)`` made of the command line.
     enum Prepared {
         case ready(EngineOptions)
         /// Nothing to run: the error was reported, exit with this status.
         case exit(ExitStatus)
     }
 
-    /// The engine's options from run's command line, with ROOT checked: shared by `run` and
-    /// `watch`. Observers it adds may start threads (the notifier's sender, the history
-    /// writer), so the caller blocks the termination signals first: a thread started with
-    /// them open could take a SIGTERM or SIGHUP and end the process.
-    static func engineOptions(from arguments: ParsedArguments, command: String) throws(UsageError) -> Prepared {
-        try RunService.configureLog(arguments, command: command)
-        let root = try RootOptions.singleRoot(arguments, command: command)
-        if let format = arguments.values["--events"], format.text != "jsonl" {
-            throw UsageError(
-                message: "Unknown event format '\(format.text)': the only format is 'jsonl'", command: command)
-        }
-        let workers = try arguments.integer("--workers", default: CrawlOptions().workers, in: 1...256, command: command)
-        let settle = try arguments.integer("--settle", default: 20, in: 1...10_000, command: command)
-        let poll = try arguments.integer("--poll-interval", default: 2, in: 1...3600, command: command)
-
-        let policySource = RunPolicy.Source(arguments)
+    /// The engine's options, with ROOT checked: shared by `run` and `watch`. Observers it adds
+    /// may start threads (the notifier's sender, the history writer), so the caller blocks the
+    /// termination signals first: a thread started with them open could take a SIGTERM or
+    /// SIGHUP and end the process.
+    static func engineOptions(from given: EngineArguments, root: CommandLineArgument) -> Prepared {
+        RunService.configureLog(level: given.logLevel)
         let policy: PolicyConfig
         do {
-            policy = try policySource.build()
+            policy = try given.policy.build()
         } catch {
-            if error.status == .usage { throw UsageError(message: error.description, command: command) }
             Log.error(error.description)
             return .exit(error.status)
         }
@@ -85,15 +70,20 @@ enum RunCommand {
         let absolute = RootOptions.canonicalBytes(root.bytes)
         var options = EngineOptions(
             root: root.bytes, rootDisplay: EscapedName.string(absolute),
-            socketPath: arguments.values["--socket"]?.bytes ?? SocketPath.defaultPath(forRoot: absolute))
-        options.crawl = CrawlOptions(workers: workers, oneFileSystem: arguments.has("--one-file-system"))
-        options.settle = .milliseconds(settle)
-        options.pollInterval = .seconds(poll)
-        options.emitsEvents = arguments.values["--events"] != nil
-        options.traces = arguments.has("--trace")
+            socketPath: given.socket?.bytes ?? SocketPath.defaultPath(forRoot: absolute))
+        options.crawl = CrawlOptions(workers: given.workers, oneFileSystem: given.oneFileSystem)
+        options.settle = .milliseconds(given.settle)
+        options.pollInterval = .seconds(given.pollInterval)
+        options.backend = given.backend
+        options.emitsEvents = given.events != nil
+        options.traces = given.trace
         options.policy = policy
-        options.cleanup = RunCleanup.options(arguments, absoluteRoot: absolute)
-        try RunHistory.apply(arguments, absoluteRoot: absolute, to: &options, command: command)
+        options.cleanup = given.cleanup.cleanup(absoluteRoot: absolute)
+        if let settings = given.history.settings(
+            config: policy.history, absoluteRoot: absolute, stateDirectoryBase: given.cleanup.stateDirectoryBase)
+        {
+            options.observers.append(HistoryRecorder(settings: settings))
+        }
         do {
             if let state = options.cleanup.stateDirectory { try StateDirectory.checkTrusted(state) }
         } catch {
@@ -101,16 +91,17 @@ enum RunCommand {
             return .exit(.failure)
         }
         RunService.addObservers(to: &options)
-        if policySource.file != nil {
-            options.reloadPolicy = { () throws(RunPolicy.Failure) -> PolicyConfig in try policySource.build() }
+        if given.policy.file != nil {
+            let source = given.policy
+            options.reloadPolicy = { () throws(RunPolicy.Failure) -> PolicyConfig in try source.build() }
         }
         return .ready(options)
     }
 
-    static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
+    static func run(_ given: Options) -> ExitStatus {
         TerminationSignals.block()
         var options: EngineOptions
-        switch try engineOptions(from: arguments, command: "run") {
+        switch engineOptions(from: given.engine, root: given.root) {
         case .ready(let ready): options = ready
         case .exit(let status): return status
         }
@@ -118,7 +109,7 @@ enum RunCommand {
         ResourceLimits.raiseOpenFileLimit()
         MemoryTuning.returnLargeBlocksToKernel()
 
-        guard let metrics = try RunMetrics.start(arguments, adding: &options) else { return .failure }
+        guard let metrics = RunMetrics.start(given.engine.metrics, adding: &options) else { return .failure }
         defer { metrics.stop() }
         let progress = ProgressLine(enabled: Console.errorIsTerminal)
         let engine = LiveEngine(options: options)

@@ -6,77 +6,68 @@ import QuotaWatchPolicy
 /// `run`'s history options: whether events and samples are recorded in SQLite, how often
 /// sizes are sampled, and how much is kept.
 enum RunHistory {
-    static let options = [
-        OptionSpec(
-            name: "--history",
-            help: "Record every event and size samples in history.sqlite in the state directory (the default)."),
-        OptionSpec(
-            name: "--no-history", help: "Record no history (as 'history: {enabled: false}' in the config)."),
-        OptionSpec(
-            name: "--history-sample", valueName: "<duration>",
-            help: "Sample ROOT and every quota directory this often (default 5m); implies --history."),
-        OptionSpec(
-            name: "--history-keep", valueName: "<duration>",
-            help: "Drop history older than this (default 30d); implies --history."),
-        OptionSpec(
-            name: "--history-max-size", valueName: "<size>",
-            help: "Drop the oldest history beyond this size (default 100MB); implies --history."),
-    ]
+    static let history = Flag(
+        "--history",
+        help: "Record every event and size samples in history.sqlite in the state directory (the default).")
+    static let noHistory = Flag(
+        "--no-history", help: "Record no history (as 'history: {enabled: false}' in the config).")
+    static let sample = Option(
+        "--history-sample", value: "<duration>",
+        help: "Sample ROOT and every quota directory this often (default 5m); implies --history.",
+        .timeSpan(in: ValueRanges.historySample))
+    static let keep = Option(
+        "--history-keep", value: "<duration>", help: "Drop history older than this (default 30d); implies --history.",
+        .timeSpan(in: ValueRanges.historyKeep))
+    static let maximumSize = Option(
+        "--history-max-size", value: "<size>",
+        help: "Drop the oldest history beyond this size (default 100MB); implies --history.",
+        .byteCount(in: ValueRanges.historyMaximumBytes))
+    static let declarations = [history.spec, noHistory.spec, sample.spec, keep.spec, maximumSize.spec]
 
-    /// Adds the recorder to `options.observers` unless `--no-history` or the config's
-    /// `history: {enabled: false}` (already in `options.policy`) turn it off. A state directory
-    /// that cannot be named is said once, and the daemon watches on without history.
-    static func apply(
-        _ arguments: ParsedArguments, absoluteRoot: [UInt8], to options: inout EngineOptions,
-        command: String = "run"
-    )
-        throws(UsageError)
-    {
-        guard
-            let settings = try settings(
-                arguments, config: options.policy.history, absoluteRoot: absoluteRoot, command: command)
-        else { return }
-        options.observers.append(HistoryRecorder(settings: settings))
-    }
+    struct Options: Sendable {
+        var history: Bool
+        var noHistory: Bool
+        var sampleEvery: Duration?
+        var keep: Duration?
+        var maximumBytes: UInt64?
+        /// The tuning options given, in order: each implies --history.
+        var tuned: [String]
 
-    /// The config's values, with the options' merged over them.
-    static func settings(
-        _ arguments: ParsedArguments, config: HistoryConfig, absoluteRoot: [UInt8], command: String = "run"
-    )
-        throws(UsageError) -> HistorySettings?
-    {
-        let tuned = ["--history-sample", "--history-keep", "--history-max-size"].filter { arguments.values[$0] != nil }
-        if arguments.has("--no-history") {
-            if let given = (arguments.has("--history") ? ["--history"] : []).first ?? tuned.first {
-                throw UsageError(message: "--no-history turns history off; \(given) is for history", command: command)
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            history = arguments[RunHistory.history]
+            noHistory = arguments[RunHistory.noHistory]
+            sampleEvery = try arguments.value(RunHistory.sample)
+            keep = try arguments.value(RunHistory.keep)
+            maximumBytes = try arguments.value(RunHistory.maximumSize)
+            tuned = arguments.given(among: [RunHistory.sample.spec, RunHistory.keep.spec, RunHistory.maximumSize.spec])
+        }
+
+        func validate() throws(ValidationError) {
+            if noHistory, let given = history ? RunHistory.history.spec.name : tuned.first {
+                throw ValidationError("--no-history turns history off; \(given) is for history")
             }
-            return nil
         }
-        // On by default: only the config's `enabled: false` turns it off, and an option asks again.
-        guard config.enabled || arguments.has("--history") || !tuned.isEmpty else { return nil }
-        guard
-            let directory = StateDirectory.forRoot(absoluteRoot, base: RunCleanup.stateDirectoryBase(arguments))
-        else {
-            Log.warning(
-                "no history is recorded: no state directory can be named (no STATE_DIRECTORY or HOME); "
-                    + "give --state-dir DIR, or --no-history to say so")
-            return nil
+
+        /// The config's values, with the options' merged over them; nil when history is off:
+        /// `--no-history`, or the config's `enabled: false` and no option asking again. A state
+        /// directory that cannot be named is said once, and the daemon watches on without history.
+        func settings(config: HistoryConfig, absoluteRoot: [UInt8], stateDirectoryBase: [UInt8]?) -> HistorySettings? {
+            if noHistory { return nil }
+            guard config.enabled || history || !tuned.isEmpty else { return nil }
+            guard let directory = StateDirectory.forRoot(absoluteRoot, base: stateDirectoryBase) else {
+                Log.warning(
+                    "no history is recorded: no state directory can be named (no STATE_DIRECTORY or HOME); "
+                        + "give --state-dir DIR, or --no-history to say so")
+                return nil
+            }
+            var settings = HistorySettings(stateDirectory: directory)
+            if let every = config.sampleEvery { settings.sampleEvery = every }
+            if let keep = config.keep { settings.retention.keep = keep }
+            if let size = config.maximumBytes { settings.retention.maximumBytes = size }
+            if let sampleEvery { settings.sampleEvery = sampleEvery }
+            if let keep { settings.retention.keep = keep }
+            if let maximumBytes { settings.retention.maximumBytes = maximumBytes }
+            return settings
         }
-        var settings = HistorySettings(stateDirectory: directory)
-        if let every = config.sampleEvery { settings.sampleEvery = every }
-        if let keep = config.keep { settings.retention.keep = keep }
-        if let size = config.maximumBytes { settings.retention.maximumBytes = size }
-        if let every = try arguments.duration("--history-sample", in: ValueRanges.historySample, command: command) {
-            settings.sampleEvery = every
-        }
-        if let keep = try arguments.duration("--history-keep", in: ValueRanges.historyKeep, command: command) {
-            settings.retention.keep = keep
-        }
-        if let size = try arguments.size(
-            "--history-max-size", in: ValueRanges.historyMaximumBytes, command: command)
-        {
-            settings.retention.maximumBytes = size
-        }
-        return settings
     }
 }

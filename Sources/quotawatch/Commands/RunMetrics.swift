@@ -5,18 +5,30 @@ import QuotaWatchSystem
 /// `run`'s Prometheus options: `/metrics` over HTTP, and a file for node_exporter's textfile
 /// collector. Both show the snapshot one ``MetricsExporter`` publishes from the engine.
 enum RunMetrics {
-    static let options = [
-        OptionSpec(
-            name: "--metrics-listen", valueName: "<host:port>",
-            help: "Serve Prometheus metrics at http://HOST:PORT/metrics, such as 127.0.0.1:9187 or [::1]:9187; "
-                + "port 0 picks a free one (stderr says which)."),
-        OptionSpec(
-            name: "--metrics-textfile", valueName: "<file.prom>",
-            help: "Write the same metrics to this file, atomically, for node_exporter's textfile collector."),
-        OptionSpec(
-            name: "--metrics-interval", valueName: "<s>",
-            help: "Write the --metrics-textfile at most this often (default 10)."),
-    ]
+    static let listen = Option(
+        "--metrics-listen", value: "<host:port>",
+        help: "Serve Prometheus metrics at http://HOST:PORT/metrics, such as 127.0.0.1:9187 or [::1]:9187; "
+            + "port 0 picks a free one (stderr says which).", .tcpAddress)
+    static let textfile = Option(
+        "--metrics-textfile", value: "<file.prom>",
+        help: "Write the same metrics to this file, atomically, for node_exporter's textfile collector.",
+        .promFile)
+    static let interval = Option(
+        "--metrics-interval", value: "<s>", help: "Write the --metrics-textfile at most this often (default 10).",
+        .wholeNumber(in: 1...86_400))
+    static let declarations = [listen.spec, textfile.spec, interval.spec]
+
+    struct Options: Sendable {
+        var listen: TCPAddress?
+        var textfile: CommandLineArgument?
+        var interval: Int
+
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            listen = try arguments.value(RunMetrics.listen)
+            textfile = try arguments.value(RunMetrics.textfile)
+            interval = try arguments.value(RunMetrics.interval) ?? 10
+        }
+    }
 
     /// What `run` stops once the engine has returned.
     final class Running {
@@ -33,39 +45,15 @@ enum RunMetrics {
         }
     }
 
-    /// Adds the exporter to `options` and starts the server and the file writer. A bad value is
-    /// a usage error; a start that fails (a port in use, a file that cannot be written) is
-    /// reported here and gives nil. `announces`: say on stderr where the metrics are served
+    /// Adds the exporter to `options` and starts the server and the file writer (the values
+    /// were checked when the command line was parsed). A start that fails (a port in use, a
+    /// file that cannot be written) is reported here and gives nil. `announces`: say on stderr where the metrics are served
     /// (`watch`'s screen shows ``Running/announcement`` instead, which stderr would be hidden behind).
-    static func start(
-        _ arguments: ParsedArguments, adding options: inout EngineOptions, command: String = "run",
-        announces: Bool = true
-    ) throws(UsageError)
-        -> Running?
-    {
+    static func start(_ given: Options, adding options: inout EngineOptions, announces: Bool = true) -> Running? {
         let running = Running()
-        let listen = arguments.values["--metrics-listen"]
-        let file = arguments.values["--metrics-textfile"]
-        let interval = try arguments.integer("--metrics-interval", default: 10, in: 1...86_400, command: command)
-        guard listen != nil || file != nil else { return running }
-
-        var address: TCPAddress?
-        if let listen {
-            do {
-                address = try TCPAddress(parsing: listen.text)
-            } catch {
-                throw UsageError(message: "Invalid value for '--metrics-listen': \(error)", command: command)
-            }
-        }
-        if let file {
-            let name = file.bytes.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? []
-            guard name.count > 5, name.suffix(5).elementsEqual(".prom".utf8) else {
-                throw UsageError(
-                    message: "Invalid value '\(file.text)' for '--metrics-textfile': node_exporter's textfile "
-                        + "collector reads only files named *.prom; give a path such as /var/lib/node_exporter/quotawatch.prom",
-                    command: command)
-            }
-            let textfile = MetricsTextfile(path: file.bytes, minimumInterval: .seconds(interval))
+        guard given.listen != nil || given.textfile != nil else { return running }
+        if let file = given.textfile {
+            let textfile = MetricsTextfile(path: file.bytes, minimumInterval: .seconds(given.interval))
             do {
                 // Written before the crawl (ready 0), so a path that cannot be written stops the
                 // start with the reason instead of a warning later.
@@ -85,7 +73,7 @@ enum RunMetrics {
         }
         options.observers.append(exporter)
 
-        if let address {
+        if let address = given.listen {
             do {
                 let listener = try TCPListener.listen(on: address)
                 running.server = try HTTPServer(
@@ -114,6 +102,36 @@ enum RunMetrics {
         case .addressNotAvailable: "; that address is not one of this machine's (use 127.0.0.1 or [::1])"
         case .addressFamilyNotSupported: "; this machine has no IPv6 (use 127.0.0.1)"
         default: ""
+        }
+    }
+}
+
+extension ValueGrammar where Value == TCPAddress {
+    /// HOST:PORT, such as 127.0.0.1:9187 or [::1]:9187.
+    static var tcpAddress: Self {
+        Self { word, option throws(InvalidValue) in
+            let text = try word.utf8Text(for: option)
+            do {
+                return try TCPAddress(parsing: text)
+            } catch {
+                throw InvalidValue(message: "Invalid value for '\(option)': \(error)")
+            }
+        }
+    }
+}
+
+extension ValueGrammar where Value == CommandLineArgument {
+    /// A path whose last component is NAME.prom, the only files node_exporter's textfile
+    /// collector reads.
+    static var promFile: Self {
+        Self { word, option throws(InvalidValue) in
+            let name = word.bytes.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? []
+            guard name.count > 5, name.suffix(5).elementsEqual(".prom".utf8) else {
+                throw InvalidValue(
+                    message: "Invalid value '\(word.shown)' for '\(option)': node_exporter's textfile collector reads "
+                        + "only files named *.prom; give a path such as /var/lib/node_exporter/quotawatch.prom")
+            }
+            return word
         }
     }
 }

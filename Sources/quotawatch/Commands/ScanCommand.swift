@@ -16,29 +16,50 @@ enum ScanCommand {
             Exit status: 0 on success, 1 when some directory could not be read, 64 on bad usage.
             """,
         arguments: [ArgumentSpec(name: "root", help: "The directory to scan.")],
-        options: [
-            OptionSpec(
-                name: "--depth", valueName: "<n>",
-                help: "Show directories down to this depth, or 'all' (default 1; with --json or --top, all)."),
-            OptionSpec(
-                name: "--top", valueName: "<n>", help: "Show only the n directories with the most allocated bytes."),
-            OptionSpec(name: "--json", help: "Print the directories shown as one JSON object (see README)."),
-        ] + RootOptions.byteFormatOptions + [
-            OptionSpec(name: "--one-file-system", help: "Skip directories on other file systems (du -x)."),
-            OptionSpec(
-                name: "--workers", valueName: "<n>", help: "Crawler threads (default: one per core, at least 2)."),
-        ] + PhoneStorageOptions.options,
-        run: run)
+        options: Options.self, run: run)
 
-    static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
-        // Chosen as status chooses them: the same --depth and --top, the same defaults.
-        let selection = try StatusCommand.selection(arguments, command: "scan")
-        let workers = try arguments.integer(
-            "--workers", default: CrawlOptions().workers, in: 1...256, command: "scan")
-        let format = try RootOptions.byteFormat(arguments, command: "scan")
-        let root = try RootOptions.singleRoot(arguments, command: "scan")
-        let phone = try PhoneStorageOptions.measure(arguments, command: "scan")
-        let options = CrawlOptions(workers: workers, oneFileSystem: arguments.has("--one-file-system"))
+    /// Chosen as status chooses them: the same --depth and --top, the same defaults.
+    static let depth = TreeSelectionOptions.depth.described(
+        value: "<n>", "Show directories down to this depth, or 'all' (default 1; with --json or --top, all).")
+    static let json = Flag("--json", help: "Print the directories shown as one JSON object (see README).")
+    static let oneFileSystem = Flag("--one-file-system", help: "Skip directories on other file systems (du -x).")
+    static let workers = Option(
+        "--workers", value: "<n>", help: "Crawler threads (default: one per core, at least 2).",
+        .wholeNumber(in: 1...256))
+
+    struct Options: CommandOptions {
+        static let declarations =
+            [ScanCommand.depth.spec, TreeSelectionOptions.top.spec, ScanCommand.json.spec]
+            + ByteFormatOptions.declarations
+            + [ScanCommand.oneFileSystem.spec, ScanCommand.workers.spec] + PhoneStorageOptions.declarations
+
+        var root: CommandLineArgument
+        var selection: TreeSelectionOptions
+        var json: Bool
+        var format: ByteFormatOptions
+        var oneFileSystem: Bool
+        var workers: Int
+        var phone: PhoneStorageOptions.Request?
+
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            selection = try TreeSelectionOptions(arguments, readsPath: false)
+            json = arguments[ScanCommand.json]
+            format = ByteFormatOptions(arguments)
+            oneFileSystem = arguments[ScanCommand.oneFileSystem]
+            workers = try arguments.value(ScanCommand.workers) ?? CrawlOptions().workers
+            root = try arguments.single("root")
+            phone = try PhoneStorageOptions.request(arguments)
+        }
+
+        func validate() throws(ValidationError) { try format.validate() }
+    }
+
+    static func run(_ given: Options) throws(UsageError) -> ExitStatus {
+        let root = given.root
+        let format = given.format.format
+        let selection = given.selection.selection(json: given.json)
+        let phone = try PhoneStorageOptions.measure(given.phone, command: "scan")
+        let options = CrawlOptions(workers: given.workers, oneFileSystem: given.oneFileSystem)
         ResourceLimits.raiseOpenFileLimit()
         MemoryTuning.returnLargeBlocksToKernel()
 
@@ -55,7 +76,7 @@ enum ScanCommand {
 
         let report = scanned.tree.report(
             root: EscapedName.string(RootOptions.canonicalBytes(root.bytes)), selection: selection)
-        if arguments.has("--json") {
+        if given.json {
             Console.json(
                 (phone.map { PhoneStorageOptions.json(report, $0.storage(scanned.tree)) } ?? JSONOutput.encode(report))
                     + "\n")

@@ -22,54 +22,68 @@ enum StatusCommand {
         arguments: [
             ArgumentSpec(name: "root", help: "The watched root (default: the only daemon running).", isOptional: true)
         ],
-        options: [
-            OptionSpec(name: "--socket", valueName: "<path>", help: "The daemon's control socket."),
-            OptionSpec(name: "--json", help: "Print the report as one JSON object."),
-            OptionSpec(name: "--quotas", help: "List the quota directories and the disk level."),
-            OptionSpec(name: "--sync", help: "Wait until every change made before this call is counted."),
-            OptionSpec(
-                name: "--depth", valueName: "<n|all>",
-                help: "Show directories down to this depth below --path (table: 1; --json, --top: all)."),
-            OptionSpec(
-                name: "--path", valueName: "<subdir>",
-                help: "Show this directory (relative to the root) and the ones below it."),
-            OptionSpec(
-                name: "--top", valueName: "<n>", help: "Show only the n directories with the most allocated bytes."),
-        ] + RootOptions.byteFormatOptions + [
-            OptionSpec(name: "--timeout", valueName: "<s>", help: "Give up after this many seconds (default 60).")
-        ] + PhoneStorageOptions.options,
-        run: run)
+        options: Options.self, run: run)
 
-    static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
-        let selection = try selection(arguments)
-        let timeout = try arguments.integer("--timeout", default: 60, in: 1...86_400, command: "status")
-        let format = try RootOptions.byteFormat(arguments, command: "status")
-        if arguments.positionals.count > 1 {
-            throw UsageError(message: "Unexpected argument '\(arguments.positionals[1].text)'", command: "status")
-        }
-        let socket: [UInt8]
-        if let explicit = arguments.values["--socket"] {
-            socket = explicit.bytes
-        } else if let root = arguments.positionals.first {
-            socket = SocketPath.defaultPath(forRoot: RootOptions.canonicalBytes(root.bytes))
-        } else {
-            throw UsageError(message: "Name the watched root or its socket: quotawatch status ROOT", command: "status")
+    static let json = Flag("--json", help: "Print the report as one JSON object.")
+    static let quotas = Flag("--quotas", help: "List the quota directories and the disk level.")
+    static let sync = Flag("--sync", help: "Wait until every change made before this call is counted.")
+    static let timeout = Option(
+        "--timeout", value: "<s>", help: "Give up after this many seconds (default 60).", .wholeNumber(in: 1...86_400))
+
+    struct Options: CommandOptions {
+        static let declarations =
+            DaemonAddressOptions.declarations + [
+                StatusCommand.json.spec, StatusCommand.quotas.spec, StatusCommand.sync.spec,
+            ]
+            + [TreeSelectionOptions.depth.spec, TreeSelectionOptions.path.spec, TreeSelectionOptions.top.spec]
+            + ByteFormatOptions.declarations + [StatusCommand.timeout.spec] + PhoneStorageOptions.declarations
+
+        var address: DaemonAddressOptions
+        var json: Bool
+        var quotas: Bool
+        var sync: Bool
+        var selection: TreeSelectionOptions
+        /// The tree-row options given, for the rule that they do not go with --quotas.
+        var selectionGiven: [String]
+        var format: ByteFormatOptions
+        var timeout: Int
+        var phone: PhoneStorageOptions.Request?
+
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            selection = try TreeSelectionOptions(arguments, readsPath: true)
+            selectionGiven = arguments.given(
+                among: [TreeSelectionOptions.path.spec, TreeSelectionOptions.depth.spec, TreeSelectionOptions.top.spec])
+            timeout = try arguments.value(StatusCommand.timeout) ?? 60
+            format = ByteFormatOptions(arguments)
+            address = try DaemonAddressOptions(arguments)
+            json = arguments[StatusCommand.json]
+            quotas = arguments[StatusCommand.quotas]
+            sync = arguments[StatusCommand.sync]
+            phone = try PhoneStorageOptions.request(arguments)
         }
 
-        let phone = try PhoneStorageOptions.measure(arguments, command: "status")
-        if phone != nil && arguments.has("--quotas") {
-            throw UsageError(
-                message: "'--ios' shows the tree's totals; it does not go with --quotas", command: "status")
-        }
-
-        if arguments.has("--quotas") {
-            if let option = ["--path", "--depth", "--top"].first(where: { arguments.values[$0] != nil }) {
-                throw UsageError(
-                    message: "'\(option)' selects tree rows; it does not go with --quotas", command: "status")
+        func validate() throws(ValidationError) {
+            try format.validate()
+            try address.validate()
+            if phone != nil && quotas {
+                throw ValidationError("'--ios' shows the tree's totals; it does not go with --quotas")
             }
-            return quotas(socket: socket, sync: arguments.has("--sync"), timeout: timeout, arguments, format)
+            if quotas, let option = selectionGiven.first {
+                throw ValidationError("'\(option)' selects tree rows; it does not go with --quotas")
+            }
         }
-        let request = ControlRequest(.status(.tree(selection)), sync: arguments.has("--sync"))
+    }
+
+    static func run(_ given: Options) throws(UsageError) -> ExitStatus {
+        let socket = given.address.socketPath
+        let timeout = given.timeout
+        let format = given.format.format
+        let phone = try PhoneStorageOptions.measure(given.phone, command: "status")
+        if given.quotas {
+            return quotas(socket: socket, sync: given.sync, timeout: timeout, json: given.json, format)
+        }
+        let selection = given.selection.selection(json: given.json)
+        let request = ControlRequest(.status(.tree(selection)), sync: given.sync)
         let report: StatusReport
         do {
             let reply = try ControlClient.request(socketPath: socket, request, timeout: .seconds(timeout))
@@ -89,7 +103,7 @@ enum StatusCommand {
         case .success(let measured)?: storage = measured
         case nil: storage = nil
         }
-        if arguments.has("--json") {
+        if given.json {
             Console.json(
                 storage.map { PhoneStorageOptions.json(report, $0) + "\n" }
                     ?? String(decoding: report.encodedJSON(), as: UTF8.self) + "\n")
@@ -101,48 +115,8 @@ enum StatusCommand {
         return .success
     }
 
-    /// What to ask the daemon for. Defaults keep what earlier versions printed: the table
-    /// shows depth 1, --json the whole tree.
-    static func selection(
-        _ arguments: ParsedArguments, command: String = "status"
-    ) throws(UsageError)
-        -> TreeSelection
-    {
-        var selection = TreeSelection()
-        if let path = arguments.values["--path"] {
-            // Written as status --json shows names; bytes that are not UTF-8 can only be meant
-            // as they are.
-            let text = String(validating: path.bytes, as: UTF8.self) ?? EscapedName.string(path.bytes)
-            switch TreeSelection.subtree(fromEscaped: text) {
-            case .success(let subtree):
-                selection.subtree = subtree
-            case .failure(let error):
-                throw UsageError(message: "Invalid value for '--path': \(error)", command: command)
-            }
-        }
-        if arguments.values["--top"] != nil {
-            selection.top = try arguments.integer("--top", default: 1, in: 1...1_000_000, command: command)
-        }
-        switch arguments.values["--depth"]?.text {
-        case "all":
-            selection.depth = nil
-        case nil:
-            selection.depth = arguments.has("--json") || selection.top != nil ? nil : 1
-        case let text?:
-            do {
-                selection.depth = try NumberText.wholeNumber(text, in: 0...4096)
-            } catch {
-                throw UsageError(
-                    message: "Invalid value '\(text)' for '--depth': \(error.reason); expected 'all' or a whole number "
-                        + "from 0 to 4096",
-                    command: command)
-            }
-        }
-        return selection
-    }
-
     private static func quotas(
-        socket: [UInt8], sync: Bool, timeout: Int, _ arguments: ParsedArguments, _ format: ByteFormat
+        socket: [UInt8], sync: Bool, timeout: Int, json: Bool, _ format: ByteFormat
     ) -> ExitStatus {
         let status: QuotaStatus
         do {
@@ -156,7 +130,7 @@ enum StatusCommand {
             Console.failure("the daemon's answer is not a quota status: \(error)")
             return .failure
         }
-        if arguments.has("--json") {
+        if json {
             Console.json(String(decoding: status.encodedJSON(), as: UTF8.self) + "\n")
         } else {
             Console.out(QuotaTable.render(status, format: format))

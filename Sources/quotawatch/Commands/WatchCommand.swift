@@ -28,33 +28,52 @@ enum WatchCommand {
                 name: "root", help: "The directory to watch (without it, --socket names a daemon).",
                 isOptional: true)
         ],
-        options: RunCommand.engineOptionSpecs + RootOptions.byteFormatOptions + PhoneStorageOptions.options,
-        run: run)
+        options: Options.self, run: run)
 
-    static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
-        let format = try RootOptions.byteFormat(arguments, command: "watch")
+    struct Options: CommandOptions {
+        static let declarations =
+            EngineArguments.declarations + ByteFormatOptions.declarations + PhoneStorageOptions.declarations
+
+        var root: CommandLineArgument?
+        var engine: EngineArguments
+        var format: ByteFormatOptions
+        var phone: PhoneStorageOptions.Request?
+
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            format = ByteFormatOptions(arguments)
+            phone = try PhoneStorageOptions.request(arguments)
+            engine = try EngineArguments(arguments)
+            root = try arguments.optional("root")
+        }
+
+        func validate() throws(ValidationError) {
+            try format.validate()
+            try engine.validate()
+            if root == nil && engine.socket == nil {
+                throw ValidationError("Name the directory to watch, or a daemon's socket: quotawatch watch ROOT")
+            }
+        }
+    }
+
+    static func run(_ given: Options) throws(UsageError) -> ExitStatus {
+        let format = given.format.format
         // A terminal curses cannot drive (no TERM, or TERM=dumb as in Emacs' shell) gets the
         // lines instead of a screen.
         let terminalName = ProcessInfo.processInfo.environment["TERM"] ?? ""
         let screen =
             FileDescriptor.standardOutput.isTerminal && FileDescriptor(rawValue: 0).isTerminal
             && !terminalName.isEmpty && terminalName != "dumb"
-        let jsonLines = arguments.values["--events"] != nil
+        let jsonLines = given.engine.events != nil
         // The bundle is crawled once, now: the figure follows the sandbox, not the bundle.
-        let phone = try PhoneStorageOptions.measure(arguments, command: "watch")
+        let phone = try PhoneStorageOptions.measure(given.phone, command: "watch")
 
-        guard arguments.positionals.first != nil else {
-            guard let socket = arguments.values["--socket"]?.bytes else {
-                throw UsageError(
-                    message: "Name the directory to watch, or a daemon's socket: quotawatch watch ROOT",
-                    command: "watch")
-            }
-            return attach(socket, screen: screen, format: format, phone: phone)
+        guard let root = given.root else {
+            return attach(given.engine.socket?.bytes ?? [], screen: screen, format: format, phone: phone)
         }
-        // Before any thread starts (``RunCommand/engineOptions(from:command:)`` says why).
+        // Before any thread starts (``RunCommand/engineOptions(from:root:)`` says why).
         TerminationSignals.block()
         var options: EngineOptions
-        switch try RunCommand.engineOptions(from: arguments, command: "watch") {
+        switch RunCommand.engineOptions(from: given.engine, root: root) {
         case .ready(let ready): options = ready
         case .exit(let status): return status
         }
@@ -65,10 +84,10 @@ enum WatchCommand {
             }
             return attach(
                 options.socketPath, screen: screen, format: format, phone: phone,
-                warning: ignoredWhenAttached(arguments, root: options.rootDisplay, socket: options.socketPath))
+                warning: ignoredWhenAttached(given.engine.given, root: options.rootDisplay, socket: options.socketPath))
         }
         var startWarning: String?
-        if arguments.values["--socket"] == nil, let other = otherDaemon(serving: options) {
+        if given.engine.socket == nil, let other = otherDaemon(serving: options) {
             if let socket = other.socket, WatchAttached.probe(socket) != nil {
                 return attach(
                     socket, screen: screen, format: format, phone: phone,
@@ -81,7 +100,7 @@ enum WatchCommand {
                     + "does not answer at \(HumanText.name(other.socket ?? options.socketPath)); this view runs an "
                     + "engine of its own, with its own options (attach with 'quotawatch watch --socket PATH')")
         }
-        guard let metrics = try RunMetrics.start(arguments, adding: &options, command: "watch", announces: !screen)
+        guard let metrics = RunMetrics.start(given.engine.metrics, adding: &options, announces: !screen)
         else { return .failure }
         defer { metrics.stop() }
         let session = WatchInProcess.session(options, screen: screen, phone: phone)
@@ -97,11 +116,9 @@ enum WatchCommand {
 
     /// The warning for engine options given to `watch ROOT` that the daemon already serving
     /// ROOT makes moot (its own apply); nil when none was given.
-    static func ignoredWhenAttached(_ arguments: ParsedArguments, root: String, socket: [UInt8]) -> String? {
-        let kept: Set = ["--socket", "--log-level"]
-        let ignored = RunCommand.engineOptionSpecs.map(\.name).filter {
-            !kept.contains($0) && (arguments.has($0) || arguments.values[$0] != nil)
-        }
+    static func ignoredWhenAttached(_ given: [String], root: String, socket: [UInt8]) -> String? {
+        let kept = [EngineArguments.socket.spec.name, RunService.logLevel.spec.name]
+        let ignored = given.filter { !kept.contains($0) }
         guard !ignored.isEmpty else { return nil }
         return Diagnostic.warning(
             "a daemon already serves \(root) (socket \(HumanText.name(socket))): "

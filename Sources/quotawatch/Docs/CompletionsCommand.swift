@@ -15,22 +15,38 @@ enum CompletionsCommand {
             where the shells look for them.
             """,
         arguments: [ArgumentSpec(name: "shell", help: "bash or zsh.")],
-        options: [],
-        run: { arguments throws(UsageError) in
-            guard arguments.positionals.count == 1, let shell = arguments.positionals.first?.text else {
-                throw UsageError(message: "Name one shell: bash or zsh", command: "completions")
-            }
+        options: Options.self,
+        run: { given throws(UsageError) in
             let commands = QuotaWatchCLI.subcommands + [QuotaWatchCLI.helpSubcommand]
-            switch shell {
-            case "bash": Console.out(bash(commands))
-            case "zsh": Console.out(zsh(commands))
-            default:
-                throw UsageError(
-                    message: "Unknown shell '\(HumanText.name(Array(shell.utf8)))'; the shells are bash and zsh",
-                    command: "completions")
+            switch given.shell {
+            case .bash: Console.out(bash(commands))
+            case .zsh: Console.out(zsh(commands))
             }
             return .success
         })
+
+    enum Shell: String, Sendable {
+        case bash, zsh
+    }
+
+    /// `completions SHELL`: no options, one shell.
+    struct Options: CommandOptions {
+        static let declarations: [OptionSpec] = []
+
+        var shell: Shell
+
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            guard arguments.positionals.count == 1, let word = arguments.positionals.first else {
+                throw UsageError(message: "Name one shell: bash or zsh", command: arguments.command)
+            }
+            guard let shell = Shell(rawValue: word.text) else {
+                throw UsageError(
+                    message: "Unknown shell '\(HumanText.name(word.bytes))'; the shells are bash and zsh",
+                    command: arguments.command)
+            }
+            self.shell = shell
+        }
+    }
 
     static func bash(_ commands: [Subcommand]) -> String {
         var script = "# bash completion for quotawatch, made by 'quotawatch completions bash'.\n"

@@ -1,0 +1,100 @@
+import QuotaWatchCore
+import QuotaWatchEngine
+
+/// The options of the engine, which `run` and `watch ROOT` both take: an option declared here
+/// or in one of the groups joined here works in both.
+struct EngineArguments: Sendable {
+    /// The stream `--events` writes; one format so far.
+    enum EventFormat: String, Sendable, CaseIterable {
+        case jsonl
+    }
+
+    static let socket = Option(
+        "--socket", value: "<path>", help: "Control socket path (default: see above).", .word)
+    static let events = Option(
+        "--events", value: "<format>",
+        help: "Write engine events to stdout; the only format is 'jsonl' (one JSON object per line).", .eventFormat)
+    static let trace = Flag("--trace", help: "Print every inotify event to stderr, named as inotifywait names them.")
+    static let oneFileSystem = ScanCommand.oneFileSystem
+    static let workers = ScanCommand.workers.described(
+        "Threads for the first crawl (default: one per core, at least 2).")
+    static let settle = Option(
+        "--settle", value: "<ms>", help: "Re-stat a file under writes at most this often (default 20).",
+        .wholeNumber(in: 1...10_000))
+    static let pollInterval = Option(
+        "--poll-interval", value: "<s>", help: "Re-list unwatchable subtrees this often (default 2).",
+        .wholeNumber(in: 1...3600))
+    static let backend = Option(
+        "--backend", value: "<auto|inotify|fanotify>", help: "How changes are seen (default auto).", .backendChoice)
+
+    /// This group's own, then the groups it joins.
+    static let declarations: [OptionSpec] = [
+        [socket.spec, events.spec, trace.spec, oneFileSystem.spec, backend.spec],
+        [workers.spec, settle.spec, pollInterval.spec],
+        RunPolicy.declarations,
+        RunCleanup.declarations,
+        RunHistory.declarations,
+        RunMetrics.declarations,
+        RunService.declarations,
+    ].flatMap { $0 }
+
+    var socket: CommandLineArgument?
+    var events: EventFormat?
+    var trace: Bool
+    var oneFileSystem: Bool
+    var workers: Int
+    var settle: Int
+    var pollInterval: Int
+    var backend: BackendChoice
+    var policy: RunPolicy.Options
+    var cleanup: RunCleanup.Options
+    var history: RunHistory.Options
+    var metrics: RunMetrics.Options
+    var logLevel: LogLevel?
+    /// The names of the engine options given, in declaration order (`watch` names those a
+    /// daemon it attaches to makes moot).
+    var given: [String]
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        logLevel = try arguments.value(RunService.logLevel)
+        socket = try arguments.value(Self.socket)
+        events = try arguments.value(Self.events)
+        trace = arguments[Self.trace]
+        oneFileSystem = arguments[Self.oneFileSystem]
+        workers = try arguments.value(Self.workers) ?? CrawlOptions().workers
+        settle = try arguments.value(Self.settle) ?? 20
+        pollInterval = try arguments.value(Self.pollInterval) ?? 2
+        backend = try arguments.value(Self.backend) ?? .auto
+        policy = try RunPolicy.Options(arguments)
+        cleanup = try RunCleanup.Options(arguments)
+        history = try RunHistory.Options(arguments)
+        metrics = try RunMetrics.Options(arguments)
+        given = arguments.given(among: Self.declarations)
+    }
+
+    func validate() throws(ValidationError) { try history.validate() }
+}
+
+extension ValueGrammar where Value == BackendChoice {
+    static var backendChoice: Self {
+        Self { word, option throws(InvalidValue) in
+            guard let choice = Value(rawValue: word.text) else {
+                throw InvalidValue(
+                    message: "Unknown backend '\(word.shown)' for \(option): use auto, inotify or "
+                        + "fanotify")
+            }
+            return choice
+        }
+    }
+}
+
+extension ValueGrammar where Value == EngineArguments.EventFormat {
+    static var eventFormat: Self {
+        Self { word, _ throws(InvalidValue) in
+            guard let format = Value(rawValue: word.text) else {
+                throw InvalidValue(message: "Unknown event format '\(word.shown)': the only format is 'jsonl'")
+            }
+            return format
+        }
+    }
+}
