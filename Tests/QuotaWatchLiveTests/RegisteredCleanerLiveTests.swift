@@ -265,6 +265,23 @@ struct RegisteredCleanerLiveTests {
             clean.close()
         }
 
+        // Requests on its connection: quotas only, at most 4 waiting at once.
+        let asker = try RawSocket.unix(socket)
+        try asker.send(Array(#"{"command":"register_cleaner","name":"asker","paths":["Caches/x"]}"#.utf8) + [0x0A])
+        #expect(String(decoding: try asker.receiveLine().line, as: UTF8.self).contains(#""event":"registered""#))
+        var burst = Array(#"{"command":"clean_list"}"#.utf8) + [0x0A]
+        for _ in 0..<10 { burst += Array(#"{"command":"status","select":"quotas"}"#.utf8) + [0x0A] }
+        try asker.send(burst)
+        var answers: [String] = []
+        while answers.count < 11 {
+            let line = String(decoding: try asker.receiveLine().line, as: UTF8.self)
+            if !line.contains(#""event":"#) { answers.append(line) }
+        }
+        #expect(answers.filter { $0.contains(#""quotas":["#) }.count == 4, "\(answers)")
+        #expect(answers.filter { $0.contains("are waiting already") }.count == 6, "\(answers)")
+        #expect(answers.filter { $0.contains("answers only") && $0.contains("'clean_list'") }.count == 1, "\(answers)")
+        asker.close()
+
         // A cap on registrations, with the way out in its error.
         var held: [RawSocket] = []
         for index in 0..<64 {
@@ -275,15 +292,73 @@ struct RegisteredCleanerLiveTests {
             #expect(line.contains(#""event":"registered""#), "\(index): \(line)")
             held.append(connection)
         }
-        let refused = try answer(
-            Array(#"{"command":"register_cleaner","name":"one-too-many","paths":["Caches/x"]}"#.utf8))
-        #expect(refused.contains("already has 64 registered cleaners"), "\(refused)")
+        // A thousand registrations in all: every one past the cap is refused the same way.
+        for index in 64..<1000 {
+            let refused = try answer(
+                Array(#"{"command":"register_cleaner","name":"c\#(index)","paths":["Caches/x"]}"#.utf8))
+            #expect(refused.contains("already has 64 registered cleaners"), "\(index): \(refused)")
+            if !refused.contains("already has 64") { break }
+        }
         #expect(try daemon.status(sync: true).engine.watches > 0)
         for connection in held { connection.close() }
         try setup.fixture.expectLiveMatchesScan("after the bad registrations and replies", du: true)
         // Each bad reply is also said on stderr, so this stop cannot ask for a stderr without "error".
         let exit = try daemon.stop(SIGTERM)
         #expect(exit.exitStatus == 0, "\(exit)")
+    }
+
+    @Test(
+        "a level change reaches the registered cleaner as an event and a context; its quotas then show the new level",
+        .enabled(if: DiskLevelLiveTests.unavailableReason == nil, "needs 'unshare -m' and permission to mount a tmpfs"))
+    func levelChange() throws {
+        let setup = try Setup()
+        try setup.state.writeFile("app.yaml", contents: Array("cleaners: [registered]\n".utf8))
+        let wrapper = [
+            "/usr/bin/env", "STATE_DIRECTORY=\(setup.state.rootPath)", "unshare", "-m", "sh", "-c",
+            "mount -t tmpfs -o size=64m none '\(setup.fixture.rootPath)' && exec \"$0\" \"$@\"",
+        ]
+        let daemon = try setup.fixture.start(
+            options: [
+                "--config", setup.state.absolutePath("app.yaml"), "--clean", "--level-free", "50%,25%",
+                "--quota", "Caches/*=10MB",
+            ],
+            wrapper: wrapper)
+        let cleaner = try setup.connect("feed", ["Caches/feed"])
+        // Another process in the daemon's namespace makes its directory, then fills the tmpfs.
+        let fill = try ProcessRunner.run(
+            "nsenter",
+            [
+                "-t", "\(daemon.processID)", "-m", "sh", "-c",
+                #"mkdir -p "$1/Caches/feed" && head -c 50000000 /dev/zero > "$1/fill""#, "sh", daemon.root,
+            ])
+        #expect(fill.exitStatus == 0, "\(fill)")
+        var level: String?
+        var context: RegisteredCleanerContext?
+        while level == nil || context == nil {
+            switch try next(cleaner) {
+            case .event("level", let line):
+                let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+                level = level ?? object?["to"] as? String
+            case .context(let received):
+                #expect(received.trigger["kind"] == "level", "\(received)")
+                #expect(received.directory?.path == "Caches/feed", "its quota directory: \(received)")
+                try cleaner.reply(RegisteredCleanerReply(), to: received)
+                context = received
+            default:
+                continue
+            }
+        }
+        #expect(level == "warning" || level == "critical", "\(String(describing: level))")
+        // As a business does on a level change: it asks for its quotas again.
+        try cleaner.requestQuotas(sync: true)
+        while true {
+            let skipping: Set<String> = ["quota_forecast", "quota_warning", "cleanup", "level"]
+            guard case .quotas(let status) = try next(cleaner, skipping: skipping) else { continue }
+            #expect(status.level.level != "normal" && status.quotas.map(\.path) == ["Caches/feed"], "\(status)")
+            break
+        }
+        cleaner.close()
+        try setup.fixture.stopCleanly()
     }
 
     private static let python = ProcessRunner.findExecutable("python3")

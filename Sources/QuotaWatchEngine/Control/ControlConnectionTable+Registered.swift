@@ -7,6 +7,13 @@ struct RegisteredSession {
     let registration: RegisteredCleaners.Registration
     /// Every event line; only `level`, its quota events and the runs it took part in go out.
     let subscription: ControlEventFeed.Subscription
+    /// Status requests handed to the engine and not answered yet.
+    var statusRequests = 0
+
+    /// Status requests one cleaner may have waiting; one more is answered with an error.
+    static let maximumStatusRequests = 4
+    /// Bytes waiting to go past which event lines are dropped (contexts and answers never are).
+    static let maximumBacklog = 1 << 20
 }
 
 /// The connections of registered cleaners (`register_cleaner`): they stay open, and carry
@@ -81,7 +88,9 @@ extension ControlConnectionTable {
                 let line = Array(connection.input[..<newline])
                 connection.input.removeFirst(newline + 1)
                 if line.count > limit { return tooLong(&connection, id: id, session: session, now: now) }
-                handleLine(line, &connection, id: id, session: session, loop: loop)
+                // The session as this line finds it: an earlier line may have counted a request.
+                guard case .registered(let current) = connection.phase else { return true }
+                handleLine(line, &connection, id: id, session: current, loop: loop)
             }
             if connection.input.count > limit { return tooLong(&connection, id: id, session: session, now: now) }
         }
@@ -119,6 +128,16 @@ extension ControlConnectionTable {
         if object?["command"] != nil {
             switch ControlProtocol.decodeRequest(line) {
             case .success(let request) where request.command == .status(.quotas):
+                guard session.statusRequests < RegisteredSession.maximumStatusRequests else {
+                    connection.append(
+                        ControlLoop.errorLine(
+                            "\(RegisteredSession.maximumStatusRequests) status requests of "
+                                + "'\(session.registration.name)' are waiting already; read their answers first"))
+                    return
+                }
+                var counted = session
+                counted.statusRequests += 1
+                connection.phase = .registered(counted)
                 let paths = session.registration.paths
                 let slot = loop.replySlot(for: id) { document in
                     guard var snapshot = document as? QuotaSnapshot else { return document.replyJSON() }
@@ -159,7 +178,11 @@ extension ControlConnectionTable {
             return
         }
         let kept = lines.filter { RegisteredEventFilter.keeps($0, for: session.registration) }
-        guard !kept.isEmpty else { return }
+        // A cleaner that does not read loses event lines, never its contexts; past the send
+        // timeout with nothing taken it is dropped (``ControlConnectionTable/expire(now:)``).
+        guard !kept.isEmpty, connection.output.count - connection.sent < RegisteredSession.maximumBacklog else {
+            return
+        }
         var feeding = connection
         feeding.append(ControlConnection.eventLines(kept))
         stream(&feeding, id: id, now: now)

@@ -271,8 +271,10 @@ struct ControlConnectionTable {
         id: UInt64, line: [UInt8], outcome: ControlConnectionOutcome, now: ContinuousClock.Instant
     ) {
         guard var connection = connections[id] else { return }
-        if case .registered = connection.phase {
+        if case .registered(var session) = connection.phase {
             // The answer to a status request of a registered cleaner: it stays open.
+            session.statusRequests = max(session.statusRequests - 1, 0)
+            connection.phase = .registered(session)
             connection.append(line)
             return stream(&connection, id: id, now: now)
         }
