@@ -48,6 +48,13 @@ extension ControlConnectionTable {
         if !found.isDisjoint(with: [.readable, .hungUp, .failed, .invalid]) {
             guard readRegistered(&connection, id: id, session: session, now: now, loop: loop) else { return }
         }
+        sendQueued(&connection, id: id, now: now)
+    }
+
+    /// Sends what the socket takes. The send timeout runs from the moment lines wait, so that
+    /// a cleaner that never reads is dropped (and unregistered), however few lines it was sent.
+    mutating func sendQueued(_ connection: inout ControlConnection, id: UInt64, now: ContinuousClock.Instant) {
+        if connection.hasOutput && connection.deadline == nil { connection.deadline = now + options.sendTimeout }
         stream(&connection, id: id, now: now)
     }
 
@@ -55,7 +62,7 @@ extension ControlConnectionTable {
     mutating func push(id: UInt64, line: [UInt8], now: ContinuousClock.Instant) {
         guard var connection = connections[id], case .registered = connection.phase else { return }
         connection.append(line)
-        stream(&connection, id: id, now: now)
+        sendQueued(&connection, id: id, now: now)
     }
 
     /// Reads what is waiting and handles each complete line. False when the connection closed.
@@ -185,7 +192,7 @@ extension ControlConnectionTable {
         }
         var feeding = connection
         feeding.append(ControlConnection.eventLines(kept))
-        stream(&feeding, id: id, now: now)
+        sendQueued(&feeding, id: id, now: now)
     }
 }
 

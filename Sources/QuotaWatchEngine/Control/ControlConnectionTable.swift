@@ -276,7 +276,7 @@ struct ControlConnectionTable {
             session.statusRequests = max(session.statusRequests - 1, 0)
             connection.phase = .registered(session)
             connection.append(line)
-            return stream(&connection, id: id, now: now)
+            return sendQueued(&connection, id: id, now: now)
         }
         guard case .waiting = connection.phase else { return }
         connection.reply(line, outcome: outcome, deadline: now + options.sendTimeout)
