@@ -90,6 +90,16 @@ struct RegisteredCleanerProtocolTests {
         #expect(failure.description.contains(expected), "\(failure)")
     }
 
+    @Test("a reply that is not UTF-8 is named as such")
+    func notUTF8Reply() {
+        let line = Array(#"{"removed":["Caches/feed/"#.utf8) + [0xFF] + Array(#""]}"#.utf8)
+        guard case .failure(let failure) = RegisteredCleanerWire.decodeReply(line, paths: paths) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(failure.description.contains("not UTF-8 text"), "\(failure)")
+    }
+
     @Test("a path outside its paths is reported and not counted")
     func outsideItsPaths() throws {
         let result = try RegisteredCleanerWire.decodeReply(

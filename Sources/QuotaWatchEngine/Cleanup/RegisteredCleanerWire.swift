@@ -54,6 +54,12 @@ public enum RegisteredCleanerWire {
     /// that is not escaped right, leaves ROOT, or is outside the cleaner's paths.
     public static func decodeReply(_ line: [UInt8], paths: [[UInt8]]) -> Result<CleanupResult, ControlProtocol.Failure>
     {
+        guard String(validating: line, as: UTF8.self) != nil else {
+            return .failure(
+                ControlProtocol.Failure(
+                    "its reply is not UTF-8 text; write a name's bytes that are not UTF-8 as \\xNN, "
+                        + "as the context writes them"))
+        }
         let reply: Reply
         do {
             reply = try JSONDecoder().decode(Reply.self, from: Data(line))
