@@ -71,6 +71,7 @@ extension PolicyConfigLoader {
         case "webkit-trim": ["name", "path", "limit"]
         case "expire": ["name", "path", "age"]
         case "command": ["name", "command", "timeout"]
+        case "registered": ["timeout"]
         default: ["name"]
         }
     }
@@ -111,6 +112,8 @@ extension PolicyConfigLoader {
                 timeout = try value.duration(in: ValueRanges.timeout)
             }
             return .command(name: map["name"] == nil ? "command" : name, argv: argv, timeout: timeout)
+        case "registered":
+            return .registered(timeout: try map["timeout"]?.duration(in: ValueRanges.timeout))
         default:
             return .leftovers(name: name)
         }

@@ -45,7 +45,7 @@ struct ControlSocketCorpusTests {
                 expected: "path"),
             Case(
                 name: "bytes that are not UTF-8", bytes: Array(#"{"command":""#.utf8) + [0xFF, 0xFE] + line(#""}"#),
-                expected: "'command' must be"),
+                expected: "not UTF-8 text (byte 0xff at offset 12)"),
             Case(
                 name: "an unknown command", bytes: line(#"{"command":"frobnicate"}"#),
                 expected: "unknown command 'frobnicate'"),

@@ -26,6 +26,21 @@ struct CleanupConfigLoaderTests {
         #expect(settings.appVersion == nil && settings.protect.isEmpty)
     }
 
+    @Test("the registered cleaners' place: bare or with its timeout, one only, no other keys")
+    func registered() throws {
+        #expect(
+            try load("cleaners: [leftovers, registered, evict]").cleanup.cleaners.map(\.kind) == [
+                "leftovers", "registered", "evict",
+            ])
+        #expect(
+            try load("cleaners: [{kind: registered, timeout: 5s}]").cleanup.cleaners == [
+                .registered(timeout: .seconds(5))
+            ])
+        #expect(failure("cleaners: [registered, registered]")?.description.contains("a second cleaner named") == true)
+        #expect(failure("cleaners: [{kind: registered, name: feed}]")?.description.contains("name") == true)
+        #expect(failure("cleaners: [{kind: registered, timeout: forever}]") != nil)
+    }
+
     @Test("every kind, in order, with its values; periodic, app_version, protect")
     func full() throws {
         let settings = try load(

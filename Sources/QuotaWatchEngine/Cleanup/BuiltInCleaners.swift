@@ -55,9 +55,14 @@ public struct EvictionCleaner: Cleaner {
             for path in pick.names {
                 let outcome = context.remover.remove(
                     path: path, identity: FileIdentity(device: pick.device, inode: pick.inode), rule: pick.rule)
-                if case .removed = outcome {
+                switch outcome {
+                case .removed:
                     removedNames.append(path)
-                } else {
+                case .skipped(.gone):
+                    // Removed since the run was planned (by a cleaner before this one, a
+                    // registered program): its bytes have left the directory all the same.
+                    result.skipped.append(SkippedItem(path: path, reason: Self.reason(outcome)))
+                default:
                     allGone = false
                     result.skipped.append(SkippedItem(path: path, reason: Self.reason(outcome)))
                 }
@@ -70,8 +75,8 @@ public struct EvictionCleaner: Cleaner {
             for (index, path) in removedNames.enumerated() {
                 let freed = allGone && index == removedNames.count - 1 ? pick.freesInDirectory : 0
                 result.removed.append(RemovedItem(path: path, freedBytes: freed))
-                remaining -= min(freed, remaining)
             }
+            if allGone { remaining -= min(pick.freesInDirectory, remaining) }
             if result.error != nil { break }
         }
         return result

@@ -7,7 +7,23 @@ import QuotaWatchSystem
 public protocol Cleaner: Sendable {
     var name: String { get }
     func clean(_ context: CleanupContext) async throws -> CleanupResult
+    /// How long one call may take; nil is the runner's timeout.
+    var callTimeout: Duration? { get }
 }
+
+extension Cleaner {
+    public var callTimeout: Duration? { nil }
+}
+
+/// Stands for a changing list of cleaners in the run order (those programs registered over
+/// the control socket): the runner asks for its members at the start of each run.
+protocol CleanerGroup: Cleaner {
+    func members() -> [any Cleaner]
+}
+
+/// Thrown by a cleaner that a trigger does not concern: it is left out of the run's summary
+/// unless another trigger of the run concerned it.
+struct CleanerNotConcerned: Error {}
 
 /// Why a cleanup run happens. Each is named in the run's summary.
 public enum CleanupTrigger: Sendable, Hashable {
@@ -147,6 +163,9 @@ public struct CleanupResult: Sendable, Hashable {
     /// Why the cleaner stopped before its end: the audit log could not record an intent (a
     /// full disk), so nothing more could be removed. The message names the log and the way out.
     public var error: String?
+    /// Bytes a cleaner said it freed without naming them per file (a registered cleaner's
+    /// `freed`), counted on top of `removed`'s.
+    public var unattributedFreedBytes: UInt64 = 0
 
     public init(removed: [RemovedItem] = [], skipped: [SkippedItem] = [], error: String? = nil) {
         self.removed = removed
@@ -154,7 +173,9 @@ public struct CleanupResult: Sendable, Hashable {
         self.error = error
     }
 
-    public var freedBytes: UInt64 { removed.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
+    public var freedBytes: UInt64 {
+        removed.reduce(unattributedFreedBytes) { Saturating.sum($0, $1.freedBytes) }
+    }
 }
 
 /// A name a cleaner chose but left, and why.

@@ -45,7 +45,14 @@ struct CleanupCoordinator {
     /// Breached directories whose states wait for their run to end and be counted.
     var settling = CleanupSettling()
 
-    init(settings: CleanupSettings, runner: CleanupRunner, plans: CleanupPlans, dryRun: Bool, now: UInt64) {
+    /// Programs registered as cleaners over the control socket; nil when there is no socket.
+    let registered: RegisteredCleaners?
+
+    init(
+        settings: CleanupSettings, runner: CleanupRunner, plans: CleanupPlans, dryRun: Bool, now: UInt64,
+        registered: RegisteredCleaners? = nil
+    ) {
+        self.registered = registered
         self.settings = settings
         self.runner = runner
         self.plans = plans
@@ -54,8 +61,8 @@ struct CleanupCoordinator {
         lastRun = now
     }
 
-    /// The built-in cleaner a configured one runs.
-    static func cleaner(_ spec: CleanerSpec) -> any Cleaner {
+    /// The built-in cleaner a configured one runs; nil for the registered cleaners' place.
+    static func cleaner(_ spec: CleanerSpec) -> (any Cleaner)? {
         switch spec {
         case .leftovers(let name): LeftoverCleaner(name: name)
         case .evict(let name, _, let order, _): EvictionCleaner(name: name, order: order)
@@ -68,6 +75,7 @@ struct CleanupCoordinator {
                 environment: ["PATH", "HOME", "LANG"].compactMap { key in
                     ProcessInfo.processInfo.environment[key].map { Array("\(key)=\($0)".utf8) }
                 })
+        case .registered: nil
         }
     }
 
@@ -128,6 +136,7 @@ struct CleanupCoordinator {
         waiting = []
         var planner = CleanupPlanner(
             settings: settings, monitor: monitor, level: currentLevel, now: now, opens: opens)
+        planner.registrations = registered?.current ?? []
         var triggers: [CleanupTrigger] = []
         for request in requests {
             let trigger: CleanupTrigger

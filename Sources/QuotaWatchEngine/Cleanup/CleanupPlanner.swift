@@ -17,7 +17,9 @@ struct CleanupPlanner {
     /// Files below a directory, built once per trigger and directory, shared by the cleaners.
     private var filesCache: [DirectoryID: [CleanupCandidate]] = [:]
     /// The rule a breached directory broke (its glob), for its warning line.
-    private var breachedRule: String?
+    private(set) var breachedRule: String?
+    /// The cleaners registered on the control socket now, each planned for with its paths.
+    var registrations: [RegisteredCleaners.Registration] = []
 
     init(settings: CleanupSettings, monitor: PolicyMonitor?, level: DiskLevel, now: UInt64, opens: OpenLog) {
         self.opens = opens
@@ -76,12 +78,16 @@ struct CleanupPlanner {
                 let candidates = live.cleanupEntries(
                     matching: glob, within: scope, rule: name, directories: false, filesBelowMatches: true)
                 jobs.append(candidates.isEmpty ? [] : [CleanupInputs(level: level, candidates: candidates)])
+            case .registered:
+                jobs.append([])
             case .command:
                 let candidates = breached == nil ? [] : files(below: scope, live: &live)
                 jobs.append([CleanupInputs(level: level, directory: breached, candidates: candidates)])
             }
         }
-        return CleanupPlan(level: level, jobs: jobs)
+        var plan = CleanupPlan(level: level, jobs: jobs)
+        if !registrations.isEmpty { plan.registered = registeredInputs(for: trigger, breached: breached, live: &live) }
+        return plan
     }
 
     /// The breached directory when the glob takes it; otherwise every quota directory the
@@ -148,7 +154,7 @@ struct CleanupPlanner {
             ?? config.budgets.first { $0.glob.text == rule }?.thresholds
     }
 
-    private mutating func files(
+    mutating func files(
         below directory: DirectoryID, live: inout LiveTree<KernelFileSystem>
     )
         -> [CleanupCandidate]

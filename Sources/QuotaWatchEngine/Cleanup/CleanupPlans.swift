@@ -15,6 +15,8 @@ struct CleanupPlan: Sendable {
     var replies: [ControlReply] = []
     /// A `clean_delete` selection: the files ``SelectionCleaner`` removes; nil for the others.
     var selection: [CleanItem]?
+    /// What each registered cleaner this trigger concerns gets, by registration id.
+    var registered: [UInt64: CleanupInputs] = [:]
 }
 
 /// Hands the engine thread's plans to the runner's task. A plan waits as `pending` until the

@@ -103,12 +103,17 @@ public final class CleanupRunner: Sendable {
                 }
                 defer { state.waiting = [] }
                 state.runs += 1
-                return (state.waiting, state.cleaners, state.runs)
+                return (state.waiting, Self.expand(state.cleaners), state.runs)
             }
             guard let next else { return }
             let summary = await perform(next.triggers, cleaners: next.cleaners, runID: "\(instance)-\(next.run)")
             completion(summary)
         }
+    }
+
+    /// The run order with each group replaced by its members now.
+    private static func expand(_ cleaners: [any Cleaner]) -> [any Cleaner] {
+        cleaners.flatMap { cleaner -> [any Cleaner] in (cleaner as? any CleanerGroup)?.members() ?? [cleaner] }
     }
 
     private func perform(_ triggers: [CleanupTrigger], cleaners: [any Cleaner], runID: String) async -> CleanupSummary {
@@ -118,14 +123,24 @@ public final class CleanupRunner: Sendable {
         // a breach of its directory): each cleaner reports it once, by what first happened to
         // it, so a dry run never counts a file twice.
         var handled = cleaners.map { _ in Set<[UInt8]>() }
+        // Cleaners no trigger of the run concerned (a registered cleaner of other paths) are
+        // left out of the summary.
+        var concerned = cleaners.map { _ in false }
         for trigger in triggers {
             let inputs = await prepare(trigger)
             for (index, cleaner) in cleaners.enumerated() {
                 let remover = Remover(backend: backend, trigger: trigger.name, cleaner: cleaner.name, run: runID)
                 let context = CleanupContext(
                     trigger: trigger, inputs: inputs, dryRun: settings.dryRun, remover: remover, runID: runID)
-                switch await call(cleaner, context) {
+                let outcome = await call(cleaner, context)
+                if case .notConcerned = outcome { continue }
+                concerned[index] = true
+                switch outcome {
+                case .notConcerned:
+                    break
                 case .finished(let result):
+                    reports[index].unattributedFreedBytes = Saturating.sum(
+                        reports[index].unattributedFreedBytes, result.unattributedFreedBytes)
                     for item in result.removed where handled[index].insert(item.path).inserted {
                         reports[index].removed.append(item)
                     }
@@ -142,27 +157,33 @@ public final class CleanupRunner: Sendable {
             }
         }
         let seconds = Double((clock.monotonic - started) / .milliseconds(1)) / 1000
+        let shown = zip(cleaners, reports).enumerated().filter { index, pair in
+            concerned[index] || !(pair.0 is RegisteredCleanerCall)
+        }.map { $0.element.1 }
         return CleanupSummary(
-            runID: runID, triggers: triggers, cleaners: reports, seconds: seconds, dryRun: settings.dryRun,
+            runID: runID, triggers: triggers, cleaners: shown, seconds: seconds, dryRun: settings.dryRun,
             time: clock.wallTime)
     }
 
     enum CallResult: Sendable {
         case finished(CleanupResult)
         case threw(String)
+        case notConcerned
     }
 
     /// Calls one cleaner, racing it against the timeout. Whichever ends first answers; the
     /// loser is cancelled and not waited for.
     private func call(_ cleaner: any Cleaner, _ context: CleanupContext) async -> CallResult {
         let race = Race()
-        let timeout = settings.timeout
+        let timeout = cleaner.callTimeout ?? settings.timeout
         let clock = clock
         return await withCheckedContinuation { continuation in
             race.arm(continuation)
             let work = Task {
                 do {
                     race.finish(.finished(try await cleaner.clean(context)))
+                } catch is CleanerNotConcerned {
+                    race.finish(.notConcerned)
                 } catch {
                     race.finish(.threw("\(error)"))
                 }

@@ -8,10 +8,12 @@ public struct CleanerReport: Sendable, Hashable {
     public var skipped: [SkippedItem] = []
     /// The error it threw, or that it timed out; nil when it returned.
     public var error: String?
+    /// Bytes it said it freed without naming them per file (``CleanupResult/unattributedFreedBytes``).
+    public var unattributedFreedBytes: UInt64 = 0
 
     public init(name: String) { self.name = name }
 
-    public var freedBytes: UInt64 { removed.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
+    public var freedBytes: UInt64 { removed.reduce(unattributedFreedBytes) { Saturating.sum($0, $1.freedBytes) } }
 }
 
 /// One cleanup run, as the completion callback gets it and the event stream prints it.

@@ -100,11 +100,16 @@ extension LiveEngine {
                 }
                 mailbox.post(.cleanupFinished(summary))
             })
+        let group = registeredCleaners.map { RegisteredCleanerGroup(registry: $0, plans: plans) }
         for (slot, spec) in settings.cleaners.enumerated() {
-            runner.register(
-                PlannedCleaner(
-                    inner: CleanupCoordinator.cleaner(spec), slot: slot, plans: plans, dryBackend: dryBackend))
+            guard let inner = CleanupCoordinator.cleaner(spec) else {
+                if let group { runner.register(group) }
+                continue
+            }
+            runner.register(PlannedCleaner(inner: inner, slot: slot, plans: plans, dryBackend: dryBackend))
         }
+        // Without a `registered` entry, registered cleaners run after the configured ones.
+        if let group, !settings.cleaners.contains(where: { $0.kind == "registered" }) { runner.register(group) }
         // Selections of `quotawatch clean`, with the user files they name let through.
         let log = auditLog
         runner.register(
@@ -120,7 +125,8 @@ extension LiveEngine {
                 return AuditedDeleter(deleter: deleter, log: log)
             })
         var coordinator = CleanupCoordinator(
-            settings: settings, runner: runner, plans: plans, dryRun: !deletes, now: clock.now)
+            settings: settings, runner: runner, plans: plans, dryRun: !deletes, now: clock.now,
+            registered: registeredCleaners)
         if let setting = settings.appVersion {
             noteAppVersion(setting, into: &coordinator)
         }

@@ -12,6 +12,9 @@ struct ControlConnection {
         case sending
         /// An `events` subscriber: lines from the subscription go out as the socket takes them.
         case streaming(ControlEventFeed.Subscription)
+        /// A registered cleaner: context lines, its quota events and the answers to its status
+        /// requests go out; its replies and requests come in, one per line, until it closes.
+        case registered(RegisteredSession)
     }
 
     let descriptor: FileDescriptor
@@ -55,7 +58,7 @@ struct ControlConnection {
         case .reading: return .readable
         case .waiting: return []
         case .sending: return .writable
-        case .streaming: return hasOutput ? [.readable, .writable] : .readable
+        case .streaming, .registered: return hasOutput ? [.readable, .writable] : .readable
         }
     }
 
@@ -66,6 +69,15 @@ struct ControlConnection {
         self.outcome = outcome
         self.deadline = deadline
         phase = .sending
+    }
+
+    /// Queues `line` after what is still to go (a connection that stays open).
+    mutating func append(_ line: [UInt8]) {
+        if sent > 0 {
+            output.removeFirst(sent)
+            sent = 0
+        }
+        output += line
     }
 
     /// Sends what the socket takes now. Returns true when the output has all gone.

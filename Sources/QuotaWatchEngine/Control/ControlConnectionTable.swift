@@ -4,19 +4,21 @@ import QuotaWatchSystem
 /// Every open control connection, owned by ``ControlLoop``'s thread: what each is doing, the
 /// bounds on how many and for how long, and what happens when one is readable or writable.
 struct ControlConnectionTable {
-    private let options: ControlServer.Options
-    private let events: ControlEventFeed
-    private var connections: [UInt64: ControlConnection] = [:]
+    let options: ControlServer.Options
+    let events: ControlEventFeed
+    let registry: RegisteredCleaners
+    var connections: [UInt64: ControlConnection] = [:]
     private var nextID: UInt64 = 0
     /// Connections counted against ``ControlServer/Options/maximumConnections``: all but
-    /// the event streams.
-    private var served = 0
+    /// the event streams and the registered cleaners.
+    var served = 0
     private var subscribers = 0
-    private var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+    var scratch = [UInt8](repeating: 0, count: 16 * 1024)
 
-    init(options: ControlServer.Options, events: ControlEventFeed) {
+    init(options: ControlServer.Options, events: ControlEventFeed, registry: RegisteredCleaners) {
         self.options = options
         self.events = events
+        self.registry = registry
     }
 
     // MARK: Polling
@@ -101,6 +103,9 @@ struct ControlConnectionTable {
             }
             if found.contains(.writable) { stream(&connection, id: id, now: now) } else { connections[id] = connection }
             return
+        case .registered(let session):
+            serveRegistered(&connection, id: id, session: session, found: found, now: now, loop: loop)
+            return
         }
         if connections[id] != nil { connections[id] = connection }
     }
@@ -156,6 +161,9 @@ struct ControlConnectionTable {
         }
         connection.input = []
         if request.command == .events { return subscribe(&connection, id: id, now: now) }
+        if case .registerCleaner(let registration) = request.command {
+            return register(&connection, registration, id: id, now: now, loop: loop)
+        }
         let slot = loop.replySlot(for: id)
         connection.phase = .waiting(slot)
         connection.deadline = options.replyTimeout.map { now + $0 }
@@ -180,7 +188,7 @@ struct ControlConnectionTable {
         stream(&connection, id: id, now: now)
     }
 
-    private mutating func refuse(
+    mutating func refuse(
         _ connection: inout ControlConnection, id: UInt64, _ message: String, now: ContinuousClock.Instant
     ) {
         connection.reply(
@@ -189,7 +197,7 @@ struct ControlConnectionTable {
     }
 
     /// Sends what the socket takes; closes once the reply has gone, or the client is gone.
-    private mutating func send(_ connection: inout ControlConnection, id: UInt64, now: ContinuousClock.Instant) {
+    mutating func send(_ connection: inout ControlConnection, id: UInt64, now: ContinuousClock.Instant) {
         do {
             if try connection.flush() {
                 close(id, connection)
@@ -204,7 +212,7 @@ struct ControlConnectionTable {
     }
 
     /// Sends a subscriber what the socket takes; the deadline runs only while it takes nothing.
-    private mutating func stream(_ connection: inout ControlConnection, id: UInt64, now: ContinuousClock.Instant) {
+    mutating func stream(_ connection: inout ControlConnection, id: UInt64, now: ContinuousClock.Instant) {
         let before = connection.sent
         do {
             if try connection.flush() {
@@ -236,6 +244,10 @@ struct ControlConnectionTable {
     /// Moves queued event lines into every idle subscriber's output and sends what goes.
     mutating func feedSubscribers(now: ContinuousClock.Instant) {
         for (id, connection) in connections {
+            if case .registered(let session) = connection.phase {
+                feedRegistered(connection, id: id, session: session, now: now)
+                continue
+            }
             guard case .streaming(let subscription) = connection.phase, !connection.hasOutput else { continue }
             guard let lines = subscription.take() else {
                 var closing = connection
@@ -258,7 +270,15 @@ struct ControlConnectionTable {
     mutating func replyArrived(
         id: UInt64, line: [UInt8], outcome: ControlConnectionOutcome, now: ContinuousClock.Instant
     ) {
-        guard var connection = connections[id], case .waiting = connection.phase else { return }
+        guard var connection = connections[id] else { return }
+        if case .registered(var session) = connection.phase {
+            // The answer to a status request of a registered cleaner: it stays open.
+            session.statusRequests = max(session.statusRequests - 1, 0)
+            connection.phase = .registered(session)
+            connection.append(line)
+            return sendQueued(&connection, id: id, now: now)
+        }
+        guard case .waiting = connection.phase else { return }
         connection.reply(line, outcome: outcome, deadline: now + options.sendTimeout)
         send(&connection, id: id, now: now)
     }
@@ -281,7 +301,7 @@ struct ControlConnectionTable {
                 expired.deadline = nil
                 connections[id] = expired
                 slot.fill(.timedOut)
-            case .sending, .streaming:
+            case .sending, .streaming, .registered:
                 expired.outcome = .clientGone(.resourceTemporarilyUnavailable)
                 close(id, expired)
             }
@@ -295,6 +315,9 @@ struct ControlConnectionTable {
         if case .streaming(let subscription) = connection.phase {
             events.unsubscribe(subscription)
             subscribers -= 1
+        } else if case .registered(let session) = connection.phase {
+            events.unsubscribe(session.subscription)
+            registry.unregister(id: id)
         } else {
             served -= 1
         }
@@ -302,7 +325,7 @@ struct ControlConnectionTable {
 
     /// Closes connection `id` (shutdown first, so the client sees the end even if a child
     /// process inherited a copy) and reports how it ended.
-    private mutating func close(_ id: UInt64, _ connection: ControlConnection) {
+    mutating func close(_ id: UInt64, _ connection: ControlConnection) {
         forget(id)
         try? connection.descriptor.shutdown(.both)
         connection.descriptor.close()

@@ -54,13 +54,18 @@ final class ControlLoop: Sendable {
     /// What other threads hand the loop.
     private struct Inbox {
         var replies: [(id: UInt64, line: [UInt8], outcome: ControlConnectionOutcome)] = []
+        /// Lines for connections that stay open (a registered cleaner's contexts).
+        var pushes: [(id: UInt64, line: [UInt8])] = []
         var isStopping = false
     }
 
+    let registry: RegisteredCleaners
+
     init(
         listener: UnixSocketListener, options: ControlServer.Options, events: ControlEventFeed,
-        waker: ControlLoopWaker, handler: @escaping Handler
+        registry: RegisteredCleaners, waker: ControlLoopWaker, handler: @escaping Handler
     ) {
+        self.registry = registry
         self.listener = listener
         self.options = options
         self.events = events
@@ -80,20 +85,30 @@ final class ControlLoop: Sendable {
         waker.wake()
     }
 
+    /// Hands a line for connection `id`, which stays open, to the loop; ignored if it has gone.
+    func push(id: UInt64, line: [UInt8]) {
+        inbox.withLock { $0.pushes.append((id, line)) }
+        waker.wake()
+    }
+
     /// The serving thread's body; returns after ``requestStop()`` with every connection closed.
     func run() {
         try? listener.descriptor.setNonBlocking()
         encoder.start()
         defer { encoder.stop() }
-        var table = ControlConnectionTable(options: options, events: events)
+        var table = ControlConnectionTable(options: options, events: events, registry: registry)
         var acceptPausedUntil: ContinuousClock.Instant?
         while true {
             waker.reset()
-            let (replies, isStopping) = inbox.withLock { inbox in
-                defer { inbox.replies.removeAll() }
-                return (inbox.replies, inbox.isStopping)
+            let (replies, pushes, isStopping) = inbox.withLock { inbox in
+                defer {
+                    inbox.replies.removeAll()
+                    inbox.pushes.removeAll()
+                }
+                return (inbox.replies, inbox.pushes, inbox.isStopping)
             }
             let now = ContinuousClock.now
+            for push in pushes { table.push(id: push.id, line: push.line, now: now) }
             for reply in replies {
                 table.replyArrived(id: reply.id, line: reply.line, outcome: reply.outcome, now: now)
             }
@@ -158,12 +173,17 @@ final class ControlLoop: Sendable {
     /// Makes the slot through which the engine answers connection `id`: a document is encoded
     /// off this thread (a large status can take milliseconds, a clean listing stats files),
     /// then handed back.
-    func replySlot(for id: UInt64) -> ReplySlot {
+    /// `encode` turns the document into its JSON (a registered cleaner's quota rows, say, are
+    /// only those of its paths).
+    func replySlot(
+        for id: UInt64,
+        encode: @escaping @Sendable (any ControlReplyDocument) -> [UInt8] = { $0.replyJSON() }
+    ) -> ReplySlot {
         ReplySlot { [self] outcome in
             switch outcome {
             case .document(let document):
                 encoder.submit {
-                    self.deliver(id: id, line: ControlConnection.line(document.replyJSON()), outcome: .replied)
+                    self.deliver(id: id, line: ControlConnection.line(encode(document)), outcome: .replied)
                 }
             case .error(let message):
                 deliver(id: id, line: Self.errorLine(message), outcome: .answeredWithError(message))

@@ -46,8 +46,10 @@ public enum ControlCommand: Hashable, Sendable {
     /// Keep the connection open and stream every event the engine emits, one JSON line each,
     /// after a first `{"event":"subscribed","capacity":N}` line (see ``ControlEventFeed``).
     case events
+    /// Keep the connection open as a cleaner of some paths (``RegisterCleanerRequest``).
+    case registerCleaner(RegisterCleanerRequest)
 
-    public static let names = ["status", "clean", "clean_list", "clean_delete", "events"]
+    public static let names = ["status", "clean", "clean_list", "clean_delete", "events", "register_cleaner"]
 
     public var name: String {
         switch self {
@@ -56,6 +58,7 @@ public enum ControlCommand: Hashable, Sendable {
         case .cleanList: "clean_list"
         case .cleanDelete: "clean_delete"
         case .events: "events"
+        case .registerCleaner: "register_cleaner"
         }
     }
 }
@@ -128,6 +131,12 @@ extension ControlRequest: Codable {
             }
         case .events:
             break
+        case .registerCleaner(let register):
+            try container.encode(register.name, forKey: Key("name"))
+            try container.encode(register.paths.map { EscapedName.string($0) }, forKey: Key("paths"))
+            if let timeout = register.timeout {
+                try container.encode(timeout.clampedMilliseconds, forKey: Key("timeout_ms"))
+            }
         }
     }
 
@@ -199,6 +208,20 @@ extension ControlRequest: Codable {
             }
             sync = false
             command = .events
+        case "register_cleaner":
+            if let unknown = present.subtracting(RegisterCleanerRequest.fields).sorted().first {
+                throw ControlProtocol.Failure(
+                    "unknown field '\(unknown)' in a register_cleaner request; its fields are "
+                        + RegisterCleanerRequest.fields.joined(separator: ", "))
+            }
+            sync = false
+            command = .registerCleaner(
+                try RegisterCleanerRequest.checked(
+                    name: try Self.field("name", String.self, "a name such as \"feed\"", in: container),
+                    paths: try Self.field(
+                        "paths", [String].self, "an array of paths relative to the root", in: container),
+                    timeoutMilliseconds: try Self.field(
+                        "timeout_ms", UInt64.self, "a whole number of milliseconds", in: container)))
         default:
             throw ControlProtocol.Failure(
                 "unknown command '\(name)'; the commands are " + ControlCommand.names.joined(separator: ", "))
@@ -272,6 +295,18 @@ public enum ControlProtocol {
     /// Decodes and checks one request line (without its newline): the one place where a
     /// request is read.
     public static func decodeRequest(_ line: [UInt8]) -> Result<ControlRequest, Failure> {
+        // JSON is UTF-8 text; a name that is not UTF-8 travels escaped, as the replies write it.
+        if String(validating: line, as: UTF8.self) == nil {
+            let offset =
+                line.indices.first {
+                    String(validating: line[..<($0 + 1)], as: UTF8.self) == nil
+                        && String(validating: line[..<$0], as: UTF8.self) != nil
+                } ?? 0
+            return .failure(
+                Failure(
+                    "the request is not UTF-8 text (byte 0x\(String(line[offset], radix: 16)) at offset \(offset)); "
+                        + "write a name's bytes that are not UTF-8 as \\xNN, as status --json shows them"))
+        }
         do {
             return .success(try JSONDecoder().decode(ControlRequest.self, from: Data(line)))
         } catch let failure as Failure {

@@ -107,6 +107,8 @@ public final class ControlServer: Sendable {
         public var onConnectionFinished: (@Sendable (ControlConnectionOutcome) -> Void)?
         /// Event lines kept per event-stream client before the oldest are dropped.
         public var eventCapacity = 4096
+        /// Registered cleaners at once, counted apart from the other connections.
+        public var maximumRegisteredCleaners = RegisteredCleaners.defaultCapacity
 
         public init(
             requestTimeout: Duration = .seconds(5), sendTimeout: Duration = .seconds(30),
@@ -125,6 +127,8 @@ public final class ControlServer: Sendable {
     public let socketPath: [UInt8]
     /// Where the engine publishes events for clients that asked for the stream.
     public let events: ControlEventFeed
+    /// The cleaners programs registered on this socket (`register_cleaner`).
+    public let registeredCleaners: RegisteredCleaners
     private let listener: UnixSocketListener
     private let loop: ControlLoop
     private let waker: ControlLoopWaker
@@ -168,8 +172,10 @@ public final class ControlServer: Sendable {
         self.listener = listener
         self.waker = waker
         self.events = ControlEventFeed(capacity: options.eventCapacity, onReady: { waker.wake() })
+        self.registeredCleaners = RegisteredCleaners(capacity: options.maximumRegisteredCleaners)
         self.loop = ControlLoop(
-            listener: listener, options: options, events: events, waker: waker, handler: handler)
+            listener: listener, options: options, events: events, registry: registeredCleaners, waker: waker,
+            handler: handler)
     }
 
     deinit { stop() }

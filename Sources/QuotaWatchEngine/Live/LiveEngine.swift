@@ -66,6 +66,8 @@ public final class LiveEngine: @unchecked Sendable {
     private var requestsAnswered: UInt64 = 0
     /// The control socket's event stream (`{"command":"events"}`), fed by emit and publish.
     private var eventFeed: ControlEventFeed?
+    /// Programs registered as cleaners on the control socket (``RegisteredCleaners``).
+    var registeredCleaners: RegisteredCleaners?
     /// Quotas and disk levels; set once the first crawl is done.
     var monitor: PolicyMonitor?
     /// Runs the alert hooks off this thread; nil when none is configured.
@@ -112,6 +114,9 @@ public final class LiveEngine: @unchecked Sendable {
         }
         server.start()
         eventFeed = server.events
+        registeredCleaners = server.registeredCleaners
+        // Before the first request can come: the config's names are taken, its timeout in force.
+        server.registeredCleaners.configure(options.policy.cleanup)
         // Answers the requests still waiting (syncs included) with "shutting down", then
         // joins every connection thread.
         defer { server.stop() }
@@ -296,7 +301,8 @@ public final class LiveEngine: @unchecked Sendable {
         case .clean(let clean): return answerClean(clean, reply)
         case .cleanList: return answerCleanList(reply, &live)
         case .cleanDelete(let delete): return answerCleanDelete(delete, reply, &live)
-        case .events: return reply.fail("the event stream is served by the control server, not the engine")
+        case .events, .registerCleaner:
+            return reply.fail("\(request.command.name) is served by the control server, not the engine")
         }
         guard request.sync else {
             live.flush()

@@ -16,17 +16,21 @@ public enum CleanerSpec: Sendable, Hashable {
     case expire(name: String, path: PathGlob, age: Duration)
     /// Runs a program (argv, no shell) with the context as JSON on stdin; killed after `timeout`.
     case command(name: String, argv: [[UInt8]], timeout: Duration)
+    /// Where the cleaners that running programs register over the control socket run, in
+    /// registration order; `timeout` is their wait for a reply unless a registration names its own.
+    case registered(timeout: Duration?)
 
     public var name: String {
         switch self {
         case .leftovers(let name), .evict(let name, _, _, _), .trim(let name, _, _), .expire(let name, _, _),
             .command(let name, _, _):
             name
+        case .registered: "registered"
         }
     }
 
     /// The config's `kind:` of each case.
-    public static let kinds = ["leftovers", "evict", "webkit-trim", "expire", "command"]
+    public static let kinds = ["leftovers", "evict", "webkit-trim", "expire", "command", "registered"]
 
     public var kind: String {
         switch self {
@@ -35,6 +39,7 @@ public enum CleanerSpec: Sendable, Hashable {
         case .trim: "webkit-trim"
         case .expire: "expire"
         case .command: "command"
+        case .registered: "registered"
         }
     }
 

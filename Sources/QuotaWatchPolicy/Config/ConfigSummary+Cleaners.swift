@@ -12,6 +12,12 @@ extension ConfigSummary {
         case .expire(_, let path, let age): (path.text, "older than " + TimeSpan.format(age))
         case .command(_, let argv, let timeout):
             (argv.map { HumanText.name($0) }.joined(separator: " "), "timeout " + TimeSpan.format(timeout))
+        case .registered(let timeout):
+            (
+                "(their own paths)",
+                "programs registered on the control socket, in registration order; reply within "
+                    + TimeSpan.format(timeout ?? .seconds(30))
+            )
         }
     }
 
@@ -57,6 +63,8 @@ extension ConfigSummary {
             case .command(_, let argv, let timeout):
                 fields["command"] = .array(argv.map { .string(EscapedName.string($0)) })
                 fields["timeout"] = .number(timeout.secondsValue)
+            case .registered(let timeout):
+                fields["timeout"] = timeout.map { .number($0.secondsValue) } ?? .null
             }
             return .object(fields)
         }
