@@ -1,39 +1,6 @@
 import CQuotaWatchShims
 import Glibc
 
-/// Termination signals delivered to one waiting thread instead of an asynchronous handler.
-public enum TerminationSignals {
-    /// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread and every thread it starts
-    /// afterwards; call it first thing, before any thread exists. SIGPIPE is ignored so a
-    /// client that hangs up costs an EPIPE, not the daemon.
-    ///
-    /// The corresponding C functions are `pthread_sigmask` and `signal`.
-    public static func block() {
-        var set = signalSet()
-        _ = unsafe system_pthread_sigmask(SIG_BLOCK, &set, nil)
-        _ = signal(SIGPIPE, SIG_IGN)
-    }
-
-    /// SIGHUP, which asks the daemon to read its config again rather than to stop.
-    public static let hangup = SIGHUP
-
-    public static func name(_ signal: Int32) -> String {
-        switch signal {
-        case SIGINT: return "SIGINT"
-        case SIGTERM: return "SIGTERM"
-        case SIGHUP: return "SIGHUP"
-        default: return "signal \(signal)"
-        }
-    }
-
-    static func signalSet() -> sigset_t {
-        var set = sigset_t()
-        _ = unsafe sigemptyset(&set)
-        for number in [SIGINT, SIGTERM, SIGHUP] { _ = unsafe sigaddset(&set, number) }
-        return set
-    }
-}
-
 /// Where a thread waits for a termination signal, and can be woken without one: a signalfd
 /// for the signals ``TerminationSignals/block()`` blocks, polled beside a wake-up pipe.
 public final class TerminationSignalWaiter: Sendable {
@@ -87,21 +54,4 @@ public final class TerminationSignalWaiter: Sendable {
         signals.close()
         wakeup.close()
     }
-}
-
-/// CPU time used by the calling thread.
-public enum ThreadCPUTime {
-    /// The corresponding C function is `clock_gettime` with `CLOCK_THREAD_CPUTIME_ID`.
-    public static func current() -> Duration {
-        var time = timespec()
-        guard unsafe system_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return .zero }
-        return .seconds(Int64(time.tv_sec)) + .nanoseconds(Int64(time.tv_nsec))
-    }
-}
-
-public enum ProcessIdentity {
-    /// The corresponding C function is `getpid`.
-    public static var processID: Int32 { system_getpid() }
-    /// The corresponding C function is `geteuid`.
-    public static var effectiveUserID: UInt32 { system_geteuid() }
 }

@@ -2,24 +2,6 @@ import QuotaWatchCore
 import QuotaWatchPolicy
 import QuotaWatchSystem
 
-/// Removes every candidate the leftover rules found (a directory with what is below it).
-public struct LeftoverCleaner: Cleaner {
-    public let name: String
-
-    public init(name: String = "leftovers") { self.name = name }
-
-    public func clean(_ context: CleanupContext) async throws -> CleanupResult {
-        var result = CleanupResult()
-        for candidate in context.candidates {
-            try Task.checkCancellation()
-            guard result.record(context.remover.remove(candidate), path: candidate.path, inDirectory: nil) else {
-                break
-            }
-        }
-        return result
-    }
-}
-
 /// Evicts files from the breached directory until it is under its target: oldest mtime first,
 /// or least recently used first (see ``EvictionSelection``). A hard-linked inode goes with all
 /// its names in the directory, and counts as freed only when all of them went.
@@ -84,30 +66,6 @@ public struct EvictionCleaner: Cleaner {
         case .failed(let error): "\(error)"
         case .notRecorded(let error): error.message
         }
-    }
-}
-
-/// Removes the candidates last modified more than `age` ago.
-public struct ExpiryCleaner: Cleaner {
-    public let name: String
-    public let age: Duration
-    let nowNanoseconds: @Sendable () -> Int64
-
-    public init(name: String = "expire", age: Duration, nowNanoseconds: @escaping @Sendable () -> Int64) {
-        self.name = name
-        self.age = age
-        self.nowNanoseconds = nowNanoseconds
-    }
-
-    public func clean(_ context: CleanupContext) async throws -> CleanupResult {
-        var result = CleanupResult()
-        for candidate in EvictionSelection.olderThan(context.candidates, age: age, nowNanoseconds: nowNanoseconds()) {
-            try Task.checkCancellation()
-            guard result.record(context.remover.remove(candidate), path: candidate.path, inDirectory: nil) else {
-                break
-            }
-        }
-        return result
     }
 }
 

@@ -16,11 +16,3 @@ public enum FatalSignalRestore {
         }
     }
 }
-
-/// A function run when the process exits through `exit` (a return from main included).
-public enum TerminalExitHook {
-    /// The corresponding C function is `atexit`.
-    public static func install(_ body: @convention(c) () -> Void) {
-        _ = atexit(body)
-    }
-}
