@@ -52,7 +52,7 @@ struct ProcScanner {
         _ descriptors: FileDescriptor, fdinfo: [UInt8], processID: Int32, threadID: Int32?,
         skipping: Set<[UInt8]> = []
     ) -> Set<[UInt8]> {
-        let names = (try? OpenWriters.entryNames(of: descriptors)) ?? []
+        let names = (try? DirectoryEntries.names(of: descriptors)) ?? []
         for name in names where !skipping.contains(name) {
             guard let number = Int32(decimal: name),
                 let target = try? descriptors.statusFollowingSymlink(of: name), target.kind == .regular,
@@ -83,7 +83,7 @@ struct ProcScanner {
         guard let count = try? proc.status(of: taskPath).linkCount, count != 3,
             let tasks = try? proc.openDirectory(taskPath)
         else { return }
-        let threads = (try? OpenWriters.entryNames(of: tasks)) ?? []
+        let threads = (try? DirectoryEntries.names(of: tasks)) ?? []
         tasks.close()
         for thread in threads where thread != process {
             guard let threadID = Int32(decimal: thread) else { continue }
