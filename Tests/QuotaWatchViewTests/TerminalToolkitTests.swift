@@ -1,4 +1,5 @@
 import QuotaWatchCore
+import QuotaWatchView
 import Testing
 
 @Suite struct DisplayWidthTests {

@@ -1,3 +1,5 @@
+import QuotaWatchCore
+
 /// The eight colours every colour terminal has; what they look like is the terminal's choice.
 public enum TerminalColor: Int16, Sendable, CaseIterable {
     case black = 0

@@ -1,4 +1,5 @@
 import QuotaWatchCore
+import QuotaWatchPolicy
 
 /// The storage page on a terminal: a list by category, space marks, enter asks for
 /// confirmation with a summary, `q` leaves without deleting. Pure: keys in, lines out, so it

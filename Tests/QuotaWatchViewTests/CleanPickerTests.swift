@@ -1,5 +1,6 @@
 import QuotaWatchCore
 import QuotaWatchPolicy
+import QuotaWatchView
 import Testing
 
 @Suite("clean: the interactive page, keys in and lines out")

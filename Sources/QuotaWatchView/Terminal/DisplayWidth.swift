@@ -1,3 +1,5 @@
+import QuotaWatchCore
+
 /// How many terminal columns text takes: 2 for wide (East Asian, most emoji), 0 for combining
 /// marks, 1 otherwise. The terminal toolkit hands layouts the C library's `wcwidth` so they
 /// agree with what the terminal draws; ``builtIn`` is a pure table close to it, for tests and
