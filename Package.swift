@@ -32,15 +32,17 @@ let package = Package(
         .systemLibrary(name: "CYAML", path: "Sources/CYAML"),
         // ncursesw from Debian's libncurses-dev, for the `watch` view and `clean`'s selection.
         .systemLibrary(name: "CNcursesW", path: "Sources/CNcursesW"),
-        // The terminal toolkit: a full-screen ncursesw screen that draws Core's styled lines
-        // (Sources/QuotaWatchCore/Terminal) and gives the terminal back on every way out.
+        // The curses screen: a full-screen ncursesw screen that draws the view's styled lines
+        // (Sources/QuotaWatchView/Terminal) and gives the terminal back on every way out.
         .target(
             name: "QuotaWatchTerminal",
-            dependencies: ["CNcursesW", "QuotaWatchCore", "QuotaWatchSystem"],
+            dependencies: ["CNcursesW", "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchView"],
             swiftSettings: strict
         ),
-        // The `watch` view's model and layout: frames, keys, rows, bars, event lines. Pure, no
-        // curses: QuotaWatchTerminal draws what it returns.
+        // What the terminal shows, pure, no curses: the `watch` view's model and layout (frames,
+        // keys, rows, bars, event lines), the clean page's state machine (`CleanPicker`), and the
+        // toolkit both draw with (styled lines, display widths, list cursor, overlays, keys).
+        // QuotaWatchTerminal draws what they return.
         .target(name: "QuotaWatchView", dependencies: ["QuotaWatchCore", "QuotaWatchPolicy"], swiftSettings: strict),
         // SQLite from Debian's libsqlite3-dev, for the event history.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
@@ -88,13 +90,14 @@ let package = Package(
         // Temp trees with raw-byte names, the du oracle, and a runner for the built CLI.
         .target(name: "QuotaWatchTestSupport", path: "Tests/QuotaWatchTestSupport", swiftSettings: strict),
         .testTarget(
-            name: "QuotaWatchCoreTests", dependencies: ["QuotaWatchCore", "QuotaWatchTestSupport"],
+            name: "QuotaWatchCoreTests", dependencies: ["QuotaWatchCore", "QuotaWatchView", "QuotaWatchTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "QuotaWatchTerminalTests", dependencies: ["QuotaWatchTerminal", "QuotaWatchCore"],
+            name: "QuotaWatchTerminalTests", dependencies: ["QuotaWatchTerminal", "QuotaWatchView", "QuotaWatchCore"],
             swiftSettings: strict),
         .testTarget(
-            name: "QuotaWatchViewTests", dependencies: ["QuotaWatchView", "QuotaWatchCore"], swiftSettings: strict),
+            name: "QuotaWatchViewTests", dependencies: ["QuotaWatchView", "QuotaWatchPolicy", "QuotaWatchCore"],
+            swiftSettings: strict),
         .testTarget(
             name: "QuotaWatchPolicyTests",
             dependencies: ["QuotaWatchPolicy", "QuotaWatchConfig", "QuotaWatchCore", "QuotaWatchTestSupport"],

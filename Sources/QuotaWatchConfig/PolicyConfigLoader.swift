@@ -1,7 +1,7 @@
 import QuotaWatchCore
 import QuotaWatchPolicy
 
-/// Reads a YAML config into a ``PolicyConfig``. The schema is documented in the README
+/// Reads a YAML config into a ``PolicyConfig``. The schema is documented in docs/configuration.md
 /// ("Configuration") and in docs/quotawatch.example.yaml.
 public enum PolicyConfigLoader {
     static let topKeys =

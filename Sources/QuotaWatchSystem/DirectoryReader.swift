@@ -2,18 +2,17 @@ import CQuotaWatchShims
 import Glibc
 import QuotaWatchCore
 
-/// Lists a directory with large `getdents64` reads and stats each entry relative to it.
+/// Lists a directory with large `getdents64` reads (through ``DirectoryEntries``) and stats
+/// each entry relative to it.
 ///
 /// One reader per thread: its buffer is reused for every directory the thread lists, and no
 /// path string is ever built.
-@safe public struct DirectoryReader: ~Copyable {
-    private let buffer: UnsafeMutableRawBufferPointer
+public struct DirectoryReader: ~Copyable {
+    private let entries: DirectoryEntries
 
     public init(bufferSize: Int = 64 * 1024) {
-        unsafe buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 8)
+        entries = DirectoryEntries(bufferSize: bufferSize)
     }
-
-    deinit { unsafe buffer.deallocate() }
 
     /// What went wrong with individual entries; the listing holds the rest.
     public struct Problems: Sendable {
@@ -34,42 +33,20 @@ import QuotaWatchCore
         _ directory: FileDescriptor, into listing: inout DirectoryListing, problems: inout Problems,
         crawlIndex: () -> UInt32
     ) throws(Errno) -> Bool {
-        do {
-            let count = try valueOrErrno {
-                unsafe system_getdents64(directory.rawValue, buffer.baseAddress!, buffer.count)
-            }.get()
-            if count == 0 { return false }
-            var offset = 0
-            while offset < count {
-                let record = unsafe buffer.baseAddress! + offset
-                let recordLength = Int(
-                    unsafe record.loadUnaligned(fromByteOffset: Int(QW_DIRENT_RECLEN_OFFSET), as: UInt16.self))
-                offset += recordLength
-                let name = unsafe UnsafePointer<CChar>(
-                    record.advanced(by: Int(QW_DIRENT_NAME_OFFSET)).assumingMemoryBound(to: CChar.self))
-                let nameLength = unsafe strlen(name)
-                if unsafe isDotOrDotDot(name, nameLength) { continue }
-                let status: FileStatus
-                do {
-                    status = try unsafe directory.statusOfCString(name)
-                } catch .noSuchFileOrDirectory {
-                    continue
-                } catch {
-                    let bytes = unsafe Array(UnsafeRawBufferPointer(start: name, count: nameLength))
-                    problems.unstatable.append((bytes, error))
-                    continue
-                }
-                let index = status.kind == .directory ? crawlIndex() : .max
-                unsafe listing.append(
-                    name: UnsafeRawBufferPointer(start: name, count: nameLength), status: status, crawlIndex: index)
+        try unsafe entries.readMore(directory) { name in
+            // The name is NUL-terminated in the buffer: stat it as the C string it is.
+            let cName = unsafe name.baseAddress!.assumingMemoryBound(to: CChar.self)
+            let status: FileStatus
+            do throws(Errno) {
+                status = try unsafe directory.statusOfCString(cName)
+            } catch .noSuchFileOrDirectory {
+                return
+            } catch {
+                unsafe problems.unstatable.append((Array(name), error))
+                return
             }
-            return true
+            let index = status.kind == .directory ? crawlIndex() : .max
+            unsafe listing.append(name: name, status: status, crawlIndex: index)
         }
-    }
-
-    private func isDotOrDotDot(_ name: UnsafePointer<CChar>, _ length: Int) -> Bool {
-        guard unsafe name[0] == 0x2e else { return false }
-        if length == 1 { return true }
-        return unsafe length == 2 && name[1] == 0x2e
     }
 }

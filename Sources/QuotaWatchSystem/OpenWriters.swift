@@ -81,7 +81,7 @@ public enum OpenWriters {
         let proc = try FileDescriptor.currentWorkingDirectory.openDirectory(Array("/proc".utf8), followSymlinks: true)
         defer { proc.close() }
         var scanner = ProcScanner(proc: proc, target: target)
-        for name in try entryNames(of: proc) {
+        for name in try DirectoryEntries.names(of: proc) {
             guard let processID = Int32(decimal: name) else { continue }
             scanner.scanProcess(name, processID: processID)
             if scanner.isDone { break }
@@ -107,29 +107,6 @@ public enum OpenWriters {
             return UInt32(String(decoding: digits, as: UTF8.self), radix: 8)
         }
         return nil
-    }
-
-    /// Every name in a directory but "." and "..", read with `getdents64`.
-    static func entryNames(of directory: FileDescriptor) throws(Errno) -> [[UInt8]] {
-        var names: [[UInt8]] = []
-        var buffer = [UInt8](repeating: 0, count: 32 * 1024)
-        while true {
-            let count = try unsafe buffer.withUnsafeMutableBytes { raw in
-                valueOrErrno { unsafe system_getdents64(directory.rawValue, raw.baseAddress!, raw.count) }
-            }.get()
-            if count == 0 { return names }
-            var offset = 0
-            while offset < count {
-                let recordLength =
-                    Int(buffer[offset + Int(QW_DIRENT_RECLEN_OFFSET)])
-                    | Int(buffer[offset + Int(QW_DIRENT_RECLEN_OFFSET) + 1]) << 8
-                let nameStart = offset + Int(QW_DIRENT_NAME_OFFSET)
-                let nameEnd = buffer[nameStart..<(offset + recordLength)].firstIndex(of: 0) ?? offset + recordLength
-                let name = Array(buffer[nameStart..<nameEnd])
-                if name != [UInt8(ascii: ".")] && name != [UInt8(ascii: "."), UInt8(ascii: ".")] { names.append(name) }
-                offset += recordLength
-            }
-        }
     }
 }
 

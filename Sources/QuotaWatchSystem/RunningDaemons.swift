@@ -21,7 +21,7 @@ public enum RunningDaemons {
         guard
             let proc = try? FileDescriptor.currentWorkingDirectory.openDirectory(
                 Array("/proc".utf8), followSymlinks: true),
-            let names = try? OpenWriters.entryNames(of: proc)
+            let names = try? DirectoryEntries.names(of: proc)
         else { return [] }
         defer { proc.close() }
         let me = ProcessIdentity.processID

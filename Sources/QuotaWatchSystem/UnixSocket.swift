@@ -194,49 +194,6 @@ public enum UnixSocket {
     }
 }
 
-/// A socket bound to a path and listening on it. A plain value: whoever makes one closes it.
-public struct UnixSocketListener: Sendable {
-    public let descriptor: FileDescriptor
-    public let path: [UInt8]
-    /// The socket file as bound, so that it is never mistaken for one bound later by
-    /// someone else at the same path.
-    public let identity: UnixSocket.FileIdentity
-
-    /// Waits for the next connection; the new descriptor is close-on-exec from the start.
-    /// After ``shutdown()`` it fails with EINVAL.
-    ///
-    /// The corresponding C function is `accept4` with `SOCK_CLOEXEC`.
-    public func accept() throws(Errno) -> FileDescriptor {
-        let flags = CInt(SOCK_CLOEXEC.rawValue)
-        return FileDescriptor(rawValue: try valueOrErrno { system_accept4(descriptor.rawValue, flags) }.get())
-    }
-
-    /// Stops accepting: a thread blocked in ``accept()`` returns with EINVAL, as does every
-    /// later call. The descriptor stays open until ``close()``, so its number cannot be reused
-    /// under a thread that is still about to call accept.
-    ///
-    /// The corresponding C function is `shutdown`.
-    public func shutdown() {
-        _ = system_shutdown(descriptor.rawValue, CInt(SHUT_RDWR))
-    }
-
-    public func close() {
-        descriptor.close()
-    }
-
-    /// Removes the socket file, but only if the path still names the socket this listener
-    /// bound; returns whether it did. A later daemon's socket at the same path is left alone.
-    /// Call it before ``close()``: while the socket is open the file's inode cannot be freed,
-    /// so no other file can have been given its number.
-    ///
-    /// The corresponding C functions are `fstatat` and `unlinkat`.
-    @discardableResult
-    public func unlinkIfStillBound() -> Bool {
-        guard (try? UnixSocket.kind(at: path)) == .socket(identity) else { return false }
-        return (try? UnixSocket.unlink(path)) != nil
-    }
-}
-
 /// How a line read from a socket ended.
 public struct ReceivedLine: Hashable, Sendable {
     public enum Ending: Hashable, Sendable {

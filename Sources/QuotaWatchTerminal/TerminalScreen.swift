@@ -1,6 +1,7 @@
 import CNcursesW
 import QuotaWatchCore
 import QuotaWatchSystem
+import QuotaWatchView
 
 /// The terminal taken over by a full-screen view, through ncursesw: the alternate screen,
 /// colours, wide characters, keys and resizes come from the library and terminfo; callers

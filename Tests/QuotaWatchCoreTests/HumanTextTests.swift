@@ -1,5 +1,6 @@
 import QuotaWatchCore
 import QuotaWatchTestSupport
+import QuotaWatchView
 import Testing
 
 @Suite("names as people see them")

@@ -1,12 +1,12 @@
 import QuotaWatchCore
 import Testing
 
-/// Both sides of the value grammar the README documents ("Values"): what each kind
+/// Both sides of the value grammar docs/configuration.md documents ("Values"): what each kind
 /// accepts, exactly, and that every refusal names the value and what is allowed.
 @Suite("the value grammar: sizes, durations, ratios, shares, numbers")
 struct ValueGrammarTests {
     @Test(
-        "sizes the README documents are read exactly",
+        "sizes docs/configuration.md documents are read exactly",
         arguments: [
             ("0", 0), ("4096", 4096), ("4096B", 4096), ("200MB", 200_000_000), ("750kB", 750_000), ("750KB", 750_000),
             ("10mb", 10_000_000), ("10 MB", 10_000_000), ("1.5GiB", 1_610_612_736), ("1.5GB", 1_500_000_000),
@@ -55,7 +55,7 @@ struct ValueGrammarTests {
     }
 
     @Test(
-        "durations the README documents are read to the millisecond",
+        "durations docs/configuration.md documents are read to the millisecond",
         arguments: [
             ("0s", 0), ("500ms", 500), ("90s", 90_000), ("15m", 900_000), ("2h", 7_200_000), ("7d", 604_800_000),
             ("1.5h", 5_400_000), ("90S", 90_000), ("2H", 7_200_000), ("1MS", 1), ("90 s", 90_000), ("0.5ms", 1),

@@ -1,4 +1,5 @@
 import QuotaWatchCore
+import QuotaWatchPolicy
 import Testing
 
 @testable import QuotaWatchEngine
@@ -8,7 +9,7 @@ struct HookBacklogTests {
     @Test("the rate limit remembers only the paths seen within about one period")
     func rateLimitMemoryIsBounded() {
         var backlog = HookBacklog(limit: 4, coalesces: false, rateLimit: .seconds(10))
-        var now = ContinuousClock.now
+        var now = Moment(sinceOrigin: .zero)
         var largest = 0
         for index in 0..<10_000 {
             // One new path a second: at most ten fall within a period.
@@ -24,7 +25,7 @@ struct HookBacklogTests {
     @Test("root-wide events are rate-limited together, per kind")
     func rootWideEvents() {
         var backlog = HookBacklog(limit: 8, coalesces: false, rateLimit: .seconds(60))
-        let start = ContinuousClock.now
+        let start = Moment(sinceOrigin: .zero)
         #expect(backlog.add(hookEvent("level", path: nil), at: start) == .queued)
         #expect(backlog.add(hookEvent("level", path: nil), at: start + .seconds(30)) == .rateLimited)
         #expect(backlog.add(hookEvent("resynced", path: nil), at: start + .seconds(30)) == .queued)

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import QuotaWatchCore
 import QuotaWatchEngine
+import QuotaWatchPolicy
 import QuotaWatchSystem
 import QuotaWatchTestSupport
 
@@ -82,9 +83,9 @@ final class HookReports: @unchecked Sendable {
 /// The rate limit's clock, moved by hand.
 final class ManualClock: @unchecked Sendable {
     private let lock = NSLock()
-    private var instant = ContinuousClock.now
+    private var instant = Moment(sinceOrigin: .zero)
 
-    var now: @Sendable () -> ContinuousClock.Instant {
+    var now: @Sendable () -> Moment {
         { [self] in
             lock.lock()
             defer { lock.unlock() }

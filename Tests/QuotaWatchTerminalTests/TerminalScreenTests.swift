@@ -1,5 +1,6 @@
 import Glibc
 import QuotaWatchCore
+import QuotaWatchView
 import Testing
 
 @testable import QuotaWatchTerminal

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Values the README's grammar refuses, and every config key with the kind of value it
+/// Values the grammar of docs/configuration.md refuses, and every config key with the kind of value it
 /// takes: the bad-input corpus the config loader, `run`'s options and the real binary are
 /// driven with. Each refusal must name the value and what is allowed, and nothing may trap.
 public enum BadValueCorpus {

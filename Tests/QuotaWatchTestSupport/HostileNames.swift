@@ -1,5 +1,5 @@
 /// Names that would act on a terminal if printed raw, and the one escaped form every human
-/// output must show instead (README, "Names in human output").
+/// output must show instead (docs/output.md, "Names in human output").
 public enum HostileNames {
     /// Each name's bytes and how people must see it.
     public static let corpus: [(bytes: [UInt8], shown: String)] = [

@@ -37,7 +37,7 @@ public struct ByteCount: Sendable, Equatable, Hashable, CustomStringConvertible 
         "ti": 1 << 40, "tib": 1 << 40, "pi": 1 << 50, "pib": 1 << 50,
     ]
 
-    /// Parses a size within `allowed`. The grammar (README, "Values"): a number as
+    /// Parses a size within `allowed`. The grammar (docs/configuration.md, "Values"): a number as
     /// ``DecimalText`` reads it, optionally spaces, then an optional unit in any case
     /// (`10mb` is `10MB`; `K`, `M`, … alone are kB, MB, …). Fractions are exact and rounded
     /// half up to a whole byte: "1.5GiB" is 1 610 612 736 B; a size that is not 0 but

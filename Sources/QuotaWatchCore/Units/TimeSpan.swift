@@ -39,7 +39,7 @@ public struct TimeSpan: Sendable, Equatable, Hashable, CustomStringConvertible {
         "ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000,
     ]
 
-    /// Parses a duration within `allowed`. The grammar (README, "Values"): a number as
+    /// Parses a duration within `allowed`. The grammar (docs/configuration.md, "Values"): a number as
     /// ``DecimalText`` reads it, optionally spaces, then a unit in any case; the unit is
     /// required (a bare "90" could mean seconds or minutes). Fractions are kept to the
     /// millisecond, rounded half up ("1.5h" is 90 minutes); a duration that is not 0 but

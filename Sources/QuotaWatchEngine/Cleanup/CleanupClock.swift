@@ -5,19 +5,17 @@ import QuotaWatchPolicy
 /// sleep that bounds each cleaner. Tests drive a fake.
 public protocol CleanupClock: Sendable {
     var wallTime: WallTime { get }
-    var monotonic: Duration { get }
+    var monotonic: Moment { get }
     /// Returns after `duration`, or throws `CancellationError` when the task is cancelled.
     func sleep(for duration: Duration) async throws
 }
 
 /// The real clocks.
 public struct SystemCleanupClock: CleanupClock {
-    private let origin = ContinuousClock.now
-
     public init() {}
 
     public var wallTime: WallTime { WallTime.now() }
-    public var monotonic: Duration { ContinuousClock.now - origin }
+    public var monotonic: Moment { .now }
 
     public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
 }

@@ -2,27 +2,6 @@ import QuotaWatchCore
 import QuotaWatchSystem
 import Synchronization
 
-/// Wakes ``ControlLoop``'s thread from `poll`: a reply is ready, a subscriber has lines, or
-/// the server is stopping. Wake-ups that come while one is already pending cost nothing.
-final class ControlLoopWaker: Sendable {
-    let pipe: WakeupPipe
-    private let pending = Atomic<Bool>(false)
-
-    init() throws(Errno) { pipe = try WakeupPipe() }
-
-    func wake() {
-        if !pending.exchange(true, ordering: .acquiringAndReleasing) { pipe.wake() }
-    }
-
-    /// Called by the loop before it looks at what woke it.
-    func reset() {
-        pending.store(false, ordering: .releasing)
-        pipe.drain()
-    }
-
-    func close() { pipe.close() }
-}
-
 /// The one thread that serves every control connection: accepts, reads requests, hands them
 /// to the engine, sends replies and streams events, all on non-blocking sockets from one
 /// `poll`. A client that sends nothing, trickles, or never reads holds a table entry and

@@ -1,4 +1,5 @@
 import QuotaWatchCore
+import QuotaWatchPolicy
 
 /// The events waiting for one hook, and the rules for letting one in: the rate limit per path,
 /// coalescing per path and kind, and the bound that drops the oldest. Pure, so its timing is
@@ -31,7 +32,7 @@ struct HookBacklog {
     private var orderStart = 0
     private var nextSequence: UInt64 = 0
     private var waitingByKey: [Key: UInt64] = [:]
-    private var lastLetIn: [Key: ContinuousClock.Instant] = [:]
+    private var lastLetIn: [Key: Moment] = [:]
     private var lastLetInPruneSize = 64
 
     private(set) var dropped = 0
@@ -54,7 +55,7 @@ struct HookBacklog {
     var rateLimitRecordCount: Int { lastLetIn.count }
     var isEmpty: Bool { waiting.isEmpty }
 
-    mutating func add(_ event: HookEvent, at now: ContinuousClock.Instant) -> Admission {
+    mutating func add(_ event: HookEvent, at now: Moment) -> Admission {
         let key = Key(kind: event.kind, path: event.path)
         if let rateLimit {
             if let last = lastLetIn[key], now - last < rateLimit {
@@ -120,7 +121,7 @@ struct HookBacklog {
     /// Forgets paths last let in more than a rate-limit period ago, whenever the record has
     /// doubled since the last time: amortised O(1) per event, and memory bounded by the paths
     /// active within one period.
-    private mutating func pruneRateLimitRecords(now: ContinuousClock.Instant, rateLimit: Duration) {
+    private mutating func pruneRateLimitRecords(now: Moment, rateLimit: Duration) {
         guard lastLetIn.count > lastLetInPruneSize else { return }
         lastLetIn = lastLetIn.filter { now - $0.value < rateLimit }
         lastLetInPruneSize = max(64, lastLetIn.count * 2)

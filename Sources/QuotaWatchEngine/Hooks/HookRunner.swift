@@ -1,5 +1,6 @@
 import Foundation
 import QuotaWatchCore
+import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// Runs the alert hooks for the events the engine hands it, without ever making the engine wait.
@@ -47,7 +48,7 @@ public final class HookRunner: Sendable {
     public init(
         hooks: [HookSpec], environment: [(name: String, value: String)] = HookRunner.daemonEnvironment(),
         workingDirectory: [UInt8]? = nil, killGrace: Duration = .seconds(2),
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        now: @escaping @Sendable () -> Moment = { .now },
         onFailure: @escaping @Sendable (HookFailure) -> Void, onRun: (@Sendable (Run) -> Void)? = nil
     ) throws(Errno) {
         let base = environment.map { Array("\($0.name)=\($0.value)".utf8) }

@@ -1,5 +1,6 @@
 import Foundation
 import QuotaWatchCore
+import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// One hook's thread: takes events from its backlog one at a time and runs the command for each.
@@ -8,7 +9,7 @@ final class HookWorker: @unchecked Sendable {
         var environment: [[UInt8]]
         var workingDirectory: [UInt8]?
         var killGrace: Duration
-        var now: @Sendable () -> ContinuousClock.Instant
+        var now: @Sendable () -> Moment
         var onFailure: @Sendable (HookFailure) -> Void
         var onRun: (@Sendable (HookRunner.Run) -> Void)?
     }

@@ -2,34 +2,6 @@ import QuotaWatchCore
 import QuotaWatchSystem
 import Synchronization
 
-/// How much the daemon says on standard error. The values are syslog's priorities, which is
-/// what journald reads from a `<N>` prefix.
-public enum LogLevel: Int, Sendable, CaseIterable, Comparable {
-    case error = 3
-    case warning = 4
-    case notice = 5
-    case info = 6
-    case debug = 7
-
-    public var name: String {
-        switch self {
-        case .error: "error"
-        case .warning: "warning"
-        case .notice: "notice"
-        case .info: "info"
-        case .debug: "debug"
-        }
-    }
-
-    public init?(name: String) {
-        guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
-        self = level
-    }
-
-    /// Lower is more severe, as in syslog: `.error < .warning`.
-    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
-}
-
 /// The daemon's log: one line per message on standard error, each with a level.
 ///
 /// On a terminal or a file a line reads as it always has (`quotawatch: warning: …`). When

@@ -60,7 +60,7 @@ struct PolicyMonitor {
 
     var nextDeadline: UInt64? { [deadlines.nextDeadline, leftoverDeadline].compactMap { $0 }.min() }
 
-    static func moment(_ now: UInt64) -> Moment { Moment(sinceOrigin: .nanoseconds(Int64(clamping: now))) }
+    static func moment(_ now: UInt64) -> Moment { Moment(nanosecondsSinceOrigin: now) }
 
     static func usage(_ tally: Tally) -> DirectoryUsage {
         DirectoryUsage(allocated: tally.usage.allocated, apparent: tally.usage.apparent)

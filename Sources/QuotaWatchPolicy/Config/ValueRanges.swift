@@ -1,7 +1,7 @@
 import QuotaWatchCore
 
 /// The values each option and config key allows, in one place, so `run`'s options and the
-/// config file refuse the same values with the same words (README, "Values"). A minimum
+/// config file refuse the same values with the same words (docs/configuration.md, "Values"). A minimum
 /// above zero is where zero or a tiny value would make the daemon spin: a leftover held
 /// open re-checked every turn, a free-space read or a cleanup run at every turn, a history
 /// trimmed to nothing over and over.

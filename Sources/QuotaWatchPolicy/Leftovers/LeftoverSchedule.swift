@@ -1,3 +1,5 @@
+import QuotaWatchCore
+
 /// Every `idle-file` candidate the engine has seen, with its timer: the bookkeeping behind
 /// `leftover` events. `Key` names a file in the engine (its directory and name).
 ///
@@ -14,7 +16,7 @@ public struct LeftoverSchedule<Key: Hashable & Sendable>: Sendable {
     }
 
     public private(set) var candidates: [Key: Candidate] = [:]
-    private var deadlines = DeadlineHeap<Key>()
+    private var deadlines = DeadlineHeap<Moment, Key>()
 
     public init() {}
 

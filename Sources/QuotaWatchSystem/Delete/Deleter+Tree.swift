@@ -36,7 +36,7 @@ extension Deleter {
     ) -> NameResult {
         let names: [[UInt8]]
         do {
-            names = try OpenWriters.entryNames(of: directory)
+            names = try DirectoryEntries.names(of: directory)
         } catch {
             removal.kept.append(KeptEntry(path: path, reason: .cannotRemove(error)))
             return .kept(.cannotRemove(error))
@@ -125,7 +125,7 @@ extension Deleter {
         case .failure(let reason): return .kept(reason)
         }
         do {
-            return .directory(child, names: try OpenWriters.entryNames(of: child), status: status)
+            return .directory(child, names: try DirectoryEntries.names(of: child), status: status)
         } catch {
             child.close()
             return .kept(.cannotRemove(error))

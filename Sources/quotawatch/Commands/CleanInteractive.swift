@@ -4,6 +4,7 @@ import QuotaWatchCore
 import QuotaWatchPolicy
 import QuotaWatchSystem
 import QuotaWatchTerminal
+import QuotaWatchView
 import Synchronization
 
 /// The storage page on a terminal (``CleanPicker`` drawn with the terminal toolkit): space

@@ -21,7 +21,7 @@ enum ScanCommand {
     /// Chosen as status chooses them: the same --depth and --top, the same defaults.
     static let depth = TreeSelectionOptions.depth.described(
         value: "<n>", "Show directories down to this depth, or 'all' (default 1; with --json or --top, all).")
-    static let json = Flag("--json", help: "Print the directories shown as one JSON object (see README).")
+    static let json = Flag("--json", help: "Print the directories shown as one JSON object (see docs/json.md).")
     static let oneFileSystem = Flag("--one-file-system", help: "Skip directories on other file systems (du -x).")
     static let workers = Option(
         "--workers", value: "<n>", help: "Crawler threads (default: one per core, at least 2).",

@@ -9,7 +9,7 @@ final class ManualCleanupClock: CleanupClock {
     private struct State {
         var sleepers: [Int: CheckedContinuation<Void, any Error>] = [:]
         var nextID = 0
-        var monotonic: Duration = .zero
+        var monotonic = Moment(sinceOrigin: .zero)
     }
 
     private let state = Mutex(State())
@@ -19,7 +19,7 @@ final class ManualCleanupClock: CleanupClock {
     init() { (sleeps, sleepStarted) = AsyncStream.makeStream() }
 
     var wallTime: WallTime { WallTime(millisecondsSinceEpoch: 1_800_000_000_000) }
-    var monotonic: Duration { state.withLock { $0.monotonic } }
+    var monotonic: Moment { state.withLock { $0.monotonic } }
 
     var pendingSleeps: Int { state.withLock { $0.sleepers.count } }
 

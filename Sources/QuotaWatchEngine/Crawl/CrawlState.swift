@@ -1,0 +1,174 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchSystem
+import Synchronization
+
+/// A directory still to be listed: the root as given, or a name under an open parent.
+struct WorkItem: Sendable {
+    var crawlIndex: UInt32
+    var source: Source
+    /// The directory itself and everything above it, for cycle checks of its subdirectories.
+    var ancestors: AncestorChain?
+
+    enum Source: Sendable {
+        case borrowed(FileDescriptor)
+        case child(SharedDescriptor, [UInt8])
+
+        func open() throws(Errno) -> FileDescriptor {
+            switch self {
+            case .borrowed(let descriptor): return descriptor
+            case .child(let parent, let name): return try parent.descriptor.openDirectory(name)
+            }
+        }
+
+        var isOwned: Bool {
+            if case .borrowed = self { return false }
+            return true
+        }
+    }
+}
+
+/// A directory's device and inode: what a bind mount shows twice.
+public struct DirectoryIdentity: Hashable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+
+    public init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+}
+
+/// A directory and its ancestors, innermost first, shared by all the work items below it, so
+/// a cycle check costs the depth and no copy.
+final class AncestorChain: Sendable {
+    let identity: DirectoryIdentity
+    let parent: AncestorChain?
+
+    init(_ identity: DirectoryIdentity, parent: AncestorChain?) {
+        self.identity = identity
+        self.parent = parent
+    }
+
+    func contains(_ candidate: DirectoryIdentity) -> Bool {
+        var link: AncestorChain? = self
+        while let current = link {
+            if current.identity == candidate { return true }
+            link = current.parent
+        }
+        return false
+    }
+}
+
+/// A directory descriptor kept open while children remain to be opened from it, and closed
+/// when the last of them lets go. Depth-first scheduling keeps few of these alive at once.
+final class SharedDescriptor: Sendable {
+    let descriptor: FileDescriptor
+    private let owned: Bool
+
+    init(_ descriptor: FileDescriptor, owned: Bool) {
+        self.descriptor = descriptor
+        self.owned = owned
+    }
+
+    deinit { if owned { descriptor.close() } }
+}
+
+/// The crawl's shared state: a LIFO of work, a FIFO of results, and the count of directories
+/// handed out but not yet finished, all under one lock.
+///
+/// Waking a thread costs a context switch, which for a directory of ten files costs more than
+/// listing it; so nobody is woken unless it waits, and a helper stopped by a full backlog
+/// waits until the owner has drained half of it.
+final class CrawlState: @unchecked Sendable {
+    // Every stored property below is read and written only while `condition` is locked.
+    private let condition = NSCondition()
+    private var work: [WorkItem] = []
+    private var results: [CrawlResult] = []
+    private var resultsHead = 0
+    private var unfinished = 0
+    private var ownerWaits = false
+    private var helpersWaitingForWork = 0
+    private var helpersWaitingForRoom = 0
+    private let crawlIndexes = Atomic<UInt32>(1)
+    /// Listings waiting for the tree's owner. Helpers pause past this many, so a slow owner
+    /// costs at most this many listings of memory instead of the whole tree's.
+    private let maximumBacklog = 64
+
+    enum OwnerStep {
+        case result(CrawlResult)
+        case work(WorkItem)
+        case done
+    }
+
+    func nextCrawlIndex() -> UInt32 {
+        crawlIndexes.add(1, ordering: .relaxed).oldValue
+    }
+
+    private var backlog: Int { results.count - resultsHead }
+
+    func push(_ item: WorkItem) {
+        condition.lock()
+        work.append(item)
+        unfinished += 1
+        condition.unlock()
+    }
+
+    /// For helper threads: the next directory to list, or nil once the whole tree is done.
+    func pop() -> WorkItem? {
+        condition.lock()
+        defer { condition.unlock() }
+        while work.isEmpty {
+            if unfinished == 0 { return nil }
+            helpersWaitingForWork += 1
+            condition.wait()
+            helpersWaitingForWork -= 1
+        }
+        return work.removeLast()
+    }
+
+    /// For the owner: a waiting result first (it unblocks helpers and frees memory), else a
+    /// directory to list itself, else wait for a helper.
+    func nextForOwner() -> OwnerStep {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if resultsHead < results.count {
+                let result = results[resultsHead]
+                resultsHead += 1
+                if resultsHead == results.count {
+                    results.removeAll(keepingCapacity: true)
+                    resultsHead = 0
+                }
+                if helpersWaitingForRoom > 0 && backlog <= maximumBacklog / 2 { condition.broadcast() }
+                return .result(result)
+            }
+            if let item = work.popLast() { return .work(item) }
+            if unfinished == 0 {
+                if helpersWaitingForWork > 0 { condition.broadcast() }
+                return .done
+            }
+            ownerWaits = true
+            condition.wait()
+            ownerWaits = false
+        }
+    }
+
+    /// Publishes part of a directory's listing before the subdirectories in it become work,
+    /// which is what puts every parent's listing ahead of its children's. Helpers wait while
+    /// the backlog is full; the owner never does, since it is the one who drains it.
+    func publish(_ result: CrawlResult, children: [WorkItem], finishing: Bool, isOwner: Bool) {
+        condition.lock()
+        while !isOwner && backlog >= maximumBacklog {
+            helpersWaitingForRoom += 1
+            condition.wait()
+            helpersWaitingForRoom -= 1
+        }
+        results.append(result)
+        work.append(contentsOf: children.reversed())
+        unfinished += children.count - (finishing ? 1 : 0)
+        let wakeHelpers = helpersWaitingForWork > 0 && (!children.isEmpty || unfinished == 0)
+        if ownerWaits || wakeHelpers { condition.broadcast() }
+        condition.unlock()
+    }
+}

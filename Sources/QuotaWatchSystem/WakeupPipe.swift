@@ -1,0 +1,25 @@
+import Glibc
+import QuotaWatchCore
+
+/// A pipe used to wake a thread blocked in ``Readiness/wait(for:timeoutMilliseconds:)``.
+public struct WakeupPipe: Sendable {
+    public let readEnd: FileDescriptor
+    public let writeEnd: FileDescriptor
+
+    /// The corresponding C function is `pipe2`.
+    public init() throws(Errno) {
+        var ends: [CInt] = [0, 0]
+        _ = try unsafe ends.withUnsafeMutableBufferPointer { buffer throws(Errno) in
+            try valueOrErrno { unsafe system_pipe_cloexec(buffer.baseAddress!) }.get()
+        }
+        readEnd = FileDescriptor(rawValue: ends[0])
+        writeEnd = FileDescriptor(rawValue: ends[1])
+    }
+
+    public func wake() { try? writeEnd.writeAll([1]) }
+
+    public func close() {
+        readEnd.close()
+        writeEnd.close()
+    }
+}

@@ -1,0 +1,91 @@
+/// A framed box drawn over the middle of a screen: the help screen, a confirmation.
+public struct Overlay: Hashable, Sendable {
+    public var title: String
+    public var lines: [StyledLine]
+    public var footer: String
+
+    public init(title: String, lines: [StyledLine], footer: String) {
+        self.title = title
+        self.lines = lines
+        self.footer = footer
+    }
+
+    /// A help screen: one line per key, the keys in bold and aligned.
+    public static func help(title: String, keys: [(key: String, action: String)], footer: String) -> Overlay {
+        let keyColumns = keys.map(\.key.count).max() ?? 0
+        let lines = keys.map { entry in
+            StyledLine([
+                StyledSpan(entry.key + String(repeating: " ", count: keyColumns - entry.key.count + 2), .bold),
+                StyledSpan(entry.action),
+            ])
+        }
+        return Overlay(title: title, lines: lines, footer: footer)
+    }
+
+    /// `screen` (`rows` lines of `columns`) with the box drawn over its middle, cut to fit.
+    public func drawn(
+        over screen: [StyledLine], rows: Int, columns: Int, width: DisplayWidth
+    ) -> [StyledLine] {
+        var result = screen + Array(repeating: StyledLine.blank, count: max(0, rows - screen.count))
+        let contentColumns =
+            ([width.columns(title) + 2, width.columns(footer)] + lines.map { $0.columns(width) }).max() ?? 0
+        let inner = max(10, min(contentColumns, columns - 4))
+        let boxColumns = inner + 4
+        let boxRows = min(rows, lines.count + 4)
+        let top = max(0, (rows - boxRows) / 2)
+        let left = max(0, (columns - boxColumns) / 2)
+        var box: [StyledLine] = []
+        let border = TextStyle.reverse
+        box.append(
+            StyledLine(" " + width.padded(title, to: boxColumns - 2) + " ", TextStyle(bold: true, reverse: true)))
+        box.append(
+            StyledLine([
+                StyledSpan(" ", border), StyledSpan(String(repeating: " ", count: inner + 2)), StyledSpan(" ", border),
+            ]))
+        for line in lines.prefix(max(0, boxRows - 4)) {
+            let clipped = line.clipped(to: inner, width: width)
+            var row = StyledLine([StyledSpan(" ", border), StyledSpan(" ")])
+            row.spans += clipped.spans
+            row.append(String(repeating: " ", count: inner - clipped.columns(width) + 1))
+            row.append(" ", border)
+            box.append(row)
+        }
+        box.append(StyledLine(" " + width.padded(footer, to: boxColumns - 2) + " ", border))
+        for (offset, boxLine) in box.enumerated() where top + offset < rows {
+            result[top + offset] = Self.splice(boxLine, into: result[top + offset], at: left, width: width)
+        }
+        return result
+    }
+
+    /// `line` with `piece` written over it from column `left`.
+    static func splice(_ piece: StyledLine, into line: StyledLine, at left: Int, width: DisplayWidth) -> StyledLine {
+        var before = line.clipped(to: left, width: width)
+        let gap = left - before.columns(width)
+        if gap > 0 { before.append(String(repeating: " ", count: gap)) }
+        before.spans += piece.spans
+        let end = left + piece.columns(width)
+        before.spans += Self.dropping(end, from: line, width: width).spans
+        return before
+    }
+
+    /// What is left of `line` after its first `columns` columns; a wide character cut in half
+    /// becomes a space.
+    static func dropping(_ columns: Int, from line: StyledLine, width: DisplayWidth) -> StyledLine {
+        var result = StyledLine()
+        var used = 0
+        for span in line.spans {
+            var kept = ""
+            for scalar in span.text.unicodeScalars {
+                let scalarColumns = max(0, width.scalarWidth(scalar))
+                if used >= columns {
+                    kept.unicodeScalars.append(scalar)
+                } else if used + scalarColumns > columns {
+                    kept += " "
+                }
+                used += scalarColumns
+            }
+            if !kept.isEmpty { result.append(kept, span.style) }
+        }
+        return result
+    }
+}
