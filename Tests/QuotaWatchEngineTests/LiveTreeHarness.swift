@@ -38,7 +38,8 @@ struct LiveTreeHarness {
 
     /// Applies up to `count` queued events as one batch, then runs the timers that are due.
     mutating func deliver(_ count: Int = .max) {
-        let batch = live.fileSystem.takeEvents(count)
+        // Converted as the inotify reader converts them.
+        let batch = live.fileSystem.takeEvents(count).map(FileSystemChange.init)
         let wasOverflowed = live.needsResync
         if !batch.isEmpty { live.apply(batch, now: now) }
         if live.needsResync && !wasOverflowed { schedule.overflowed(at: now) }

@@ -64,18 +64,20 @@ struct OpenLog {
         }
     }
 
-    /// Notes the opens in `batch` and returns the other events, in order.
-    mutating func take(_ batch: [InotifyEvent], _ live: LiveTree<KernelFileSystem>, now: Int64) -> [InotifyEvent] {
-        guard isActive, batch.contains(where: { $0.mask.contains(.open) }) else { return batch }
-        var rest: [InotifyEvent] = []
+    /// Notes the opens in `batch` and returns the other changes, in order.
+    mutating func take(
+        _ batch: [FileSystemChange], _ live: LiveTree<KernelFileSystem>, now: Int64
+    ) -> [FileSystemChange] {
+        guard isActive, batch.contains(where: { $0.kind.contains(.opened) }) else { return batch }
+        var rest: [FileSystemChange] = []
         rest.reserveCapacity(batch.count)
-        for event in batch {
-            guard event.mask.contains(.open) else {
-                rest.append(event)
+        for change in batch {
+            guard change.kind.contains(.opened) else {
+                rest.append(change)
                 continue
             }
-            guard !event.mask.contains(.isDirectory), let directory = live.directory(forWatch: event.watch),
-                case .file(let file)? = live.tree.entry(named: event.name, in: directory)
+            guard !change.isDirectory, let directory = live.directory(forWatch: change.watch),
+                case .file(let file)? = live.tree.entry(named: change.name, in: directory)
             else { continue }
             lastOpen[file] = (live.tree.inode(of: file), now)
         }

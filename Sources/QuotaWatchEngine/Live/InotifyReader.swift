@@ -3,8 +3,9 @@ import QuotaWatchCore
 import QuotaWatchSystem
 import Synchronization
 
-/// A thread that does nothing but drain the kernel's inotify queue into the engine's mailbox,
-/// so the queue never overflows while the engine is busy (a stalled reader overflows the
+/// The inotify backend's reader: a thread that does nothing but drain the kernel's inotify
+/// queue into the engine's mailbox, as ``FileSystemChange``s (the one place an inotify event
+/// becomes a change), so the queue never overflows while the engine is busy (a stalled reader overflows the
 /// default 16 384-event queue after about 5 500 new files).
 ///
 /// The reader owns the inotify descriptor from ``start()`` on: ``stop()`` joins the thread and
@@ -77,7 +78,7 @@ final class InotifyReader: Sendable {
                 return
             }
             guard !events.isEmpty else { continue }
-            mailbox.post(.events(events))
+            mailbox.post(.events(events.map(FileSystemChange.init)))
             trimDue = true
             // Under a storm the queue holds a few events whenever we look: handing each few
             // over costs two thread wake-ups, more than applying them. Letting the kernel

@@ -512,17 +512,16 @@ public final class LiveEngine: @unchecked Sendable {
         for observer in due { observer.engineTurn(view) }
     }
 
-    private func trace(_ batch: [InotifyEvent], _ tree: TallyTree, _ live: LiveTree<KernelFileSystem>) {
+    private func trace(_ batch: [FileSystemChange], _ tree: TallyTree, _ live: LiveTree<KernelFileSystem>) {
         var text = ""
-        for event in batch {
-            let directory = live.directory(forWatch: event.watch)
+        for change in batch {
+            let directory = live.directory(forWatch: change.watch)
             let path = directory.map { directory in
                 directory == tree.root
                     ? options.rootDisplay
                     : options.rootDisplay + "/" + HumanText.name(tree.relativePath(of: directory))
             }
-            text +=
-                "\(path ?? "?") \(InotifyEventNames.describe(event.mask.rawValue)) \(HumanText.name(event.name))\n"
+            text += "\(path ?? "?") \(change) \(HumanText.name(change.name))\n"
         }
         Log.requested(text)
     }
