@@ -53,11 +53,11 @@ struct OpenLog {
         for path in roots {
             guard let top = live.tree.directory(atComponents: PathComponents.split(path)) else { continue }
             for directory in live.tree.subtree(of: top) where watched[directory] != live.tree.inode(of: directory) {
-                let inotify = live.fileSystem.inotify
-                guard live.tree.watch(of: directory) >= 0,
-                    let added = try? live.fileSystem.handles.withDescriptor(
-                        for: directory, in: live.tree, { try? inotify.addWatch($0, mask: [.quotaWatch, .open]) }),
-                    added == live.tree.watch(of: directory)
+                let backend = live.fileSystem.backend
+                let key = live.tree.watch(of: directory)
+                guard key >= 0,
+                    (try? live.fileSystem.handles.withDescriptor(
+                        for: directory, in: live.tree, { backend.watchOpens($0, key: key) })) == true
                 else { continue }
                 watched[directory] = live.tree.inode(of: directory)
             }

@@ -115,7 +115,7 @@ public final class LiveEngine: @unchecked Sendable {
         defer { server.stop() }
 
         let inotify: InotifyDescriptor
-        let reader: InotifyReader
+        let backend: any ChangeBackend
         do {
             inotify = try InotifyDescriptor()
         } catch {
@@ -124,13 +124,16 @@ public final class LiveEngine: @unchecked Sendable {
             )
         }
         do {
-            reader = try InotifyReader(inotify: inotify, mailbox: mailbox)
+            backend = try InotifyBackend(inotify: inotify)
         } catch {
             inotify.close()
             return .failure("cannot start the inotify reader: \(error)")
         }
-        reader.start()
-        defer { reader.stop() }
+        do {
+            let mailbox = self.mailbox
+            backend.start(changes: { mailbox.post(.events($0)) }, failed: { mailbox.post(.readerFailed($0)) })
+        }
+        defer { backend.stop() }
 
         let signals: TerminationSignalWaiter
         do {
@@ -167,7 +170,7 @@ public final class LiveEngine: @unchecked Sendable {
             mounts?.stop()
             mounts = nil
         }
-        let fileSystem = KernelFileSystem(root: root, inotify: inotify, options: options.crawl)
+        let fileSystem = KernelFileSystem(root: root, backend: backend, options: options.crawl)
         // The crawl's tree and report live only inside this block: a copy of the tree held for
         // the rest of the run would make the first change copy every array of the live one, and
         // the report of a freshly filled directory holds a name for every file in it.
