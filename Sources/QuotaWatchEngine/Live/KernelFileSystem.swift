@@ -134,6 +134,13 @@ public struct KernelFileSystem: LiveFileSystem {
 
     public mutating func removeWatch(_ watch: Int32) { backend.unwatch(watch) }
 
+    public mutating func watchOpens(in directory: DirectoryID, tree: TallyTree) -> Bool {
+        let key = tree.watch(of: directory)
+        guard key >= 0 else { return false }
+        let backend = self.backend
+        return (try? handles.withDescriptor(for: directory, in: tree) { backend.watchOpens($0, key: key) }) == true
+    }
+
     public mutating func forget(_ directory: DirectoryID) { handles.forget(directory) }
 
     public mutating func crawlRoot() -> (TallyTree, CrawlReport)? {
