@@ -40,7 +40,7 @@ public enum EngineExit: Sendable, Equatable {
     case signal(Int32)
     /// ``LiveEngine/stop()`` asked it to.
     case stopped
-    case failure(String)
+    case failure(EngineFailure)
 }
 
 /// `quotawatch run`: crawls once, then keeps the tree exact from inotify events, answering
@@ -90,7 +90,7 @@ public final class LiveEngine: @unchecked Sendable {
         do {
             opened = try TreeScanner().openRoot(options.root)
         } catch {
-            return .failure(error.description)
+            return .failure(.root(error.description))
         }
         let root = opened.descriptor
         defer { root.close() }
@@ -107,7 +107,7 @@ public final class LiveEngine: @unchecked Sendable {
                 mailbox.post(.request(request, reply))
             }
         } catch {
-            return .failure("\(error)")
+            return .failure(.controlSocket("\(error)"))
         }
         server.start()
         eventFeed = server.events
@@ -121,14 +121,15 @@ public final class LiveEngine: @unchecked Sendable {
             inotify = try InotifyDescriptor()
         } catch {
             return .failure(
-                "cannot start inotify: \(error). Check fs.inotify.max_user_instances (now \(InotifyLimits.current().maxUserInstances))."
-            )
+                .system(
+                    "cannot start inotify: \(error). Check fs.inotify.max_user_instances (now \(InotifyLimits.current().maxUserInstances))."
+                ))
         }
         do {
             backend = try InotifyBackend(inotify: inotify)
         } catch {
             inotify.close()
-            return .failure("cannot start the inotify reader: \(error)")
+            return .failure(.system("cannot start the inotify reader: \(error)"))
         }
         do {
             let mailbox = self.mailbox
@@ -140,7 +141,7 @@ public final class LiveEngine: @unchecked Sendable {
         do {
             signals = try TerminationSignalWaiter()
         } catch {
-            return .failure("cannot wait for signals: \(error)")
+            return .failure(.system("cannot wait for signals: \(error)"))
         }
         let mailbox = self.mailbox
         let signalThread = JoinableThread(name: "signals") {
@@ -183,7 +184,7 @@ public final class LiveEngine: @unchecked Sendable {
                 schedule: EngineSchedule(settle: options.settle, pollInterval: options.pollInterval, now: clock.now),
                 clock: clock)
         } catch {
-            return .failure(error.description)
+            return .failure(.root(error.description))
         }
         step.live.oneFileSystem = options.crawl.oneFileSystem
         // The crawl's listings are freed by now; what they leave free in the heap goes back
@@ -199,10 +200,10 @@ public final class LiveEngine: @unchecked Sendable {
                 directories: step.live.tree.directoryCount, files: step.live.tree.fileCount,
                 allocated: total.allocated, seconds: seconds(since: 0)))
         reportDegradation(of: step.live)
-        if let failure = startHooks(options.policy.hooks) { return .failure(failure) }
+        if let failure = startHooks(options.policy.hooks) { return .failure(.hooks(failure)) }
         defer { stopHooks() }
         let startEvents = startPolicy(&step.live, root: root)
-        if let failure = startCleanup(root: root, mailbox: mailbox) { return .failure(failure) }
+        if let failure = startCleanup(root: root, mailbox: mailbox) { return .failure(.cleanup(failure)) }
         for event in startEvents { publish(event) }
         notifyObservers(.ready, step.live)
         let exit = loop(&step)
@@ -237,7 +238,7 @@ public final class LiveEngine: @unchecked Sendable {
                 case .stop:
                     return .stopped
                 case .readerFailed(let error):
-                    return .failure("reading inotify events failed: \(error)")
+                    return .failure(.runtime("reading inotify events failed: \(error)"))
                 case .cleanupFinished(let summary):
                     cleanupFinished(summary)
                 case .mountsChanged:
@@ -252,7 +253,7 @@ public final class LiveEngine: @unchecked Sendable {
                 emit(.rootGone(message: message))
                 for pending in pendingSyncs.values { pending.reply.fail(message) }
                 pendingSyncs.removeAll()
-                return .failure(message)
+                return .failure(.runtime(message))
             }
         }
     }

@@ -135,9 +135,10 @@ enum RunCommand {
         case .signal(let signal):
             Log.notice("stopped by \(TerminationSignals.name(signal))")
             return .success
-        case .failure(let message):
-            Log.error(message)
-            return .failure
+        case .failure(let failure):
+            // A kind of its own per start-up failure (EngineFailure.exitCode), 1 at run time.
+            Log.error(failure.description)
+            return ExitStatus(rawValue: failure.exitCode)
         }
     }
 }
