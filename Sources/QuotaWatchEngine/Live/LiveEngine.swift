@@ -24,6 +24,9 @@ public struct EngineOptions: Sendable {
     public var cleanup = CleanupOptions()
     /// Told of the engine's life, its events and, when they ask, its tree (``EngineObserver``).
     public var observers: [any EngineObserver] = []
+    /// Built outside the engine, taking part in it on its thread: the alert hooks
+    /// (``EngineParticipant``).
+    public var participants: [any EngineParticipant] = []
 
     public init(root: [UInt8], rootDisplay: String, socketPath: [UInt8]) {
         self.root = root
@@ -68,8 +71,6 @@ public final class LiveEngine: @unchecked Sendable {
     var eventFeed: ControlEventFeed?
     /// Quotas and disk levels; set once the first crawl is done.
     var monitor: PolicyMonitor?
-    /// Runs the alert hooks off this thread; nil when none is configured.
-    var hooks: HookRunner?
     /// Cleanup triggers and runs; set once the policy layer has started.
     var cleanup: CleanupCoordinator?
     /// Mounts and unmounts below ROOT; nil when the mount table cannot be read.
@@ -200,8 +201,8 @@ public final class LiveEngine: @unchecked Sendable {
                 directories: step.live.tree.directoryCount, files: step.live.tree.fileCount,
                 allocated: total.allocated, seconds: seconds(since: 0)))
         reportDegradation(of: step.live)
-        if let failure = startHooks(options.policy.hooks) { return .failure(.hooks(failure)) }
-        defer { stopHooks() }
+        if let failure = startParticipants() { return .failure(failure) }
+        defer { for participant in options.participants { participant.stop() } }
         let startEvents = startPolicy(&step.live, root: root)
         if let failure = startCleanup(root: root, mailbox: mailbox) { return .failure(.cleanup(failure)) }
         for event in startEvents { publish(event) }
@@ -233,8 +234,8 @@ public final class LiveEngine: @unchecked Sendable {
                     return .signal(signal)
                 case .reload:
                     step.schedule.reloadRequested(at: clock.now)
-                case .hookFailed(let failure):
-                    reportHookFailure(failure)
+                case .participant(let index, let message):
+                    options.participants[index].received(message, publish: publish)
                 case .stop:
                     return .stopped
                 case .readerFailed(let error):
@@ -260,7 +261,8 @@ public final class LiveEngine: @unchecked Sendable {
 
     /// The earliest moment the policy layer, the cleanup and the observers want a turn.
     private var policyDeadline: UInt64? {
-        ([monitor?.nextDeadline, cleanup?.nextDeadline] + options.observers.map(\.nextTurn)).compactMap { $0 }.min()
+        ([monitor?.nextDeadline, cleanup?.nextDeadline] + options.observers.map(\.nextTurn)
+            + options.participants.map(\.nextDeadline)).compactMap { $0 }.min()
     }
 
     /// What the engine adds to each turn of the step.
@@ -275,6 +277,9 @@ public final class LiveEngine: @unchecked Sendable {
         func endTurn(_ step: inout KernelStep, now: UInt64) {
             engine.policyTurn(&step.live)
             engine.cleanupTurn(&step.live)
+            for participant in engine.options.participants where participant.nextDeadline.map({ $0 <= now }) ?? false {
+                participant.turn(now: now)
+            }
             engine.observerTurn(step.live, now: now)
         }
     }
@@ -283,15 +288,24 @@ public final class LiveEngine: @unchecked Sendable {
 
     func emit(_ event: EngineEvent) { deliver(.engine(event)) }
 
-    /// Where every policy event leaves the engine: the event stream, observers, hooks and
-    /// the cleanup triggers.
+    /// Where every policy event leaves the engine: the event stream, observers, the
+    /// participants (the hooks) and the cleanup triggers.
     func publish(_ event: PolicyEvent) {
         deliver(.policy(event))
-        // A hook that fails is not sent its own failure: that would run it again, and fail again.
-        var failedHook: String?
-        if case .hookFailed(let hook, _, _, _, _) = event.detail { failedHook = hook }
-        hooks?.submit(event.hookEvent, except: failedHook)
+        for participant in options.participants { participant.published(event) }
         cleanup?.note(event)
+    }
+
+    /// Starts every participant in order, each with its own way back to this thread; the
+    /// first that cannot start stops those before it, and its reason stops the engine.
+    private func startParticipants() -> EngineFailure? {
+        for (index, participant) in options.participants.enumerated() {
+            let mailbox = self.mailbox
+            guard let failure = participant.start(post: { mailbox.post(.participant(index, $0)) }) else { continue }
+            for started in options.participants.prefix(index) { started.stop() }
+            return failure
+        }
+        return nil
     }
 
     /// To `--events`, the socket's subscribers and the observers, in that order. The line is

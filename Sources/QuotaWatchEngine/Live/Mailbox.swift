@@ -15,8 +15,9 @@ enum EngineMessage: @unchecked Sendable {
     /// ``LiveEngine/stop()`` was called.
     case stop
     case readerFailed(Errno)
-    /// A hook run failed (reported from the hook's own thread).
-    case hookFailed(HookFailure)
+    /// A message an ``EngineParticipant`` posted from its own thread, for that participant
+    /// (by its place in ``EngineOptions/participants``): a failed hook run, say.
+    case participant(Int, any Sendable)
     /// A cleanup run ended (its summary, from the runner's task).
     case cleanupFinished(CleanupSummary)
     /// The mount table changed (``MountFollower``).

@@ -77,7 +77,7 @@ extension LiveEngine {
                     + "the cleaners in force stay until the daemon is restarted (quotas, levels, leftovers and "
                     + "hooks are reloaded now)")
         }
-        replaceHooks(with: config.hooks)
+        for participant in options.participants { participant.reloaded(config) }
         var events =
             monitor?.rebuild(&live.tree, config: config, keepingQuotaStates: true, now: clock.now, time: .now()) ?? []
         live.logStructureChanges(monitor?.hasRules ?? false)

@@ -92,6 +92,7 @@ enum RunCommand {
         options.emitsEvents = arguments.values["--events"] != nil
         options.traces = arguments.has("--trace")
         options.policy = policy
+        options.participants.append(HookParticipant(hooks: policy.hooks, workingDirectory: root.bytes))
         options.cleanup = RunCleanup.options(arguments, absoluteRoot: absolute)
         try RunHistory.apply(arguments, absoluteRoot: absolute, to: &options, command: command)
         do {
