@@ -69,24 +69,25 @@ final class InotifyReader: Sendable {
                 trimDue = false
                 continue
             }
-            var events: [InotifyEvent] = []
+            // Each event becomes a change as it is decoded: no second array of the batch.
+            var batch: [FileSystemChange] = []
             do {
-                while try inotify.readEvents(buffer: &buffer, into: &events) {
-                    if events.count > 65536 { break }
+                while try inotify.readEvents(buffer: &buffer, { batch.append(FileSystemChange($0)) }) {
+                    if batch.count > 65536 { break }
                 }
             } catch {
                 failed(error)
                 return
             }
-            guard !events.isEmpty else { continue }
-            changes(events.map(FileSystemChange.init))
+            guard !batch.isEmpty else { continue }
+            changes(batch)
             trimDue = true
             // Under a storm the queue holds a few events whenever we look: handing each few
             // over costs two thread wake-ups, more than applying them. Letting the kernel
             // gather for a moment turns thousands of hand-offs a second into a few hundred
             // (the queue takes over 16 000 events; a storm adds about 100 a millisecond).
             // A lone event still goes at once: the pause comes after a batch, not before.
-            if events.count < Self.smallBatch {
+            if batch.count < Self.smallBatch {
                 do {
                     if try !Readiness.wait(for: [wakeup.readEnd], timeoutMilliseconds: Self.gatherMilliseconds).isEmpty
                     {
