@@ -33,13 +33,20 @@ public struct InotifyDescriptor: Sendable {
     ///
     /// The corresponding C function is `read`.
     public func readEvents(buffer: inout [UInt8], into events: inout [InotifyEvent]) throws(Errno) -> Bool {
+        try readEvents(buffer: &buffer) { events.append($0) }
+    }
+
+    /// The same, handing each event to `each` as it is decoded.
+    ///
+    /// The corresponding C function is `read`.
+    public func readEvents(buffer: inout [UInt8], _ each: (InotifyEvent) -> Void) throws(Errno) -> Bool {
         let result = unsafe buffer.withUnsafeMutableBytes { raw in
             valueOrErrno { unsafe system_read(descriptor.rawValue, raw.baseAddress!, raw.count) }
         }
         switch result {
         case .success(let count):
             unsafe buffer.withUnsafeBytes { raw in
-                unsafe InotifyEvent.decode(raw: UnsafeRawBufferPointer(rebasing: raw[0..<count]), into: &events)
+                unsafe InotifyEvent.decode(raw: UnsafeRawBufferPointer(rebasing: raw[0..<count]), each)
             }
             return count > 0
         case .failure(.resourceTemporarilyUnavailable):

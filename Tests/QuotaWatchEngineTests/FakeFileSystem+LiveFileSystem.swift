@@ -88,6 +88,13 @@ extension FakeFileSystem: LiveFileSystem {
 
     mutating func removeWatch(_ watch: Int32) { dropWatch(watch) }
 
+    mutating func watchOpens(in directory: DirectoryID, tree: TallyTree) -> Bool {
+        let watch = tree.watch(of: directory)
+        guard inodeByWatch[watch] != nil else { return false }
+        watchesOpens.insert(watch)
+        return true
+    }
+
     mutating func forget(_ directory: DirectoryID) { handles.removeValue(forKey: directory) }
 
     mutating func crawlRoot() -> (TallyTree, CrawlReport)? {

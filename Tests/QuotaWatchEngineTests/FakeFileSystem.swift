@@ -95,6 +95,8 @@ struct FakeFileSystem {
     var reportsFilesAsRecentlyWritten = false
     private(set) var watchByInode: [InodeNumber: Int32] = [:]
     private(set) var inodeByWatch: [Int32: InodeNumber] = [:]
+    /// Watches that report opens too (IN_OPEN added to their mask).
+    var watchesOpens: Set<Int32> = []
     private var nextWatch: Int32 = 1
     var nextCookie: UInt32 = 1
 
@@ -292,6 +294,13 @@ struct FakeFileSystem {
 
     /// `chmod 000` or `chmod 755` on a directory (also when nothing changes: the event comes
     /// anyway). The parent hears it first, then the directory itself.
+    /// open(2) of an existing file: IN_OPEN in its directory, where that watch asked for opens.
+    mutating func open(_ path: FakePath) throws(FakeError) {
+        let (parent, _) = try existingEntry(path)
+        guard let watch = watchByInode[parent], watchesOpens.contains(watch) else { return }
+        notify(parent, .open, path.name)
+    }
+
     mutating func chmod(_ path: FakePath, readable: Bool) throws(FakeError) {
         let (parent, inode) = try existingEntry(path)
         guard nodes[inode]!.isDirectory else { throw .notDirectory }
@@ -325,6 +334,7 @@ struct FakeFileSystem {
     mutating func dropWatch(_ watch: Int32) {
         guard let inode = inodeByWatch.removeValue(forKey: watch) else { return }
         watchByInode.removeValue(forKey: inode)
+        watchesOpens.remove(watch)
         enqueue(InotifyEvent(watch: watch, mask: .ignored))
     }
 

@@ -36,13 +36,13 @@ struct ProcessBehaviourTests {
         #expect(try daemon.stop().exitStatus == 0)
     }
 
-    @Test("a second daemon on the same socket fails clearly with status 1, and the first keeps answering")
+    @Test("a second daemon on the same socket fails clearly with status 69, and the first keeps answering")
     func secondDaemon() throws {
         let fixture = try LiveFixture()
         try fixture.start()
         let second = try Daemon.launch(fixture.cli, root: fixture.rootPath, socket: fixture.socketPath)
         let exit = try second.waitForExit()
-        #expect(exit.exitStatus == 1, "\(exit)")
+        #expect(exit.exitStatus == 69, "EX_UNAVAILABLE, the socket's own status: \(exit)")
         #expect(exit.errorText.contains("already"), "no clear error\n\(exit)")
         #expect(exit.errorText.contains(fixture.socketPath), "the error does not name the socket\n\(exit)")
         #expect(!exit.events.contains { $0.event == "ready" }, "\(exit)")

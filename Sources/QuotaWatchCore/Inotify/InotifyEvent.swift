@@ -23,6 +23,12 @@ public struct InotifyEvent: Sendable, Equatable {
     /// The same over the reader's buffer, without copying it: the reader decodes every event
     /// the kernel sends, so this walks the bytes directly and allocates only the names.
     public static func decode(raw bytes: UnsafeRawBufferPointer, into events: inout [InotifyEvent]) {
+        decode(raw: bytes) { events.append($0) }
+    }
+
+    /// The same walk, handing each event to `each` as it is decoded: the reader turns each
+    /// into a change at once, with no array of events in between.
+    public static func decode(raw bytes: UnsafeRawBufferPointer, _ each: (InotifyEvent) -> Void) {
         var offset = 0
         func word(_ at: Int) -> UInt32 {
             UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))
@@ -33,7 +39,7 @@ public struct InotifyEvent: Sendable, Equatable {
             let start = offset + 16
             var end = start
             while end < start + length && bytes[end] != 0 { end += 1 }
-            events.append(
+            each(
                 InotifyEvent(
                     watch: Int32(bitPattern: word(offset)), mask: InotifyMask(rawValue: word(offset + 4)),
                     cookie: word(offset + 8), name: Array(bytes[start..<end])))

@@ -125,7 +125,9 @@ struct CleanupCoordinator {
     // MARK: Each turn
 
     /// Plans and submits every trigger noted since the last turn, and the periodic one when due.
-    mutating func turn(_ live: inout LiveTree<KernelFileSystem>, monitor: PolicyMonitor?, now: UInt64) {
+    mutating func turn<FileSystem: LiveFileSystem>(
+        _ live: inout LiveTree<FileSystem>, monitor: PolicyMonitor?, now: UInt64
+    ) {
         hadFirstTurn = true
         opens.watch(&live, monitor: monitor)
         let currentLevel = monitor?.level.level ?? .normal

@@ -30,7 +30,7 @@ struct CleanupPlanner {
     }
 
     mutating func plan(
-        for trigger: CleanupTrigger, live: inout LiveTree<KernelFileSystem>,
+        for trigger: CleanupTrigger, live: inout LiveTree<some LiveFileSystem>,
         breach: (size: SizeKind, effectiveLimit: UInt64, rule: String)? = nil
     ) -> CleanupPlan {
         filesCache = [:]
@@ -94,7 +94,7 @@ struct CleanupPlanner {
     /// glob takes that is above its target now.
     private mutating func evictions(
         glob: PathGlob?, ratio: Double, breached: CleanupDirectory?, scope: DirectoryID,
-        live: inout LiveTree<KernelFileSystem>
+        live: inout LiveTree<some LiveFileSystem>
     ) -> [CleanupInputs] {
         if var breached {
             guard glob?.matches(breached.path) ?? true else { return [] }
@@ -155,7 +155,7 @@ struct CleanupPlanner {
     }
 
     mutating func files(
-        below directory: DirectoryID, live: inout LiveTree<KernelFileSystem>
+        below directory: DirectoryID, live: inout LiveTree<some LiveFileSystem>
     )
         -> [CleanupCandidate]
     {
@@ -177,7 +177,7 @@ struct CleanupPlanner {
     /// keep-newest rule's entries. Rules marked `protect: true` find nothing to remove, and
     /// directory-over rules (the WebKit cache) are the trim cleaner's.
     private func leftovers(
-        for trigger: CleanupTrigger, within scope: DirectoryID, live: inout LiveTree<KernelFileSystem>
+        for trigger: CleanupTrigger, within scope: DirectoryID, live: inout LiveTree<some LiveFileSystem>
     ) -> [CleanupCandidate] {
         let rules = settings.leftoverRules(config: monitor?.config, tree: live.tree)
         if case .leftover(let path, let name) = trigger {

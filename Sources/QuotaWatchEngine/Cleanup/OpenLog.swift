@@ -4,7 +4,8 @@ import QuotaWatchSystem
 
 /// `order: lru`: the last open the engine saw of each file in the directories an lru
 /// eviction rule cleans. relatime makes atime useless, so those directories (and only those)
-/// are watched with `IN_OPEN` added to the usual mask, and each open of a file is noted here,
+/// are watched for opens too (``LiveFileSystem/watchOpens(in:tree:)``: `IN_OPEN` added to the
+/// inotify mask), and each open of a file is noted here,
 /// keyed by the tree's file record with its inode (a reused record is told apart by it).
 /// Open events never reach the tree: they change no size.
 struct OpenLog {
@@ -30,7 +31,7 @@ struct OpenLog {
     /// watched for opens yet. Looked at only when the number of directories or of quota
     /// directories changed, so a quiet turn costs nothing. A directory created inside one
     /// later is watched from the next such turn.
-    mutating func watch(_ live: inout LiveTree<KernelFileSystem>, monitor: PolicyMonitor?) {
+    mutating func watch<FileSystem: LiveFileSystem>(_ live: inout LiveTree<FileSystem>, monitor: PolicyMonitor?) {
         guard isActive, let monitor else { return }
         if live.counters.overflows != seenOverflows {
             seenOverflows = live.counters.overflows
@@ -53,29 +54,27 @@ struct OpenLog {
         for path in roots {
             guard let top = live.tree.directory(atComponents: PathComponents.split(path)) else { continue }
             for directory in live.tree.subtree(of: top) where watched[directory] != live.tree.inode(of: directory) {
-                let inotify = live.fileSystem.inotify
-                guard live.tree.watch(of: directory) >= 0,
-                    let added = try? live.fileSystem.handles.withDescriptor(
-                        for: directory, in: live.tree, { try? inotify.addWatch($0, mask: [.quotaWatch, .open]) }),
-                    added == live.tree.watch(of: directory)
+                guard live.tree.watch(of: directory) >= 0, live.fileSystem.watchOpens(in: directory, tree: live.tree)
                 else { continue }
                 watched[directory] = live.tree.inode(of: directory)
             }
         }
     }
 
-    /// Notes the opens in `batch` and returns the other events, in order.
-    mutating func take(_ batch: [InotifyEvent], _ live: LiveTree<KernelFileSystem>, now: Int64) -> [InotifyEvent] {
-        guard isActive, batch.contains(where: { $0.mask.contains(.open) }) else { return batch }
-        var rest: [InotifyEvent] = []
+    /// Notes the opens in `batch` and returns the other changes, in order.
+    mutating func take<FileSystem: LiveFileSystem>(
+        _ batch: [FileSystemChange], _ live: LiveTree<FileSystem>, now: Int64
+    ) -> [FileSystemChange] {
+        guard isActive, batch.contains(where: { $0.kind.contains(.opened) }) else { return batch }
+        var rest: [FileSystemChange] = []
         rest.reserveCapacity(batch.count)
-        for event in batch {
-            guard event.mask.contains(.open) else {
-                rest.append(event)
+        for change in batch {
+            guard change.kind.contains(.opened) else {
+                rest.append(change)
                 continue
             }
-            guard !event.mask.contains(.isDirectory), let directory = live.directory(forWatch: event.watch),
-                case .file(let file)? = live.tree.entry(named: event.name, in: directory)
+            guard !change.isDirectory, let directory = live.directory(forWatch: change.watch),
+                case .file(let file)? = live.tree.entry(named: change.name, in: directory)
             else { continue }
             lastOpen[file] = (live.tree.inode(of: file), now)
         }

@@ -2,19 +2,20 @@ import QuotaWatchCore
 import QuotaWatchSystem
 
 /// ``LiveFileSystem`` on the real kernel: stats relative to directory descriptors, crawls
-/// with watches added before listing, and a small cache of open directory descriptors.
+/// with each directory watched by the ``ChangeBackend`` before it is listed, and a small cache
+/// of open directory descriptors.
 public struct KernelFileSystem: LiveFileSystem {
     public let root: FileDescriptor
-    public let inotify: InotifyDescriptor
+    public let backend: any ChangeBackend
     var handles: DirectoryHandles
     private let scanner: TreeScanner
     private let options: CrawlOptions
 
     /// `root` stays owned by the caller. Incremental crawls run on the engine thread alone
     /// (one worker): a new directory is usually small, and a thread hand-off would cost more.
-    public init(root: FileDescriptor, inotify: InotifyDescriptor, options: CrawlOptions) {
+    public init(root: FileDescriptor, backend: any ChangeBackend, options: CrawlOptions) {
         self.root = root
-        self.inotify = inotify
+        self.backend = backend
         self.options = options
         handles = DirectoryHandles(root: root, capacity: Self.handleCapacity(limit: ResourceLimits.openFileLimit()))
         var incremental = options
@@ -101,9 +102,8 @@ public struct KernelFileSystem: LiveFileSystem {
             return report
         }
         defer { fresh.close() }
-        let inotify = self.inotify
         let (_, report) = scanner.crawl(
-            fresh, into: &tree, at: directory, beforeListing: Self.watcher(inotify),
+            fresh, into: &tree, at: directory, beforeListing: backend.watch,
             notingFilesChangedSince: Self.writebackHorizon())
         if !report.shortOfDescriptors.isEmpty {
             handles.forgetAll()
@@ -132,7 +132,14 @@ public struct KernelFileSystem: LiveFileSystem {
         return Int(min(256, max(2, limit / 8)))
     }
 
-    public mutating func removeWatch(_ watch: Int32) { inotify.removeWatch(watch) }
+    public mutating func removeWatch(_ watch: Int32) { backend.unwatch(watch) }
+
+    public mutating func watchOpens(in directory: DirectoryID, tree: TallyTree) -> Bool {
+        let key = tree.watch(of: directory)
+        guard key >= 0 else { return false }
+        let backend = self.backend
+        return (try? handles.withDescriptor(for: directory, in: tree) { backend.watchOpens($0, key: key) }) == true
+    }
 
     public mutating func forget(_ directory: DirectoryID) { handles.forget(directory) }
 
@@ -158,7 +165,7 @@ public struct KernelFileSystem: LiveFileSystem {
         var tree = TallyTree(root: try fresh.status())
         let full = TreeScanner(options: options)
         let (_, report) = full.crawl(
-            fresh, into: &tree, at: tree.root, beforeListing: Self.watcher(inotify), progress: progress,
+            fresh, into: &tree, at: tree.root, beforeListing: backend.watch, progress: progress,
             notingFilesChangedSince: Self.writebackHorizon())
         return (tree, report)
     }
@@ -182,21 +189,6 @@ public struct KernelFileSystem: LiveFileSystem {
         guard let named = try? parent.status(of: rootName), named.inode == rootStatus.inode,
             named.device == rootStatus.device
         else { return nil }
-        return try? inotify.addWatch(parent, mask: [.delete, .movedFrom, .onlyDirectory, .excludeUnlinked])
-    }
-
-    /// Adds the watch before the directory is listed, so nothing created meanwhile is missed.
-    static func watcher(_ inotify: InotifyDescriptor) -> @Sendable (FileDescriptor) -> Int32 {
-        { directory in
-            do throws(Errno) {
-                return try inotify.addWatch(directory, mask: .quotaWatch)
-            } catch .noSpace {
-                return WatchOutcome.limitReached
-            } catch .tooManyOpenFiles, .tooManyOpenFilesInSystem {
-                return WatchOutcome.outOfDescriptors
-            } catch {
-                return WatchOutcome.failed
-            }
-        }
+        return backend.watchRemovals(in: parent)
     }
 }

@@ -18,6 +18,10 @@ public protocol LiveFileSystem {
     /// into the tree, watching each directory before listing it.
     mutating func crawl(_ directory: DirectoryID, tree: inout TallyTree) -> CrawlReport
 
+    /// Reports the opening of files in `directory` too, keeping its watch (cleanup's
+    /// `order: lru`); false when that cannot be done now.
+    mutating func watchOpens(in directory: DirectoryID, tree: TallyTree) -> Bool
+
     /// Stops watching; the directory left the tree or the tree is being rebuilt.
     mutating func removeWatch(_ watch: Int32)
 

@@ -5,7 +5,8 @@ import QuotaWatchSystem
 /// What reaches the engine thread. Everything the engine owns changes only in response to one
 /// of these, on that one thread.
 enum EngineMessage: @unchecked Sendable {
-    case events([InotifyEvent])
+    /// What a backend's reader saw, already in the neutral shape the tree applies.
+    case events([FileSystemChange])
     case request(ControlRequest, ControlReply)
     case shutdown(signal: Int32)
     /// SIGHUP: read the config file again. Never queued: ``Mailbox/requestReload()`` sets a
@@ -14,8 +15,9 @@ enum EngineMessage: @unchecked Sendable {
     /// ``LiveEngine/stop()`` was called.
     case stop
     case readerFailed(Errno)
-    /// A hook run failed (reported from the hook's own thread).
-    case hookFailed(HookFailure)
+    /// A message an ``EngineParticipant`` posted from its own thread, for that participant
+    /// (by its place in ``EngineOptions/participants``): a failed hook run, say.
+    case participant(Int, any Sendable)
     /// A cleanup run ended (its summary, from the runner's task).
     case cleanupFinished(CleanupSummary)
     /// The mount table changed (``MountFollower``).

@@ -30,6 +30,20 @@ extension LiveEngine {
         for event in events { publish(event) }
     }
 
+    /// The leftover pass (``LeftoverPass``) on the kernel: open writers read from `/proc`.
+    func leftoverTurn(_ live: inout LiveTree<KernelFileSystem>, changed: [LeftoverKey]) -> [PolicyEvent] {
+        guard monitor != nil else { return [] }
+        let pass = LeftoverPass<KernelFileSystem>(
+            isOpenForWriting: { status in
+                do {
+                    return try OpenWriters.first(device: status.device, inode: status.inode) != nil
+                } catch {
+                    return true
+                }
+            }, wallClock: WallClock.nanosecondsSinceEpoch)
+        return pass.run(&monitor!, &live, changed: changed, now: clock.now)
+    }
+
     /// SIGHUP: reads the config again. A bad one is reported and changes nothing; a good one
     /// is placed over the live tree, no crawl, each (directory, rule) keeping its state.
     func reloadPolicy(_ live: inout LiveTree<KernelFileSystem>) {
@@ -65,7 +79,7 @@ extension LiveEngine {
                         + "the cleaners in force stay until the daemon is restarted (quotas, levels, leftovers and "
                         + "hooks are reloaded now)"))
         }
-        replaceHooks(with: config.hooks)
+        for participant in options.participants { participant.reloaded(config) }
         var events =
             monitor?.rebuild(&live.tree, config: config, keepingQuotaStates: true, now: clock.now, time: .now()) ?? []
         live.logStructureChanges(monitor?.hasRules ?? false)

@@ -78,6 +78,7 @@ enum RunCommand {
         options.emitsEvents = given.events != nil
         options.traces = given.trace
         options.policy = policy
+        options.participants.append(HookParticipant(hooks: policy.hooks, workingDirectory: root.bytes))
         options.cleanup = given.cleanup.cleanup(absoluteRoot: absolute)
         if let settings = given.history.settings(
             config: policy.history, absoluteRoot: absolute, stateDirectoryBase: given.cleanup.stateDirectoryBase)
@@ -126,9 +127,10 @@ enum RunCommand {
         case .signal(let signal):
             Log.notice("stopped by \(TerminationSignals.name(signal))")
             return .success
-        case .failure(let message):
-            Log.error(message)
-            return .failure
+        case .failure(let failure):
+            // A kind of its own per start-up failure (EngineFailure.exitCode), 1 at run time.
+            Log.error(failure.description)
+            return ExitStatus(rawValue: failure.exitCode)
         }
     }
 }

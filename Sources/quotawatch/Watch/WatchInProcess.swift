@@ -40,7 +40,7 @@ enum WatchInProcess {
             case .stopped: feed.finish(.success)
             case .signal(let signal):
                 feed.finish(.success, message: Diagnostic.note("stopped by \(TerminationSignals.name(signal))"))
-            case .failure(let message): feed.finish(.failure, message: Diagnostic.error(message))
+            case .failure(let failure): feed.finish(.failure, message: Diagnostic.error(failure.description))
             }
         }
         return WatchSession(

@@ -1,0 +1,89 @@
+import QuotaWatchCore
+import QuotaWatchPolicy
+import QuotaWatchSystem
+import Synchronization
+
+/// The alert hooks as an ``EngineParticipant``: every published policy event goes to the
+/// ``HookRunner``, a failed run comes back through the mailbox and is published as
+/// `hook_failed` on the engine thread like every other event, and a good reload replaces the
+/// hooks when they changed.
+public final class HookParticipant: EngineParticipant {
+    private struct State {
+        var hooks: [HookSpec]
+        var runner: HookRunner?
+        var post: (@Sendable (any Sendable) -> Void)?
+    }
+
+    /// Touched on the engine thread only; the lock makes that a fact the compiler checks.
+    private let state: Mutex<State>
+    private let workingDirectory: [UInt8]
+
+    /// Hooks start in `workingDirectory` (ROOT: QUOTAWATCH_PATH is relative to it).
+    public init(hooks: [HookSpec], workingDirectory: [UInt8]) {
+        state = Mutex(State(hooks: hooks))
+        self.workingDirectory = workingDirectory
+    }
+
+    public func start(post: @escaping @Sendable (any Sendable) -> Void) -> EngineFailure? {
+        state.withLock { state in
+            state.post = post
+            return startRunner(&state).map { .hooks($0) }
+        }
+    }
+
+    /// Starts a runner for the hooks in force (none for an empty list); why it could not.
+    private func startRunner(_ state: inout State) -> String? {
+        guard !state.hooks.isEmpty, let post = state.post else {
+            state.runner = nil
+            return nil
+        }
+        do {
+            state.runner = try HookRunner(hooks: state.hooks, workingDirectory: workingDirectory) { failure in
+                post(failure)
+            }
+            return nil
+        } catch {
+            return "cannot start the hook runner: \(error)"
+        }
+    }
+
+    public func published(_ event: PolicyEvent) {
+        // A hook that fails is not sent its own failure: that would run it again, and fail again.
+        var failedHook: String?
+        if case .hookFailed(let hook, _, _, _, _) = event.detail { failedHook = hook }
+        state.withLock { $0.runner }?.submit(event.hookEvent, except: failedHook)
+    }
+
+    public func received(_ message: any Sendable, publish: (PolicyEvent) -> Void) {
+        guard let failure = message as? HookFailure else { return }
+        Log.warning(failure.summary)
+        var tail = String(decoding: failure.standardErrorTail, as: UTF8.self)
+        if let startError = failure.startError { tail = startError + (tail.isEmpty ? "" : "\n" + tail) }
+        publish(
+            PolicyEvent(
+                .hookFailed(
+                    hook: failure.hookName, failedEvent: failure.eventKind, status: failure.exitStatus,
+                    signal: failure.signal, standardErrorTail: tail), time: .now()))
+    }
+
+    /// The hooks of the new config replace the old ones when they differ.
+    public func reloaded(_ config: PolicyConfig) {
+        let new = config.hooks
+        let failure: String? = state.withLock { state in
+            guard new != state.hooks || (state.runner == nil) != new.isEmpty else { return nil }
+            state.runner?.stop()
+            state.runner = nil
+            state.hooks = new
+            return startRunner(&state)
+        }
+        if let failure { Log.write(.warning, Diagnostic.note("SIGHUP: \(failure); no hooks run now")) }
+    }
+
+    /// Kills runs under way and joins the hook threads.
+    public func stop() {
+        state.withLock { state in
+            state.runner?.stop()
+            state.runner = nil
+        }
+    }
+}
