@@ -22,7 +22,11 @@ let package = Package(
         .target(
             name: "QuotaWatchSystem",
             dependencies: ["CQuotaWatchShims", "CInotifyTools", "CSystemd", "CMicroHTTPD", "QuotaWatchCore"],
-            swiftSettings: strict + [.strictMemorySafety()]
+            // Debug builds (and so `swift test`) get the fault driver the tests arm
+            // (Faults/FaultPlan.swift); a release build has no trace of it.
+            swiftSettings: strict + [
+                .strictMemorySafety(), .define("QUOTAWATCH_FAULT_INJECTION", .when(configuration: .debug)),
+            ]
         ),
         // Pure logic: tallies, sizes, names, rendering. No kernel.
         .target(name: "QuotaWatchCore", swiftSettings: strict),

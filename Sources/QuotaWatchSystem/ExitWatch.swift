@@ -27,12 +27,11 @@ struct ExitWatch {
         let pipe = try WakeupPipe()
         descriptor = pipe.readEnd
         let writeEnd = pipe.writeEnd
-        let thread = Thread {
+        // Never joined: it ends by itself when the process does.
+        _ = JoinableThread(name: "exit-watch") {
             _ = valueOrErrno { system_waitid_nowait(processID) }
             writeEnd.close()
         }
-        thread.name = "exit-watch"
-        thread.start()
     }
 
     /// Closes the descriptor; a waiter thread closes its own end.

@@ -11,7 +11,7 @@ public enum FatalSignalRestore {
     public static func install(_ bytes: [UInt8]) {
         unsafe bytes.withUnsafeBufferPointer { buffer in
             unsafe buffer.withMemoryRebound(to: CChar.self) { characters in
-                unsafe qw_install_fatal_restore(characters.baseAddress, characters.count)
+                unsafe system_install_fatal_restore(characters.baseAddress, characters.count)
             }
         }
     }

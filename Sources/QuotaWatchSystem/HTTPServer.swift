@@ -7,6 +7,9 @@ import Glibc
 /// libmicrohttpd runs its own polling thread, which calls `body` for each request; `body`
 /// must be safe to call from it and must not wait for the engine. Nothing else of
 /// libmicrohttpd leaves this file.
+///
+/// Unchecked: the daemon handle is a C pointer, which is never Sendable; libmicrohttpd is
+/// thread-safe for what is called here, and ``stop()`` is called once, by the owner.
 @safe public final class HTTPServer: @unchecked Sendable {
     /// Why the server could not start.
     public struct StartError: Error, Sendable, CustomStringConvertible {

@@ -1,140 +1,184 @@
 import CQuotaWatchShims
 import Glibc
 
-// The only place QuotaWatch calls the C library for file-system work. Everything above this
-// file sees typed values and `Errno`; a test that needs a fault injects it here.
+// The only place QuotaWatch calls the C library for system work. Everything above this file
+// sees typed values and `Errno`. Each wrapper first asks `injectedFault` whether a test's
+// armed `FaultPlan` fails the call (Faults/FaultInjection.swift); in a release build that
+// check is compiled out.
 
 func system_openat(_ directory: CInt, _ path: UnsafePointer<CChar>, _ flags: CInt, _ mode: mode_t) -> CInt {
-    unsafe openat(directory, path, flags, mode)
+    if unsafe injectedFault(.openat, path: path, descriptor: directory) { return -1 }
+    return unsafe openat(directory, path, flags, mode)
 }
 
 func system_close(_ descriptor: CInt) -> CInt {
-    close(descriptor)
+    if injectedFault(.close, descriptor: descriptor) { return -1 }
+    return close(descriptor)
 }
 
 func system_fstatat(
     _ directory: CInt, _ path: UnsafePointer<CChar>, _ status: UnsafeMutablePointer<stat>, _ flags: CInt
 ) -> CInt {
-    unsafe fstatat(directory, path, status, flags)
+    if unsafe injectedFault(.fstatat, path: path, descriptor: directory) { return -1 }
+    return unsafe fstatat(directory, path, status, flags)
 }
 
 func system_getdents64(_ descriptor: CInt, _ buffer: UnsafeMutableRawPointer, _ length: Int) -> Int {
-    unsafe qw_getdents64(descriptor, buffer, length)
+    if injectedFault(.getdents64, descriptor: descriptor) { return -1 }
+    return unsafe qw_getdents64(descriptor, buffer, length)
 }
 
 func system_read(_ descriptor: CInt, _ buffer: UnsafeMutableRawPointer, _ length: Int) -> Int {
-    unsafe read(descriptor, buffer, length)
+    if injectedFault(.read, descriptor: descriptor) { return -1 }
+    return unsafe read(descriptor, buffer, length)
 }
 
 func system_write(_ descriptor: CInt, _ buffer: UnsafeRawPointer, _ length: Int) -> Int {
-    unsafe write(descriptor, buffer, length)
+    if injectedFault(.write, descriptor: descriptor) { return -1 }
+    return unsafe write(descriptor, buffer, length)
 }
 
 func system_isatty(_ descriptor: CInt) -> CInt {
-    isatty(descriptor)
+    if injectedFault(.isatty, descriptor: descriptor) { return 0 }
+    return isatty(descriptor)
 }
 
 func system_getrlimit(_ resource: __rlimit_resource_t, _ limit: UnsafeMutablePointer<rlimit>) -> CInt {
-    unsafe getrlimit(resource, limit)
+    if injectedFault(.getrlimit) { return -1 }
+    return unsafe getrlimit(resource, limit)
 }
 
 func system_setrlimit(_ resource: __rlimit_resource_t, _ limit: UnsafePointer<rlimit>) -> CInt {
-    unsafe setrlimit(resource, limit)
+    if injectedFault(.setrlimit) { return -1 }
+    return unsafe setrlimit(resource, limit)
 }
 
 func system_mallopt(_ parameter: CInt, _ value: CInt) -> CInt {
-    qw_mallopt(parameter, value)
+    if injectedFault(.mallopt) { return 0 }
+    return qw_mallopt(parameter, value)
 }
 
 func system_malloc_trim(_ pad: Int) -> CInt {
-    qw_malloc_trim(pad)
+    if injectedFault(.mallocTrim) { return 0 }
+    return qw_malloc_trim(pad)
 }
 
 func system_inotify_init1(_ flags: CInt) -> CInt {
-    inotify_init1(flags)
+    if injectedFault(.inotifyInit1) { return -1 }
+    return inotify_init1(flags)
 }
 
 func system_inotify_add_watch(_ descriptor: CInt, _ path: UnsafePointer<CChar>, _ mask: UInt32) -> CInt {
-    unsafe inotify_add_watch(descriptor, path, mask)
+    if unsafe injectedFault(.inotifyAddWatch, path: path, descriptor: descriptor) { return -1 }
+    return unsafe inotify_add_watch(descriptor, path, mask)
 }
 
 func system_inotify_rm_watch(_ descriptor: CInt, _ watch: CInt) -> CInt {
-    inotify_rm_watch(descriptor, watch)
+    if injectedFault(.inotifyRmWatch, descriptor: descriptor) { return -1 }
+    return inotify_rm_watch(descriptor, watch)
 }
 
 func system_poll(_ descriptors: UnsafeMutablePointer<pollfd>, _ count: Int, _ timeoutMilliseconds: CInt) -> CInt {
-    unsafe poll(descriptors, nfds_t(count), timeoutMilliseconds)
+    if injectedFault(.poll) { return -1 }
+    return unsafe poll(descriptors, nfds_t(count), timeoutMilliseconds)
 }
 
 func system_pipe_cloexec(_ descriptors: UnsafeMutablePointer<CInt>) -> CInt {
-    unsafe qw_pipe_cloexec(descriptors)
+    if injectedFault(.pipe2) { return -1 }
+    return unsafe qw_pipe_cloexec(descriptors)
 }
 
 func system_unlinkat(_ directory: CInt, _ path: UnsafePointer<CChar>, _ flags: CInt) -> CInt {
-    unsafe unlinkat(directory, path, flags)
+    if unsafe injectedFault(.unlinkat, path: path, descriptor: directory) { return -1 }
+    return unsafe unlinkat(directory, path, flags)
 }
 
 func system_pthread_sigmask(_ how: CInt, _ set: UnsafePointer<sigset_t>, _ old: UnsafeMutablePointer<sigset_t>?) -> CInt
 {
-    unsafe pthread_sigmask(how, set, old)
+    if injectedFault(.pthreadSigmask) { return errno }
+    return unsafe pthread_sigmask(how, set, old)
+}
+
+func system_ignore_signal(_ signalNumber: CInt) {
+    if injectedFault(.signal) { return }
+    _ = signal(signalNumber, SIG_IGN)
+}
+
+/// Installs the handlers that restore the terminal on a fatal signal (`sigaction`).
+func system_install_fatal_restore(_ bytes: UnsafePointer<CChar>?, _ count: Int) {
+    if injectedFault(.sigaction) { return }
+    unsafe qw_install_fatal_restore(bytes, count)
 }
 
 func system_signalfd(_ set: UnsafePointer<sigset_t>) -> CInt {
-    unsafe qw_signalfd(set)
+    if injectedFault(.signalfd) { return -1 }
+    return unsafe qw_signalfd(set)
 }
 
 func system_clock_gettime(_ clock: clockid_t, _ time: UnsafeMutablePointer<timespec>) -> CInt {
-    unsafe clock_gettime(clock, time)
+    if injectedFault(.clockGettime) { return -1 }
+    return unsafe clock_gettime(clock, time)
 }
 
 func system_getpid() -> pid_t {
-    getpid()
+    tracedCall(.getpid)
+    return getpid()
 }
 
 func system_geteuid() -> uid_t {
-    geteuid()
+    tracedCall(.geteuid)
+    return geteuid()
 }
 
 // MARK: Unix-domain sockets (UnixSocket.swift)
 
 func system_socket(_ domain: CInt, _ type: CInt, _ protocolNumber: CInt) -> CInt {
-    socket(domain, type, protocolNumber)
+    if injectedFault(.socket) { return -1 }
+    return socket(domain, type, protocolNumber)
 }
 
 func system_bind(_ descriptor: CInt, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> CInt {
-    unsafe bind(descriptor, address, length)
+    if injectedFault(.bind, descriptor: descriptor) { return -1 }
+    return unsafe bind(descriptor, address, length)
 }
 
 func system_listen(_ descriptor: CInt, _ backlog: CInt) -> CInt {
-    listen(descriptor, backlog)
+    if injectedFault(.listen, descriptor: descriptor) { return -1 }
+    return listen(descriptor, backlog)
 }
 
 func system_connect(_ descriptor: CInt, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> CInt {
-    unsafe connect(descriptor, address, length)
+    if injectedFault(.connect, descriptor: descriptor) { return -1 }
+    return unsafe connect(descriptor, address, length)
 }
 
 /// Accepts with `flags` (SOCK_CLOEXEC) applied atomically, so the descriptor never leaks into
 /// a child spawned in between.
 func system_accept4(_ descriptor: CInt, _ flags: CInt) -> CInt {
-    qw_accept4(descriptor, nil, nil, flags)
+    if injectedFault(.accept4, descriptor: descriptor) { return -1 }
+    return qw_accept4(descriptor, nil, nil, flags)
 }
 
 func system_send(_ descriptor: CInt, _ buffer: UnsafeRawPointer, _ length: Int, _ flags: CInt) -> Int {
-    unsafe send(descriptor, buffer, length, flags)
+    if injectedFault(.send, descriptor: descriptor) { return -1 }
+    return unsafe send(descriptor, buffer, length, flags)
 }
 
 func system_recv(_ descriptor: CInt, _ buffer: UnsafeMutableRawPointer, _ length: Int, _ flags: CInt) -> Int {
-    unsafe recv(descriptor, buffer, length, flags)
+    if injectedFault(.recv, descriptor: descriptor) { return -1 }
+    return unsafe recv(descriptor, buffer, length, flags)
 }
 
 func system_shutdown(_ descriptor: CInt, _ how: CInt) -> CInt {
-    shutdown(descriptor, how)
+    if injectedFault(.shutdown, descriptor: descriptor) { return -1 }
+    return shutdown(descriptor, how)
 }
 
 func system_setsockopt(
     _ descriptor: CInt, _ level: CInt, _ option: CInt, _ value: UnsafeRawPointer, _ length: socklen_t
 ) -> CInt {
-    unsafe setsockopt(descriptor, level, option, value, length)
+    if injectedFault(.setsockopt, descriptor: descriptor) { return -1 }
+    return unsafe setsockopt(descriptor, level, option, value, length)
 }
 
 // MARK: TCP sockets (TCPListener.swift)
@@ -142,38 +186,46 @@ func system_setsockopt(
 func system_getsockname(
     _ descriptor: CInt, _ address: UnsafeMutablePointer<sockaddr>, _ length: UnsafeMutablePointer<socklen_t>
 ) -> CInt {
-    unsafe getsockname(descriptor, address, length)
+    if injectedFault(.getsockname, descriptor: descriptor) { return -1 }
+    return unsafe getsockname(descriptor, address, length)
 }
 
 /// Not a system call, but the C library's: 1 for a valid address, 0 for text that is not one.
 func system_inet_pton(_ family: CInt, _ text: UnsafePointer<CChar>, _ address: UnsafeMutableRawPointer) -> CInt {
-    unsafe inet_pton(family, text, address)
+    if unsafe injectedFault(.inetPton, path: text) { return -1 }
+    return unsafe inet_pton(family, text, address)
 }
 
 func system_fchmod(_ descriptor: CInt, _ mode: mode_t) -> CInt {
-    fchmod(descriptor, mode)
+    if injectedFault(.fchmod, descriptor: descriptor) { return -1 }
+    return fchmod(descriptor, mode)
 }
 
 func system_fchmodat(_ directory: CInt, _ path: UnsafePointer<CChar>, _ mode: mode_t, _ flags: CInt) -> CInt {
-    unsafe fchmodat(directory, path, mode, flags)
+    if unsafe injectedFault(.fchmodat, path: path, descriptor: directory) { return -1 }
+    return unsafe fchmodat(directory, path, mode, flags)
 }
 
 func system_mkdirat(_ directory: CInt, _ path: UnsafePointer<CChar>, _ mode: mode_t) -> CInt {
-    unsafe mkdirat(directory, path, mode)
+    if unsafe injectedFault(.mkdirat, path: path, descriptor: directory) { return -1 }
+    return unsafe mkdirat(directory, path, mode)
 }
 
 func system_flock(_ descriptor: CInt, _ operation: CInt) -> CInt {
-    flock(descriptor, operation)
+    if injectedFault(.flock, descriptor: descriptor) { return -1 }
+    return flock(descriptor, operation)
 }
 
 // MARK: Child processes (ChildProcess.swift)
 
 func system_pipe_cloexec_blocking(_ descriptors: UnsafeMutablePointer<CInt>) -> CInt {
-    unsafe qw_pipe_cloexec_blocking(descriptors)
+    if injectedFault(.pipe2) { return -1 }
+    return unsafe qw_pipe_cloexec_blocking(descriptors)
 }
 
 func system_fcntl(_ descriptor: CInt, _ command: CInt, _ value: CInt) -> CInt {
-    fcntl(descriptor, command, value)
+    if injectedFault(.fcntl, descriptor: descriptor) { return -1 }
+    return fcntl(descriptor, command, value)
 }
 
 /// Returns 0 or an error number; never -1 and errno.
@@ -183,28 +235,34 @@ func system_spawn(
     _ environment: UnsafePointer<UnsafeMutablePointer<CChar>?>,
     _ setup: UnsafePointer<qw_spawn_setup>
 ) -> CInt {
-    unsafe qw_spawn(processID, file, arguments, environment, setup)
+    if unsafe injectedFault(.spawn, path: file) { return errno }
+    return unsafe qw_spawn(processID, file, arguments, environment, setup)
 }
 
 func system_pidfd_open(_ processID: pid_t) -> CInt {
-    qw_pidfd_open(processID)
+    if injectedFault(.pidfdOpen) { return -1 }
+    return qw_pidfd_open(processID)
 }
 
 func system_kill(_ processID: pid_t, _ signal: CInt) -> CInt {
-    kill(processID, signal)
+    if injectedFault(.kill) { return -1 }
+    return kill(processID, signal)
 }
 
 func system_waitpid(_ processID: pid_t, _ status: UnsafeMutablePointer<CInt>, _ options: CInt) -> pid_t {
-    unsafe waitpid(processID, status, options)
+    if injectedFault(.waitpid) { return -1 }
+    return unsafe waitpid(processID, status, options)
 }
 
 func system_waitid_nowait(_ processID: pid_t) -> CInt {
+    if injectedFault(.waitid) { return -1 }
     var information = unsafe siginfo_t()
     return unsafe waitid(P_PID, id_t(processID), &information, WEXITED | WNOWAIT)
 }
 
 func system_fstatvfs(_ descriptor: CInt, _ result: UnsafeMutablePointer<statvfs>) -> CInt {
-    unsafe fstatvfs(descriptor, result)
+    if injectedFault(.fstatvfs, descriptor: descriptor) { return -1 }
+    return unsafe fstatvfs(descriptor, result)
 }
 
 // MARK: Deleting and the audit log (Deleter.swift, DurableFile.swift)
@@ -212,38 +270,45 @@ func system_fstatvfs(_ descriptor: CInt, _ result: UnsafeMutablePointer<statvfs>
 func system_openat2(
     _ directory: CInt, _ path: UnsafePointer<CChar>, _ flags: UInt64, _ resolve: UInt64
 ) -> CInt {
-    unsafe qw_openat2(directory, path, flags, resolve)
+    if unsafe injectedFault(.openat2, path: path, descriptor: directory) { return -1 }
+    return unsafe qw_openat2(directory, path, flags, resolve)
 }
 
 func system_statx_mount(
     _ directory: CInt, _ path: UnsafePointer<CChar>, _ flags: CInt, _ mountID: UnsafeMutablePointer<UInt64>,
     _ mountRoot: UnsafeMutablePointer<CInt>
 ) -> CInt {
-    unsafe qw_statx_mount(directory, path, flags, mountID, mountRoot)
+    if unsafe injectedFault(.statx, path: path, descriptor: directory) { return -1 }
+    return unsafe qw_statx_mount(directory, path, flags, mountID, mountRoot)
 }
 
 func system_kcmp_files(_ first: pid_t, _ second: pid_t) -> CInt {
-    qw_kcmp_files(first, second)
+    if injectedFault(.kcmp) { return -1 }
+    return qw_kcmp_files(first, second)
 }
 
 func system_fdatasync(_ descriptor: CInt) -> CInt {
-    qw_fdatasync(descriptor)
+    if injectedFault(.fdatasync, descriptor: descriptor) { return -1 }
+    return qw_fdatasync(descriptor)
 }
 
 func system_renameat(
     _ fromDirectory: CInt, _ from: UnsafePointer<CChar>, _ toDirectory: CInt, _ to: UnsafePointer<CChar>
 ) -> CInt {
-    unsafe renameat(fromDirectory, from, toDirectory, to)
+    if unsafe injectedFault(.renameat, path: from, descriptor: fromDirectory) { return -1 }
+    return unsafe renameat(fromDirectory, from, toDirectory, to)
 }
 
 func system_pread(_ descriptor: CInt, _ buffer: UnsafeMutableRawPointer, _ length: Int, _ offset: Int) -> Int {
-    unsafe pread(descriptor, buffer, length, off_t(offset))
+    if injectedFault(.pread, descriptor: descriptor) { return -1 }
+    return unsafe pread(descriptor, buffer, length, off_t(offset))
 }
 
 // MARK: Trusting a control socket (UnixSocket+Trust.swift)
 
 func system_peer_user(_ descriptor: CInt, _ user: UnsafeMutablePointer<uid_t>) -> CInt {
-    unsafe qw_peer_user(descriptor, user)
+    if injectedFault(.getsockopt, descriptor: descriptor) { return -1 }
+    return unsafe qw_peer_user(descriptor, user)
 }
 
 // MARK: Mounts (MountTable.swift, FileDescriptor+Mount.swift)
@@ -251,5 +316,6 @@ func system_peer_user(_ descriptor: CInt, _ user: UnsafeMutablePointer<uid_t>) -
 func system_readlinkat(
     _ directory: CInt, _ path: UnsafePointer<CChar>, _ buffer: UnsafeMutablePointer<CChar>, _ length: Int
 ) -> Int {
-    unsafe readlinkat(directory, path, buffer, length)
+    if unsafe injectedFault(.readlinkat, path: path, descriptor: directory) { return -1 }
+    return unsafe readlinkat(directory, path, buffer, length)
 }

@@ -11,7 +11,7 @@ public enum TerminationSignals {
     public static func block() {
         var set = signalSet()
         _ = unsafe system_pthread_sigmask(SIG_BLOCK, &set, nil)
-        _ = signal(SIGPIPE, SIG_IGN)
+        system_ignore_signal(SIGPIPE)
     }
 
     /// SIGHUP, which asks the daemon to read its config again rather than to stop.

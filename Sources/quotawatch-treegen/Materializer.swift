@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// What was written.
 struct GenerationTotals: Sendable, Equatable {
@@ -170,6 +171,7 @@ struct Materializer {
 
 /// Random bytes that every file is written from, so that data is real and incompressible
 /// without drawing it per file. Read-only after `init`, hence safe to share between threads.
+/// Unchecked because a raw pointer is never Sendable: the compiler cannot see "read-only".
 private final class PatternBuffer: @unchecked Sendable {
     static let defaultByteCount = 1 << 20
 
@@ -192,29 +194,27 @@ private final class PatternBuffer: @unchecked Sendable {
 }
 
 /// Gathers the totals of parallel work items and the first error.
-private final class ResultCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sum = GenerationTotals()
-    private var firstError: GenerationError?
+private final class ResultCollector: Sendable {
+    private let state = Mutex<(sum: GenerationTotals, firstError: GenerationError?)>((GenerationTotals(), nil))
 
     var hasFailed: Bool {
-        lock.withLock { firstError != nil }
+        state.withLock { $0.firstError != nil }
     }
 
     func add(_ totals: GenerationTotals) {
-        lock.withLock { sum.add(totals) }
+        state.withLock { $0.sum.add(totals) }
     }
 
     func fail(_ error: GenerationError) {
-        lock.withLock {
-            if firstError == nil {
-                firstError = error
+        state.withLock { state in
+            if state.firstError == nil {
+                state.firstError = error
             }
         }
     }
 
     func totals() throws(GenerationError) -> GenerationTotals {
-        let (sum, error) = lock.withLock { (self.sum, firstError) }
+        let (sum, error) = state.withLock { ($0.sum, $0.firstError) }
         if let error {
             throw error
         }

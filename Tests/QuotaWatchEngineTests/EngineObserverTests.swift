@@ -10,53 +10,50 @@ import Testing
 @testable import QuotaWatchEngine
 
 /// Records what the engine tells it, and asks for a turn as soon as it has seen `ready`.
-private final class RecordingObserver: EngineObserver, @unchecked Sendable {
-    // Written on the engine thread, read by the test after the engine has been joined or
-    // under `lock`.
-    let lock = NSCondition()
-    var changes: [EngineLifecycle] = []
-    var eventLines: [String] = []
-    var turnTotals: [UInt64] = []
-    var quotaPathsAtTurn: [String] = []
-    private var wantsTurn = false
+private final class RecordingObserver: EngineObserver, Sendable {
+    struct Record: Sendable {
+        var changes: [EngineLifecycle] = []
+        var eventLines: [String] = []
+        var turnTotals: [UInt64] = []
+        var quotaPathsAtTurn: [String] = []
+        var wantsTurn = false
+    }
 
-    var nextTurn: UInt64? { lock.withLock { wantsTurn ? 0 : nil } }
+    // Written on the engine thread, read by the test.
+    private let record = BlockingState(Record())
+
+    var changes: [EngineLifecycle] { record.withLock { $0.changes } }
+    var eventLines: [String] { record.withLock { $0.eventLines } }
+    var turnTotals: [UInt64] { record.withLock { $0.turnTotals } }
+    var quotaPathsAtTurn: [String] { record.withLock { $0.quotaPathsAtTurn } }
+
+    var nextTurn: UInt64? { record.withLock { $0.wantsTurn ? 0 : nil } }
 
     func engine(_ change: EngineLifecycle, _ view: EngineView) {
-        lock.withLock {
-            changes.append(change)
-            if change == .ready { wantsTurn = true }
-            lock.broadcast()
+        record.withLockWakingWaiters { record in
+            record.changes.append(change)
+            if change == .ready { record.wantsTurn = true }
         }
     }
 
     func engineEmitted(_ event: ObservedEvent) {
-        lock.withLock {
-            eventLines.append(event.jsonLine)
-            lock.broadcast()
-        }
+        let line = event.jsonLine
+        record.withLockWakingWaiters { $0.eventLines.append(line) }
     }
 
     func engineTurn(_ view: EngineView) {
         let total = view.tree.tally(of: view.tree.root).allocated
         let quotas = view.quotas()?.quotas.map(\.path) ?? []
-        lock.withLock {
-            wantsTurn = false
-            turnTotals.append(total)
-            quotaPathsAtTurn = quotas
-            lock.broadcast()
+        record.withLockWakingWaiters { record in
+            record.wantsTurn = false
+            record.turnTotals.append(total)
+            record.quotaPathsAtTurn = quotas
         }
     }
 
     /// Waits until `condition` holds, for up to 60 s: the engine's own thread changes it.
-    func wait(_ what: String, until condition: (RecordingObserver) -> Bool) -> Bool {
-        lock.withLock {
-            let deadline = Date().addingTimeInterval(60)
-            while !condition(self) {
-                if !lock.wait(until: deadline) { return false }
-            }
-            return true
-        }
+    func wait(_ what: String, until condition: (Record) -> Bool) -> Bool {
+        record.waitUntil(deadline: .now + .seconds(60)) { condition($0) }
     }
 }
 

@@ -21,33 +21,25 @@ func hookEvent(_ kind: String, path: String?, allocated: Int = 0) -> HookEvent {
 
 /// Collects what a runner reports, and waits for it: every wait has a deadline and fails with
 /// what arrived so far.
-final class HookReports: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var runs: [HookRunner.Run] = []
-    private var failures: [HookFailure] = []
+final class HookReports: Sendable {
+    private struct Reported {
+        var runs: [HookRunner.Run] = []
+        var failures: [HookFailure] = []
+    }
+
+    private let reported = BlockingState(Reported())
 
     var onFailure: @Sendable (HookFailure) -> Void {
-        { [self] failure in
-            condition.lock()
-            failures.append(failure)
-            condition.broadcast()
-            condition.unlock()
-        }
+        { [reported] failure in reported.withLockWakingWaiters { $0.failures.append(failure) } }
     }
 
     var onRun: @Sendable (HookRunner.Run) -> Void {
-        { [self] run in
-            condition.lock()
-            runs.append(run)
-            condition.broadcast()
-            condition.unlock()
-        }
+        { [reported] run in reported.withLockWakingWaiters { $0.runs.append(run) } }
     }
 
     var snapshot: (runs: Int, failures: Int) {
-        condition.lock()
-        defer { condition.unlock() }
-        return (runs.count, failures.count)
+        let counts = reported.withLock { [$0.runs.count, $0.failures.count] }
+        return (counts[0], counts[1])
     }
 
     struct Timeout: Error, CustomStringConvertible {
@@ -56,27 +48,21 @@ final class HookReports: @unchecked Sendable {
 
     /// Waits until `count` runs have finished; returns all of them, in order.
     func waitForRuns(_ count: Int, timeout: Duration = .seconds(30)) throws -> [HookRunner.Run] {
-        try waitFor(timeout, what: "\(count) runs") { runs.count >= count ? runs : nil }
+        try waitFor(timeout, what: "\(count) runs") { $0.runs.count >= count ? $0.runs : nil }
     }
 
     func waitForFailures(_ count: Int, timeout: Duration = .seconds(30)) throws -> [HookFailure] {
-        try waitFor(timeout, what: "\(count) failures") { failures.count >= count ? failures : nil }
+        try waitFor(timeout, what: "\(count) failures") { $0.failures.count >= count ? $0.failures : nil }
     }
 
-    private func waitFor<Value>(_ timeout: Duration, what: String, _ ready: () -> Value?) throws -> Value {
-        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds))
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let value = ready() { return value }
-            if !condition.wait(until: deadline) {
-                if let value = ready() { return value }
-                throw Timeout(
-                    description:
-                        "no \(what) within \(timeout); runs: \(runs.map(\.event.kind)), failures: \(failures.map(\.summary))"
-                )
-            }
+    private func waitFor<Value: Sendable>(
+        _ timeout: Duration, what: String, _ ready: (Reported) -> Value?
+    ) throws -> Value {
+        if let value = reported.wait(until: .now + timeout, { ready($0) }) { return value }
+        let (runs, failures) = reported.withLock { state in
+            (state.runs.map { "\($0.event.kind)" }, state.failures.map(\.summary))
         }
+        throw Timeout(description: "no \(what) within \(timeout); runs: \(runs), failures: \(failures)")
     }
 }
 

@@ -10,25 +10,15 @@ import Testing
 
 /// Keeps every snapshot the exporter publishes, and wakes a waiting test.
 private final class PublishedSnapshots: Sendable {
-    private let condition = NSCondition()
-    private nonisolated(unsafe) var snapshots: [MetricsSnapshot] = []
+    private let snapshots = BlockingState<[MetricsSnapshot]>([])
 
     func add(_ snapshot: MetricsSnapshot) {
-        condition.withLock {
-            snapshots.append(snapshot)
-            condition.broadcast()
-        }
+        snapshots.withLockWakingWaiters { $0.append(snapshot) }
     }
 
     /// The first snapshot that satisfies `condition`, waiting up to 60 s for it.
     func first(where matches: (MetricsSnapshot) -> Bool) -> MetricsSnapshot? {
-        condition.withLock {
-            let deadline = Date().addingTimeInterval(60)
-            while true {
-                if let found = snapshots.first(where: matches) { return found }
-                if !condition.wait(until: deadline) { return nil }
-            }
-        }
+        snapshots.wait(until: .now + .seconds(60)) { $0.first(where: matches) }
     }
 }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import QuotaWatchSystem
 import Synchronization
 
 /// Encodes the engine's reply documents on a thread of its own, so that neither the engine

@@ -80,22 +80,26 @@ final class SharedDescriptor: Sendable {
 /// Waking a thread costs a context switch, which for a directory of ten files costs more than
 /// listing it; so nobody is woken unless it waits, and a helper stopped by a full backlog
 /// waits until the owner has drained half of it.
-final class CrawlState: @unchecked Sendable {
-    // Every stored property below is read and written only while `condition` is locked.
-    private let condition = NSCondition()
-    private var work: [WorkItem] = []
-    private var results: [CrawlResult] = []
-    private var resultsHead = 0
-    private var unfinished = 0
-    private var ownerWaits = false
-    private var helpersWaitingForWork = 0
-    private var helpersWaitingForRoom = 0
+final class CrawlState: Sendable {
+    private struct Shared {
+        var work: [WorkItem] = []
+        var results: [CrawlResult] = []
+        var resultsHead = 0
+        var unfinished = 0
+        var ownerWaits = false
+        var helpersWaitingForWork = 0
+        var helpersWaitingForRoom = 0
+
+        var backlog: Int { results.count - resultsHead }
+    }
+
+    private let shared = BlockingState(Shared())
     private let crawlIndexes = Atomic<UInt32>(1)
     /// Listings waiting for the tree's owner. Helpers pause past this many, so a slow owner
     /// costs at most this many listings of memory instead of the whole tree's.
-    private let maximumBacklog = 64
+    private static let maximumBacklog = 64
 
-    enum OwnerStep {
+    enum OwnerStep: Sendable {
         case result(CrawlResult)
         case work(WorkItem)
         case done
@@ -105,70 +109,80 @@ final class CrawlState: @unchecked Sendable {
         crawlIndexes.add(1, ordering: .relaxed).oldValue
     }
 
-    private var backlog: Int { results.count - resultsHead }
-
     func push(_ item: WorkItem) {
-        condition.lock()
-        work.append(item)
-        unfinished += 1
-        condition.unlock()
+        shared.withLock { shared in
+            shared.work.append(item)
+            shared.unfinished += 1
+        }
     }
 
     /// For helper threads: the next directory to list, or nil once the whole tree is done.
     func pop() -> WorkItem? {
-        condition.lock()
-        defer { condition.unlock() }
-        while work.isEmpty {
-            if unfinished == 0 { return nil }
-            helpersWaitingForWork += 1
-            condition.wait()
-            helpersWaitingForWork -= 1
+        var waiting = false
+        // nil: wait for work; .some(nil): the tree is done.
+        let item = shared.wait { shared -> WorkItem?? in
+            if waiting {
+                shared.helpersWaitingForWork -= 1
+                waiting = false
+            }
+            if let item = shared.work.popLast() { return item }
+            if shared.unfinished == 0 { return .some(nil) }
+            shared.helpersWaitingForWork += 1
+            waiting = true
+            return nil
         }
-        return work.removeLast()
+        return item ?? nil
     }
 
     /// For the owner: a waiting result first (it unblocks helpers and frees memory), else a
     /// directory to list itself, else wait for a helper.
     func nextForOwner() -> OwnerStep {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if resultsHead < results.count {
-                let result = results[resultsHead]
-                resultsHead += 1
-                if resultsHead == results.count {
-                    results.removeAll(keepingCapacity: true)
-                    resultsHead = 0
+        var wakeHelpers = false
+        let step = shared.wait { shared -> OwnerStep? in
+            shared.ownerWaits = false
+            if shared.resultsHead < shared.results.count {
+                let result = shared.results[shared.resultsHead]
+                shared.resultsHead += 1
+                if shared.resultsHead == shared.results.count {
+                    shared.results.removeAll(keepingCapacity: true)
+                    shared.resultsHead = 0
                 }
-                if helpersWaitingForRoom > 0 && backlog <= maximumBacklog / 2 { condition.broadcast() }
+                wakeHelpers = shared.helpersWaitingForRoom > 0 && shared.backlog <= Self.maximumBacklog / 2
                 return .result(result)
             }
-            if let item = work.popLast() { return .work(item) }
-            if unfinished == 0 {
-                if helpersWaitingForWork > 0 { condition.broadcast() }
+            if let item = shared.work.popLast() { return .work(item) }
+            if shared.unfinished == 0 {
+                wakeHelpers = shared.helpersWaitingForWork > 0
                 return .done
             }
-            ownerWaits = true
-            condition.wait()
-            ownerWaits = false
+            shared.ownerWaits = true
+            return nil
         }
+        if wakeHelpers { shared.wakeWaiters() }
+        return step ?? .done
     }
 
     /// Publishes part of a directory's listing before the subdirectories in it become work,
     /// which is what puts every parent's listing ahead of its children's. Helpers wait while
     /// the backlog is full; the owner never does, since it is the one who drains it.
     func publish(_ result: CrawlResult, children: [WorkItem], finishing: Bool, isOwner: Bool) {
-        condition.lock()
-        while !isOwner && backlog >= maximumBacklog {
-            helpersWaitingForRoom += 1
-            condition.wait()
-            helpersWaitingForRoom -= 1
+        var waiting = false
+        let wake = shared.wait { shared -> Bool? in
+            if waiting {
+                shared.helpersWaitingForRoom -= 1
+                waiting = false
+            }
+            if !isOwner && shared.backlog >= Self.maximumBacklog {
+                shared.helpersWaitingForRoom += 1
+                waiting = true
+                return nil
+            }
+            shared.results.append(result)
+            shared.work.append(contentsOf: children.reversed())
+            shared.unfinished += children.count - (finishing ? 1 : 0)
+            let wakeHelpers = shared.helpersWaitingForWork > 0 && (!children.isEmpty || shared.unfinished == 0)
+            return shared.ownerWaits || wakeHelpers
         }
-        results.append(result)
-        work.append(contentsOf: children.reversed())
-        unfinished += children.count - (finishing ? 1 : 0)
-        let wakeHelpers = helpersWaitingForWork > 0 && (!children.isEmpty || unfinished == 0)
-        if ownerWaits || wakeHelpers { condition.broadcast() }
-        condition.unlock()
+        if wake == true { shared.wakeWaiters() }
     }
 }

@@ -78,14 +78,13 @@ public struct Crawler: Sendable {
         state.push(WorkItem(crawlIndex: 0, source: .borrowed(root), ancestors: chain))
         let device = options.oneFileSystem ? rootDevice : nil
         for _ in 1..<max(1, options.workers) {
-            let thread = Thread {
+            // Not joined: a helper returns once the tree is done, which is when this returns.
+            _ = JoinableThread(name: "crawl", stackSize: 1 << 20) {
                 let reader = DirectoryReader()
                 while let item = state.pop() {
                     Self.process(item, reader: reader, state: state, beforeListing: beforeListing, rootDevice: device)
                 }
             }
-            thread.stackSize = 1 << 20
-            thread.start()
         }
         let reader = DirectoryReader()
         while true {

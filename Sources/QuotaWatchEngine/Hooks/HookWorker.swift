@@ -4,7 +4,7 @@ import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// One hook's thread: takes events from its backlog one at a time and runs the command for each.
-final class HookWorker: @unchecked Sendable {
+final class HookWorker: Sendable {
     struct Settings: Sendable {
         var environment: [[UInt8]]
         var workingDirectory: [UInt8]?
@@ -19,22 +19,23 @@ final class HookWorker: @unchecked Sendable {
     /// Readable once the hook is to stop: ends a run under way.
     private let cancellation: WakeupPipe
 
-    // Everything below is read and written only while `condition` is locked.
-    private let condition = NSCondition()
-    private var backlog: HookBacklog
-    private var stopping = false
-    private var finished = false
-    private var runs = 0
-    private var failures = 0
+    private struct Shared {
+        var backlog: HookBacklog
+        var stopping = false
+        var finished = false
+        var runs = 0
+        var failures = 0
+    }
+
+    private let shared: BlockingState<Shared>
 
     init(hook: HookSpec, settings: Settings) throws(Errno) {
         self.hook = hook
         self.settings = settings
-        backlog = HookBacklog(for: hook)
+        shared = BlockingState(Shared(backlog: HookBacklog(for: hook)))
         cancellation = try WakeupPipe()
-        let thread = Thread { [self] in loop() }
-        thread.name = "hook \(hook.name)"
-        thread.start()
+        // Not joined: ``stop()`` waits for `finished`, which the thread sets as it ends.
+        _ = JoinableThread(name: "hook \(hook.name)") { [self] in loop() }
     }
 
     // The thread holds `self` until it ends, so the pipe is closed only once nothing can
@@ -43,69 +44,62 @@ final class HookWorker: @unchecked Sendable {
 
     func submit(_ event: HookEvent) {
         let now = settings.now()
-        condition.lock()
-        if !stopping {
-            _ = backlog.add(event, at: now)
-            condition.signal()
+        shared.withLockWakingWaiters { shared in
+            if !shared.stopping { _ = shared.backlog.add(event, at: now) }
         }
-        condition.unlock()
     }
 
     func statistics() -> HookRunner.Statistics {
-        condition.lock()
-        defer { condition.unlock() }
-        return HookRunner.Statistics(
-            hookName: hook.name, runs: runs, failures: failures, dropped: backlog.dropped,
-            rateLimited: backlog.rateLimited, coalesced: backlog.coalesced, waiting: backlog.count)
+        let name = hook.name
+        return shared.withLock { shared in
+            HookRunner.Statistics(
+                hookName: name, runs: shared.runs, failures: shared.failures, dropped: shared.backlog.dropped,
+                rateLimited: shared.backlog.rateLimited, coalesced: shared.backlog.coalesced,
+                waiting: shared.backlog.count)
+        }
     }
 
     /// Tells the thread to stop and kills a run under way, without waiting.
     func requestStop() {
-        condition.lock()
-        let first = !stopping
-        stopping = true
-        _ = backlog.removeAll()
-        condition.broadcast()
-        condition.unlock()
+        let first = shared.withLockWakingWaiters { shared in
+            let first = !shared.stopping
+            shared.stopping = true
+            _ = shared.backlog.removeAll()
+            return first
+        }
         if first { cancellation.wake() }
     }
 
     /// Stops the thread and waits until it has finished.
     func stop() {
         requestStop()
-        condition.lock()
-        while !finished { condition.wait() }
-        condition.unlock()
+        shared.waitUntil { $0.finished }
     }
 
     private func loop() {
         while let event = nextEvent() {
             let failure = run(event)
-            condition.lock()
-            let stopped = stopping
-            runs += 1
-            if failure != nil && !stopped { failures += 1 }
-            condition.unlock()
+            let stopped = shared.withLock { shared in
+                shared.runs += 1
+                if failure != nil && !shared.stopping { shared.failures += 1 }
+                return shared.stopping
+            }
             // A run killed because the runner stops is not the hook's failure.
             if stopped { continue }
             if let failure { settings.onFailure(failure) }
             settings.onRun?(HookRunner.Run(hookName: hook.name, event: event, failure: failure))
         }
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        shared.withLockWakingWaiters { $0.finished = true }
     }
 
     /// Waits for the next event; nil once the hook is to stop.
     private func nextEvent() -> HookEvent? {
-        condition.lock()
-        defer { condition.unlock() }
-        while !stopping {
-            if let event = backlog.next() { return event }
-            condition.wait()
+        // nil: nothing yet, wait; .some(nil): stopping.
+        let next = shared.wait { shared -> HookEvent?? in
+            if shared.stopping { return .some(nil) }
+            return shared.backlog.next().map { .some($0) }
         }
-        return nil
+        return next ?? nil
     }
 
     /// The daemon's variables, the event's `QUOTAWATCH_*` ones (text escaped as people see
@@ -136,9 +130,7 @@ final class HookWorker: @unchecked Sendable {
         } catch {
             failure.startError = error.description
         }
-        condition.lock()
-        failure.droppedEvents = backlog.dropped
-        condition.unlock()
+        failure.droppedEvents = shared.withLock { $0.backlog.dropped }
         return failure
     }
 

@@ -83,60 +83,49 @@ public enum JSONValue: Encodable, Sendable {
 
 /// Writes lines to a descriptor from its own thread, so a slow reader of stdout never
 /// stalls the engine.
-final class LineWriter: @unchecked Sendable {
-    // `queue` and `writing` are read and written only while `condition` is locked.
-    private let condition = NSCondition()
-    private var queue: [String] = []
-    private var writing = false
-    private var isStopping = false
-    private let descriptor: FileDescriptor
-    private var thread: JoinableThread?
+final class LineWriter: Sendable {
+    private struct Lines {
+        var queue: [String] = []
+        var writing = false
+        var isStopping = false
+    }
+
+    private let lines = BlockingState(Lines())
+    private let thread: JoinableThread
 
     init(descriptor: FileDescriptor) {
-        self.descriptor = descriptor
-        thread = JoinableThread(name: "event-writer") { [self] in run() }
+        thread = JoinableThread(name: "event-writer") { [lines] in Self.run(lines, descriptor: descriptor) }
     }
 
     func write(_ line: String) {
-        condition.lock()
-        queue.append(HumanText.jsonForTerminal(line) + "\n")
-        condition.broadcast()
-        condition.unlock()
+        let text = HumanText.jsonForTerminal(line) + "\n"
+        lines.withLockWakingWaiters { $0.queue.append(text) }
     }
 
     /// Waits until everything queued so far has been written (at exit).
     func drain() {
-        condition.lock()
-        while !queue.isEmpty || writing { condition.wait() }
-        condition.unlock()
+        lines.waitUntil { $0.queue.isEmpty && !$0.writing }
     }
 
     /// Writes what is queued, then ends the thread and waits for it.
     func stop() {
-        condition.lock()
-        isStopping = true
-        condition.broadcast()
-        condition.unlock()
-        thread?.join()
+        lines.withLockWakingWaiters { $0.isStopping = true }
+        thread.join()
     }
 
-    private func run() {
+    private static func run(_ lines: BlockingState<Lines>, descriptor: FileDescriptor) {
         while true {
-            condition.lock()
-            while queue.isEmpty && !isStopping { condition.wait() }
-            if queue.isEmpty {
-                condition.unlock()
-                return
+            // nil: nothing yet, wait; .some(nil): stopping with nothing left.
+            let batch = lines.wait { lines -> String?? in
+                if lines.queue.isEmpty { return lines.isStopping ? .some(nil) : nil }
+                let batch = lines.queue.joined()
+                lines.queue.removeAll(keepingCapacity: true)
+                lines.writing = true
+                return batch
             }
-            let batch = queue.joined()
-            queue.removeAll(keepingCapacity: true)
-            writing = true
-            condition.unlock()
+            guard let batch = batch ?? nil else { return }
             try? descriptor.writeAll(batch.utf8)
-            condition.lock()
-            writing = false
-            condition.broadcast()
-            condition.unlock()
+            lines.withLockWakingWaiters { $0.writing = false }
         }
     }
 }

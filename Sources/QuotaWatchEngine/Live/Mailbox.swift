@@ -1,10 +1,9 @@
-import Foundation
 import QuotaWatchCore
 import QuotaWatchSystem
 
 /// What reaches the engine thread. Everything the engine owns changes only in response to one
 /// of these, on that one thread.
-enum EngineMessage: @unchecked Sendable {
+enum EngineMessage: Sendable {
     /// What a backend's reader saw, already in the neutral shape the tree applies.
     case events([FileSystemChange])
     case request(ControlRequest, ControlReply)
@@ -26,49 +25,37 @@ enum EngineMessage: @unchecked Sendable {
 
 /// A queue of messages for the engine thread, with a timed wait so the engine can also
 /// run its timers.
-final class Mailbox: @unchecked Sendable {
-    // `messages` is read and written only while `condition` is locked.
-    private let condition = NSCondition()
-    private var messages: [EngineMessage] = []
-    private var reloadRequested = false
+final class Mailbox: Sendable {
+    private struct Inbox {
+        var messages: [EngineMessage] = []
+        var reloadRequested = false
+    }
+
+    private let inbox = BlockingState(Inbox())
 
     func post(_ message: EngineMessage) {
-        condition.lock()
-        messages.append(message)
-        condition.signal()
-        condition.unlock()
+        inbox.withLockWakingWaiters { $0.messages.append(message) }
     }
 
     /// A SIGHUP: sets a flag rather than queueing a message, so a storm of signals costs one
     /// reload however many came before the engine looked.
     func requestReload() {
-        condition.lock()
-        reloadRequested = true
-        condition.signal()
-        condition.unlock()
+        inbox.withLockWakingWaiters { $0.reloadRequested = true }
     }
 
     /// Everything posted so far, waiting until `deadline` (or forever) if nothing is.
     func take(until deadline: ContinuousClock.Instant?) -> [EngineMessage] {
-        condition.lock()
-        defer { condition.unlock() }
-        while messages.isEmpty && !reloadRequested {
-            guard let deadline else {
-                condition.wait()
-                continue
+        let taken = inbox.wait(until: deadline) { inbox -> [EngineMessage]? in
+            guard !inbox.messages.isEmpty || inbox.reloadRequested else { return nil }
+            // Taken, not copied, so the queue does not keep a storm's peak capacity.
+            var taken: [EngineMessage] = []
+            swap(&taken, &inbox.messages)
+            if inbox.reloadRequested {
+                taken.append(.reload)
+                inbox.reloadRequested = false
             }
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            if remaining <= .zero { return [] }
-            let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
-            _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+            return taken
         }
-        // Taken, not copied, so the queue does not keep a storm's peak capacity.
-        var taken: [EngineMessage] = []
-        swap(&taken, &messages)
-        if reloadRequested {
-            taken.append(.reload)
-            reloadRequested = false
-        }
-        return taken
+        return taken ?? []
     }
 }

@@ -1,16 +1,17 @@
 import QuotaWatchCore
 import QuotaWatchSystem
+import Synchronization
 
 /// Follows mounts below ROOT for the engine: a thread waits for the kernel to say that the
 /// mount table changed (`POLLPRI` on `/proc/self/mountinfo`) and posts ``EngineMessage/mountsChanged``;
 /// the engine then reads the table on its own thread and looks at every place below ROOT
 /// where something is or was mounted (``LiveTree/followMountChange(at:)``).
 ///
-/// Everything but ``stop()`` belongs to the engine thread.
-final class MountFollower: @unchecked Sendable {
+/// Everything but ``stop()`` is called on the engine thread; the locks are never contended.
+final class MountFollower: Sendable {
     private let table: MountTable
-    private var points: MountPointsBelowRoot
-    private var thread: JoinableThread?
+    private let points: Mutex<MountPointsBelowRoot>
+    private let thread = Mutex<JoinableThread?>(nil)
 
     /// Reads the table as it is before the first crawl, so that every later change is seen.
     /// Nil when there is no mount table to read (no /proc), or ROOT's path is unknown.
@@ -21,20 +22,21 @@ final class MountFollower: @unchecked Sendable {
             return nil
         }
         self.table = table
-        points = MountPointsBelowRoot(root: rootPath, table: entries)
+        points = Mutex(MountPointsBelowRoot(root: rootPath, table: entries))
     }
 
     func start(mailbox: Mailbox) {
         let table = self.table
-        thread = JoinableThread(name: "mounts") {
+        let started = JoinableThread(name: "mounts") {
             while (try? table.waitForChange()) == true { mailbox.post(.mountsChanged) }
         }
+        thread.withLock { $0 = started }
     }
 
     /// The places to look at again, shallowest first (none when the table cannot be read).
     func placesToCheck() -> [[[UInt8]]] {
         guard let entries = try? table.read() else { return [] }
-        return points.update(entries)
+        return points.withLock { $0.update(entries) }
     }
 
     /// Takes the table as it is now without looking at any place: a fresh crawl follows.
@@ -42,7 +44,7 @@ final class MountFollower: @unchecked Sendable {
 
     func stop() {
         table.stop()
-        thread?.join()
+        thread.withLock { $0 }?.join()
         table.close()
     }
 }

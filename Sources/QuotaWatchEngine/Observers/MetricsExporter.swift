@@ -7,7 +7,7 @@ import Synchronization
 /// O(quota directories + top-level directories) and publishes it by swapping one value under a
 /// lock. A scrape copies the published value (arrays shared, not copied) and renders it on its
 /// own thread, so scrapes never wait for the engine and the engine never waits for a scrape.
-public final class MetricsExporter: EngineObserver, @unchecked Sendable {
+public final class MetricsExporter: EngineObserver, Sendable {
     /// The most top-level directories exported; the largest are kept. A label per directory
     /// must stay bounded even for a root with a million entries.
     public static let topLevelLimit = 1000
@@ -19,11 +19,15 @@ public final class MetricsExporter: EngineObserver, @unchecked Sendable {
     private let published: Mutex<(generation: UInt64, snapshot: MetricsSnapshot)>
     private let onPublish: (@Sendable (MetricsSnapshot) -> Void)?
 
-    // Engine thread only.
-    private var counters = MetricsSnapshot.Counters()
-    private var due: UInt64?
-    private var lastTurn: UInt64 = 0
-    private var isReady = false
+    /// Touched on the engine thread only (the observer's calls): the lock is never contended.
+    private struct EngineSide {
+        var counters = MetricsSnapshot.Counters()
+        var due: UInt64?
+        var lastTurn: UInt64 = 0
+        var isReady = false
+    }
+
+    private let engineSide = Mutex(EngineSide())
 
     /// - Parameters:
     ///   - interval: how often the snapshot is made afresh when nothing happens.
@@ -46,18 +50,21 @@ public final class MetricsExporter: EngineObserver, @unchecked Sendable {
 
     // MARK: EngineObserver (engine thread)
 
-    public var nextTurn: UInt64? { due }
+    public var nextTurn: UInt64? { engineSide.withLock { $0.due } }
 
     public func engine(_ change: EngineLifecycle, _ view: EngineView) {
         guard change == .ready else { return }
-        isReady = true
+        engineSide.withLock { $0.isReady = true }
         publish(view)
     }
 
     public func engineEmitted(_ event: ObservedEvent) {
-        guard count(event), isReady else { return }
-        let soonest = lastTurn &+ eventGap
-        due = min(due ?? soonest, soonest)
+        let eventGap = self.eventGap
+        engineSide.withLock { side in
+            guard Self.count(event, into: &side.counters), side.isReady else { return }
+            let soonest = side.lastTurn &+ eventGap
+            side.due = min(side.due ?? soonest, soonest)
+        }
     }
 
     public func engineTurn(_ view: EngineView) { publish(view) }
@@ -65,7 +72,7 @@ public final class MetricsExporter: EngineObserver, @unchecked Sendable {
     // MARK: Making the snapshot
 
     /// Counts `event`; true when a metric changed with it.
-    private func count(_ event: ObservedEvent) -> Bool {
+    private static func count(_ event: ObservedEvent, into counters: inout MetricsSnapshot.Counters) -> Bool {
         switch event {
         case .engine(.cleanup(let summary)):
             counters.cleanupRuns += 1
@@ -95,15 +102,19 @@ public final class MetricsExporter: EngineObserver, @unchecked Sendable {
     private func publish(_ view: EngineView) {
         let snapshot = makeSnapshot(view)
         published.withLock { $0 = ($0.generation + 1, snapshot) }
-        lastTurn = view.now
-        due = view.now &+ interval
+        let interval = self.interval
+        engineSide.withLock { side in
+            side.lastTurn = view.now
+            side.due = view.now &+ interval
+        }
         onPublish?(snapshot)
     }
 
     private func makeSnapshot(_ view: EngineView) -> MetricsSnapshot {
         let tree = view.tree
         var snapshot = MetricsSnapshot(version: version, root: view.rootDisplay)
-        snapshot.ready = isReady
+        let (ready, counters) = engineSide.withLock { ($0.isReady, $0.counters) }
+        snapshot.ready = ready
         snapshot.rootTally = tree.tally(of: tree.root)
         snapshot.watches = view.counters.watches
         snapshot.degradedSubtrees = view.counters.degraded.count

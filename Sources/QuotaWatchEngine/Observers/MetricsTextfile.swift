@@ -1,6 +1,7 @@
 import Foundation
 import QuotaWatchCore
 import QuotaWatchSystem
+import Synchronization
 
 /// Writes the metrics for node_exporter's textfile collector, on a thread of its own: the
 /// newest snapshot offered, at most once per `minimumInterval`, each time to `NAME.prom.tmp`
@@ -9,16 +10,16 @@ import QuotaWatchSystem
 ///
 /// A write that fails is reported in the log (once per distinct error) and tried again with
 /// the next snapshot; it never reaches the engine.
-public final class MetricsTextfile: @unchecked Sendable {
+public final class MetricsTextfile: Sendable {
     public let path: [UInt8]
     private let minimumInterval: Duration
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var pending: MetricsSnapshot?
-    private var stopping = false
-    private var thread: JoinableThread?
-    // The writer thread's own.
-    private var lastError: String?
+    private struct Handover {
+        var pending: MetricsSnapshot?
+        var stopping = false
+    }
+
+    private let handover = BlockingState(Handover())
+    private let thread = Mutex<JoinableThread?>(nil)
 
     /// The permission bits of the file: the collector usually runs as another user.
     static let mode: mode_t = 0o644
@@ -36,28 +37,23 @@ public final class MetricsTextfile: @unchecked Sendable {
 
     /// Starts the writer thread.
     public func start() {
-        thread = JoinableThread(name: "qw-metrics-file") { [self] in run() }
+        thread.withLock { $0 = JoinableThread(name: "qw-metrics-file") { [self] in run() } }
     }
 
     /// Hands over the newest snapshot; returns at once (called on the engine thread).
     public func offer(_ snapshot: MetricsSnapshot) {
-        condition.withLock {
-            pending = snapshot
-            condition.signal()
-        }
+        handover.withLockWakingWaiters { $0.pending = snapshot }
     }
 
     /// Writes what is still pending, then stops the thread and waits for it.
     public func stop() {
-        condition.withLock {
-            stopping = true
-            condition.signal()
-        }
-        thread?.join()
+        handover.withLockWakingWaiters { $0.stopping = true }
+        thread.withLock { $0 }?.join()
     }
 
     private func run() {
         var lastWrite: ContinuousClock.Instant?
+        var lastError: String?
         while let snapshot = next(after: lastWrite) {
             lastWrite = .now
             do {
@@ -76,25 +72,14 @@ public final class MetricsTextfile: @unchecked Sendable {
     /// The next snapshot to write, no sooner than `minimumInterval` after the last write
     /// (unless stopping); nil once stopping with nothing pending.
     private func next(after lastWrite: ContinuousClock.Instant?) -> MetricsSnapshot? {
-        condition.withLock {
-            while true {
-                if pending == nil {
-                    if stopping { return nil }
-                    condition.wait()
-                    continue
-                }
-                if !stopping, let lastWrite {
-                    let wait = lastWrite + minimumInterval - .now
-                    if wait > .zero {
-                        let (seconds, attoseconds) = wait.components
-                        _ = condition.wait(
-                            until: Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18))
-                        continue
-                    }
-                }
-                defer { pending = nil }
-                return pending
-            }
+        handover.waitUntil { $0.pending != nil || $0.stopping }
+        if let lastWrite {
+            // Until the interval has passed, or at once when asked to stop.
+            handover.waitUntil(deadline: lastWrite + minimumInterval) { $0.stopping }
+        }
+        return handover.withLock { handover in
+            defer { handover.pending = nil }
+            return handover.pending
         }
     }
 }

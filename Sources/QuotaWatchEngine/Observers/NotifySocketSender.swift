@@ -7,69 +7,55 @@ import QuotaWatchSystem
 ///
 /// The queue keeps the newest 32 messages; an older one is dropped (a status superseded, a
 /// ping the manager would not have needed: the next one follows within half a period).
-final class NotifySocketSender: ServiceMessageSink, @unchecked Sendable {
+final class NotifySocketSender: ServiceMessageSink, Sendable {
     static let capacity = 32
     /// How long ``finish()`` waits for the last messages (`STOPPING=1`) to go out.
-    static let finishTimeout: TimeInterval = 2
+    static let finishTimeout: Duration = .seconds(2)
 
-    // `queue`, `sending` and `isFinishing` are read and written only while `condition` is locked.
-    private let condition = NSCondition()
-    private var queue: [String] = []
-    private var sending = false
-    private var isFinishing = false
-    private var thread: JoinableThread?
-    private var reportedFailure = false
+    private struct Outbox {
+        var queue: [String] = []
+        var sending = false
+        var isFinishing = false
+    }
+
+    private let outbox = BlockingState(Outbox())
+    private let thread: JoinableThread
 
     init() {
-        thread = JoinableThread(name: "sd-notify") { [self] in run() }
+        thread = JoinableThread(name: "sd-notify") { [outbox] in Self.run(outbox) }
     }
 
     func post(_ message: String) {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !isFinishing else { return }
-        if queue.count >= Self.capacity { queue.removeFirst() }
-        queue.append(message)
-        condition.broadcast()
+        outbox.withLockWakingWaiters { outbox in
+            guard !outbox.isFinishing else { return }
+            if outbox.queue.count >= Self.capacity { outbox.queue.removeFirst() }
+            outbox.queue.append(message)
+        }
     }
 
     func finish() {
-        condition.lock()
-        isFinishing = true
-        condition.broadcast()
-        let deadline = Date(timeIntervalSinceNow: Self.finishTimeout)
-        var drained = true
-        while !queue.isEmpty || sending {
-            if !condition.wait(until: deadline) {
-                drained = false
-                break
-            }
-        }
-        condition.unlock()
+        outbox.withLockWakingWaiters { $0.isFinishing = true }
+        let drained = outbox.waitUntil(deadline: .now + Self.finishTimeout) { $0.queue.isEmpty && !$0.sending }
         // A send still blocked after the timeout is left to end with the process.
-        if drained { thread?.join() }
+        if drained { thread.join() }
     }
 
-    private func run() {
+    private static func run(_ outbox: BlockingState<Outbox>) {
+        var reportedFailure = false
         while true {
-            condition.lock()
-            while queue.isEmpty && !isFinishing { condition.wait() }
-            guard !queue.isEmpty else {
-                condition.unlock()
-                return
+            // nil: nothing yet, wait; .some(nil): finishing with nothing left.
+            let next = outbox.wait { outbox -> String?? in
+                if outbox.queue.isEmpty { return outbox.isFinishing ? .some(nil) : nil }
+                outbox.sending = true
+                return outbox.queue.removeFirst()
             }
-            let message = queue.removeFirst()
-            sending = true
-            condition.unlock()
-            send(message)
-            condition.lock()
-            sending = false
-            condition.broadcast()
-            condition.unlock()
+            guard let message = next ?? nil else { return }
+            send(message, reportedFailure: &reportedFailure)
+            outbox.withLockWakingWaiters { $0.sending = false }
         }
     }
 
-    private func send(_ message: String) {
+    private static func send(_ message: String, reportedFailure: inout Bool) {
         do {
             _ = try ServiceManager.notify(message)
         } catch {

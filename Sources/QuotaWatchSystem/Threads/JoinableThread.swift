@@ -3,16 +3,18 @@ import Foundation
 import Synchronization
 
 /// A thread that can be waited for: ``join()`` returns once its body has returned. Every
-/// thread `quotawatch run` starts is one of these, so that when `run` ends nothing it started
-/// is still running.
+/// thread QuotaWatch starts is one of these, so that when `run` ends nothing it started is
+/// still running, and so that a test's armed ``FaultPlan`` (in a build with fault injection)
+/// reaches the threads started under it.
 public final class JoinableThread: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let done = Atomic<Bool>(false)
 
     /// Starts `body` on a new thread named `name` (as `top -H` and /proc/PID/task show it).
     public init(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
+        let faults = InheritedFaults()
         let thread = Thread { [self] in
-            body()
+            faults.run(body)
             done.store(true, ordering: .releasing)
             finished.signal()
         }
