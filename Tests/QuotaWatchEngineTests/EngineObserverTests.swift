@@ -32,7 +32,7 @@ private final class RecordingObserver: EngineObserver, @unchecked Sendable {
 
     func engineEmitted(_ event: ObservedEvent) {
         lock.withLock {
-            eventLines.append(event.jsonLine)
+            eventLines.append(event.jsonLine(root: "/r"))
             lock.broadcast()
         }
     }

@@ -208,7 +208,7 @@ struct HookScriptTests {
                 state: .breach, path: path, used: 4096, size: .allocated, limit: 1000, effectiveLimit: 1000,
                 rule: "Caches/*", level: .normal),
             time: WallTime(millisecondsSinceEpoch: 0))
-        runner.submit(event.hookEvent)
+        runner.submit(event.hookEvent(root: "/r"))
         #expect(try reports.waitForRuns(1).first?.failure == nil)
         let log = try Data(contentsOf: URL(fileURLWithPath: tree.absolutePath("notify.log")))
         #expect(HostileNames.rawControls(in: Array(log)).isEmpty, "\(String(decoding: log, as: UTF8.self))")
@@ -238,7 +238,7 @@ struct HookScriptTests {
         let event = PolicyEvent(
             .leftover(path: path, allocated: 1, idle: .seconds(5), rule: "r"), time: WallTime(millisecondsSinceEpoch: 0)
         )
-        runner.submit(event.hookEvent)
+        runner.submit(event.hookEvent(root: "/r"))
         #expect(try reports.waitForRuns(1).first?.failure == nil)
         let shown = try Data(contentsOf: URL(fileURLWithPath: tree.absolutePath("shown")))
         #expect(String(decoding: shown, as: UTF8.self) == #"Caches/a\x0aQUOTAWATCH_LIMIT=1\x1b\xff"#)

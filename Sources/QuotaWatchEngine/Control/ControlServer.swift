@@ -107,6 +107,9 @@ public final class ControlServer: Sendable {
         public var onConnectionFinished: (@Sendable (ControlConnectionOutcome) -> Void)?
         /// Event lines kept per event-stream client before the oldest are dropped.
         public var eventCapacity = 4096
+        /// The daemon's ROOT (absolute, escaped as paths are), written as `root` in the lines
+        /// the stream adds itself (`subscribed`, `dropped`), as the engine's lines carry it.
+        public var eventRoot: String?
 
         public init(
             requestTimeout: Duration = .seconds(5), sendTimeout: Duration = .seconds(30),
@@ -167,7 +170,8 @@ public final class ControlServer: Sendable {
         self.socketPath = socketPath
         self.listener = listener
         self.waker = waker
-        self.events = ControlEventFeed(capacity: options.eventCapacity, onReady: { waker.wake() })
+        self.events = ControlEventFeed(
+            capacity: options.eventCapacity, root: options.eventRoot, onReady: { waker.wake() })
         self.loop = ControlLoop(
             listener: listener, options: options, events: events, waker: waker, handler: handler)
     }

@@ -102,7 +102,9 @@ public final class LiveEngine: @unchecked Sendable {
         let server: ControlServer
         do {
             let mailbox = self.mailbox
-            server = try ControlServer(socketPath: options.socketPath) { request, reply in
+            var serverOptions = ControlServer.Options()
+            serverOptions.eventRoot = options.rootDisplay
+            server = try ControlServer(socketPath: options.socketPath, options: serverOptions) { request, reply in
                 mailbox.post(.request(request, reply))
             }
         } catch {
@@ -470,16 +472,16 @@ public final class LiveEngine: @unchecked Sendable {
         // A hook that fails is not sent its own failure: that would run it again, and fail again.
         var failedHook: String?
         if case .hookFailed(let hook, _, _, _, _) = event.detail { failedHook = hook }
-        hooks?.submit(event.hookEvent, except: failedHook)
+        hooks?.submit(event.hookEvent(root: options.rootDisplay), except: failedHook)
         cleanup?.note(event)
     }
 
     /// To `--events`, the socket's subscribers and the observers, in that order. The line is
-    /// encoded once, and only when a reader of lines is there.
+    /// encoded once, and only when a reader of lines is there; it carries the root.
     private func deliver(_ event: ObservedEvent) {
         let feed = eventFeed.flatMap { $0.hasSubscribers ? $0 : nil }
         if events != nil || feed != nil {
-            let line = event.jsonLine
+            let line = event.jsonLine(root: options.rootDisplay)
             events?.write(line)
             feed?.publish(line)
         }

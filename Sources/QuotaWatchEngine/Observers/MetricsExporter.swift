@@ -85,6 +85,7 @@ public final class MetricsExporter: EngineObserver, @unchecked Sendable {
             case .leftover(_, let allocated, _, _):
                 counters.leftovers += 1
                 counters.leftoverBytes = Saturating.sum(counters.leftoverBytes, allocated)
+            case .leftoverGone: return false
             case .forecast: counters.forecasts += 1
             case .hookFailed: counters.hookFailures += 1
             }

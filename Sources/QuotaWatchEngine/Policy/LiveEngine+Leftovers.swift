@@ -6,7 +6,9 @@ import QuotaWatchSystem
 /// directories (and those found by placing a directory) are matched against the idle-file
 /// rules and timed from their last write; at a deadline the file is stat'ed again, and only
 /// when it was not written since and no process holds it open for writing does it become a
-/// `leftover`. Staleness raises no event, so the deadline is the only trigger.
+/// `leftover`. Staleness raises no event, so the deadline is the only trigger. A reported
+/// leftover that is removed (by a cleaner or anyone), renamed away or written again is
+/// reported as `leftover_gone`, which is what resolves its alert.
 extension LiveEngine {
     func leftoverTurn(_ live: inout LiveTree<KernelFileSystem>, changed: [LeftoverKey]) -> [PolicyEvent] {
         guard monitor != nil, !(monitor?.leftovers.isEmpty ?? true) else { return [] }
@@ -14,8 +16,10 @@ extension LiveEngine {
         var seen = changed
         seen += monitor?.leftovers.toExamine ?? []
         monitor?.leftovers.toExamine.removeAll()
-        for key in seen { examine(key, &live, now: now) }
         var events: [PolicyEvent] = []
+        for key in seen {
+            if let event = examine(key, &live, now: now) { events.append(event) }
+        }
         let due = monitor?.leftovers.schedule.due(at: PolicyMonitor.moment(now)) ?? []
         for key in due {
             if let event = check(key, &live, now: now) { events.append(event) }
@@ -29,33 +33,67 @@ extension LiveEngine {
         return events
     }
 
-    /// A file was written, renamed in, found or removed: start, move or end its wait.
-    private func examine(_ key: LeftoverKey, _ live: inout LiveTree<KernelFileSystem>, now: UInt64) {
-        guard live.tree.contains(key.directory), let match = monitor?.leftovers.rule(for: key),
-            case .found(let status) = live.fileSystem.status(of: key.name, in: key.directory, tree: live.tree),
-            status.kind == .regular
-        else {
-            monitor?.leftovers.schedule.removed(key)
-            return
+    /// A file was written, renamed in, found or removed: start, move or end its wait. Returns
+    /// the `leftover_gone` of a reported leftover that this ends.
+    private func examine(
+        _ key: LeftoverKey, _ live: inout LiveTree<KernelFileSystem>, now: UInt64
+    ) -> PolicyEvent? {
+        let found = Self.regularFile(key, &live)
+        guard let match = monitor?.leftovers.rule(for: key), case .found(let status) = found else {
+            return Self.gone(monitor?.leftovers.schedule.removed(key), found)
         }
         let written = Self.moment(ofWallClock: status.modifiedNanoseconds, now: now)
         if let candidate = monitor?.leftovers.schedule.candidates[key], candidate.rule == match.rule.name,
             written <= candidate.timer.lastWrite + .milliseconds(1)
         {
-            return  // an attribute change or a second look: not a write, nothing moves
+            return nil  // an attribute change or a second look: not a write, nothing moves
         }
-        monitor?.leftovers.schedule.written(
+        let ended = monitor?.leftovers.schedule.written(
             key, path: Self.path(of: key, in: live.tree), rule: match.rule.name, age: match.age, at: written)
+        return ended.map { Self.goneEvent($0, reason: $0.rule == match.rule.name ? .written : .unmatched) }
+    }
+
+    /// The `leftover_gone` (removed) of each reported leftover in a directory that left the tree.
+    func leftoversOfRemovedDirectories(_ removed: [DirectoryID]) -> [PolicyEvent] {
+        guard !removed.isEmpty else { return [] }
+        return (monitor?.leftovers.dropCandidates(in: removed) ?? []).map { Self.goneEvent($0, reason: .removed) }
+    }
+
+    /// What is at `key` now: a regular file's status, `.notRegular` for anything else there,
+    /// or `.missing` (its directory or its name is gone).
+    private static func regularFile(_ key: LeftoverKey, _ live: inout LiveTree<KernelFileSystem>) -> FoundFile {
+        guard live.tree.contains(key.directory),
+            case .found(let status) = live.fileSystem.status(of: key.name, in: key.directory, tree: live.tree)
+        else { return .missing }
+        return status.kind == .regular ? .found(status) : .notRegular
+    }
+
+    enum FoundFile {
+        case found(FileStatus)
+        case notRegular
+        case missing
+    }
+
+    /// The `leftover_gone` of `ended`, the reported leftover that left the schedule: `removed`
+    /// when nothing is at its name any more, `unmatched` when something still is.
+    private static func gone(_ ended: LeftoverSchedule<LeftoverKey>.Candidate?, _ found: FoundFile) -> PolicyEvent? {
+        guard let ended else { return nil }
+        if case .missing = found { return goneEvent(ended, reason: .removed) }
+        return goneEvent(ended, reason: .unmatched)
+    }
+
+    private static func goneEvent(_ ended: LeftoverSchedule<LeftoverKey>.Candidate, reason: LeftoverEnd) -> PolicyEvent
+    {
+        PolicyEvent(.leftoverGone(path: ended.path, rule: ended.rule, reason: reason), time: .now())
     }
 
     /// A candidate's deadline passed: report it if it still is one.
     private func check(_ key: LeftoverKey, _ live: inout LiveTree<KernelFileSystem>, now: UInt64) -> PolicyEvent? {
-        guard live.tree.contains(key.directory), let match = monitor?.leftovers.rule(for: key),
-            case .found(let status) = live.fileSystem.status(of: key.name, in: key.directory, tree: live.tree),
-            status.kind == .regular, let candidate = monitor?.leftovers.schedule.candidates[key]
+        let found = Self.regularFile(key, &live)
+        guard let match = monitor?.leftovers.rule(for: key), case .found(let status) = found,
+            let candidate = monitor?.leftovers.schedule.candidates[key]
         else {
-            monitor?.leftovers.schedule.removed(key)
-            return nil
+            return Self.gone(monitor?.leftovers.schedule.removed(key), found)
         }
         let written = Self.moment(ofWallClock: status.modifiedNanoseconds, now: now)
         if written > candidate.timer.lastWrite + .milliseconds(1) {
