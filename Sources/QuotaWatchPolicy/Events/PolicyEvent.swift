@@ -129,8 +129,11 @@ public struct PolicyEvent: Sendable, Hashable {
             }
             environment.append(("QUOTAWATCH_" + key.uppercased(), value))
         }
+        var rule: String?
+        if case .string(let text)? = fields["rule"] { rule = text }
         return HookEvent(
-            kind: kind, path: path, json: Array(PolicyJSON.object(fields).encoded.utf8), environment: environment)
+            kind: kind, path: path, rule: rule, json: Array(PolicyJSON.object(fields).encoded.utf8),
+            environment: environment)
     }
 }
 
