@@ -50,14 +50,14 @@ struct HookScriptTests {
         #expect(requests.first?.path == "/api/v2/alerts")
         let alerts = try #require(
             try JSONSerialization.jsonObject(with: requests.first?.body ?? Data()) as? [[String: Any]])
-        let byName = Dictionary(
-            uniqueKeysWithValues: alerts.compactMap { alert -> (String, [String: Any])? in
-                guard let labels = alert["labels"] as? [String: String], let name = labels["alertname"] else {
-                    return nil
-                }
-                return (name, alert)
-            })
-        #expect(Set(byName.keys) == ["QuotaWatchQuotaBreach", "QuotaWatchQuotaWarning", "QuotaWatchForecastBreach"])
+        let named = alerts.compactMap { alert -> (String, [String: Any])? in
+            guard let labels = alert["labels"] as? [String: String], let name = labels["alertname"] else { return nil }
+            return (name, alert)
+        }
+        #expect(
+            named.map(\.0).sorted() == ["QuotaWatchForecastBreach", "QuotaWatchQuotaBreach", "QuotaWatchQuotaWarning"],
+            "\(alerts)")
+        let byName = Dictionary(named, uniquingKeysWith: { first, _ in first })
         let breach = try #require(byName["QuotaWatchQuotaBreach"])
         let labels = try #require(breach["labels"] as? [String: String])
         // As contrib/prometheus/alerts.yml names and grades it.
