@@ -69,7 +69,8 @@ struct EventRootLiveTests {
         try daemon.waitForEvent("leftover_gone")
         try tree.writeFile(root / "Caches" / "a" / "big", byteCount: 60_000)
         try daemon.waitForEvent("quota_breach")
-        try tree.truncateFile(root / "Caches" / "a" / "big", to: 0)
+        // Back under the quota: --clean's eviction may have removed the file already.
+        try? tree.truncateFile(root / "Caches" / "a" / "big", to: 0)
         try daemon.waitForEvent("hook_failed")
 
         let kinds = ["ready", "leftover", "cleanup", "leftover_gone", "quota_breach", "quota_ok", "hook_failed"]
