@@ -8,17 +8,30 @@ public struct TCPListener: Sendable {
     public let address: TCPAddress
 
     /// Binds `address` and listens. `SO_REUSEADDR` lets a restarted daemon bind again at once;
-    /// an IPv6 socket is IPv6 only, so `[::]` does not also take the IPv4 port.
+    /// an IPv6 socket is IPv6 only, so `[::]` does not also take the IPv4 port, except for every
+    /// address (`:PORT`): one dual-stack socket on `[::]` takes both, as Go's listeners do, or,
+    /// where the machine has no IPv6, `0.0.0.0` (the listener's address says which).
     ///
     /// The corresponding C functions are `socket`, `setsockopt`, `bind`, `listen` and
     /// `getsockname`.
     public static func listen(on address: TCPAddress, backlog: CInt = 64) throws(Errno) -> TCPListener {
+        guard address.isEveryAddress, address.family == .ipv6 else { return try bind(address, backlog: backlog) }
+        do {
+            return try bind(address, backlog: backlog)
+        } catch .addressFamilyNotSupported, .addressNotAvailable {
+            return try bind(address.everyIPv4Address, backlog: backlog)
+        }
+    }
+
+    private static func bind(_ address: TCPAddress, backlog: CInt) throws(Errno) -> TCPListener {
         let domain = address.family == .ipv4 ? AF_INET : AF_INET6
         let type = CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
         let descriptor = FileDescriptor(rawValue: try valueOrErrno { system_socket(domain, type, 0) }.get())
         do throws(Errno) {
             try setOption(descriptor, SOL_SOCKET, SO_REUSEADDR, 1)
-            if address.family == .ipv6 { try setOption(descriptor, CInt(IPPROTO_IPV6), IPV6_V6ONLY, 1) }
+            if address.family == .ipv6 {
+                try setOption(descriptor, CInt(IPPROTO_IPV6), IPV6_V6ONLY, address.isEveryAddress ? 0 : 1)
+            }
             try unsafe withSocketAddress(address) { pointer, length throws(Errno) in
                 _ = try valueOrErrno { unsafe system_bind(descriptor.rawValue, pointer, length) }.get()
             }

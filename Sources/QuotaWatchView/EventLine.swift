@@ -92,6 +92,12 @@ public struct EventLine: Sendable, Equatable {
             line.leftover = Leftover(
                 path: fields.string("path"), allocated: fields.unsigned("allocated") ?? 0, reportedAt: reportedAt,
                 idleSeconds: idle)
+        case "leftover_gone":
+            line.details =
+                "\(fields.string("path")) is no longer a leftover: \(fields.string("reason")) (rule \(fields.string("rule")))"
+            line.severity = .good
+            // Off the view's leftover list, as a cleanup's removed paths are.
+            if let path = fields.object["path"] as? String { line.removedPaths = [path] }
         case "quota_forecast":
             line.details =
                 "\(fields.string("path")) breaches in \(DurationWords.compact(fields.integer("seconds_to_breach") ?? 0)) "
@@ -157,7 +163,8 @@ public struct EventLine: Sendable, Equatable {
             line.details = "\(fields.integer("quotas") ?? 0) quotas, \(fields.integer("budgets") ?? 0) budgets"
             line.severity = .good
         default:
-            line.details = fields.object.keys.sorted().filter { $0 != "event" && $0 != "time" }
+            // `root` is the same on every line of one daemon: the view's title shows it.
+            line.details = fields.object.keys.sorted().filter { !["event", "time", "root"].contains($0) }
                 .map { "\($0)=\(fields.object[$0].map { "\($0)" } ?? "")" }.joined(separator: " ")
         }
     }

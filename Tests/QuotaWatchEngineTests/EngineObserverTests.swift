@@ -37,7 +37,7 @@ private final class RecordingObserver: EngineObserver, Sendable {
     }
 
     func engineEmitted(_ event: ObservedEvent) {
-        let line = event.jsonLine
+        let line = event.jsonLine(root: "/r")
         record.withLockWakingWaiters { $0.eventLines.append(line) }
     }
 

@@ -37,6 +37,24 @@ struct HookBacklogTests {
         #expect(backlog.next() == nil)
     }
 
+    @Test("two rules on one directory are two events: one rule's quota_ok never replaces the other's")
+    func coalescingKeepsRulesApart() {
+        var backlog = HookBacklog(limit: 8, coalesces: true, rateLimit: .seconds(60))
+        let now = ContinuousClock.now
+        for rule in ["Caches/*", "Caches/a"] {
+            let event = PolicyEvent(
+                .quota(
+                    state: .ok, path: Array("Caches/a".utf8), used: 1, size: .allocated, limit: 9, effectiveLimit: 9,
+                    rule: rule, level: .normal), time: WallTime(millisecondsSinceEpoch: 0))
+            #expect(backlog.add(event.hookEvent(root: "/r"), at: now) == .queued, "\(rule)")
+        }
+        #expect(backlog.next()?.rule == "Caches/*")
+        #expect(backlog.next()?.rule == "Caches/a")
+        // The same rule's next event still coalesces with its waiting one.
+        #expect(backlog.add(hookEvent("quota_ok", path: "x"), at: now) == .queued)
+        #expect(backlog.add(hookEvent("quota_ok", path: "x"), at: now + .seconds(61)) == .coalesced)
+    }
+
     @Test("a queue limit below 1 still lets one event wait")
     func limitAtLeastOne() {
         var backlog = HookBacklog(limit: 0, coalesces: true, rateLimit: nil)

@@ -21,7 +21,7 @@ struct HookScriptTests {
     private static let daemonPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
 
     @Test(
-        "alertmanager.sh posts a breach as an active critical alert and resolves the warning",
+        "alertmanager.sh posts a breach as an active alert of its root and rule, and resolves that rule's warning and forecast",
         .enabled(if: installed("curl"), "curl is not installed: apt-get install curl"),
         .enabled(if: installed("python3"), "python3 is not installed: apt-get install python3"))
     func alertmanagerBreach() throws {
@@ -34,12 +34,12 @@ struct HookScriptTests {
             hooks: [hook], environment: [(name: "PATH", value: Self.daemonPath)], onFailure: reports.onFailure,
             onRun: reports.onRun)
         defer { runner.stop() }
-        let json =
-            #"{"event":"quota_breach","path":"Library/Caches/Feed","allocated":210000000,"limit":200000000,"rule":"Library/Caches/*","time":"2026-11-30T23:00:00Z"}"#
-        runner.submit(
-            HookEvent(
-                kind: "quota_breach", path: Array("Library/Caches/Feed".utf8), json: Array(json.utf8),
-                environment: [(name: "QUOTAWATCH_EVENT", value: "quota_breach")]))
+        let event = PolicyEvent(
+            .quota(
+                state: .breach, path: Array("Library/Caches/Feed".utf8), used: 210_000_000, size: .allocated,
+                limit: 200_000_000, effectiveLimit: 200_000_000, rule: "Library/Caches/*", level: .normal),
+            time: WallTime(millisecondsSinceEpoch: 1_796_166_000_000))
+        runner.submit(event.hookEvent(root: "/srv/app"))
         let run = try #require(try reports.waitForRuns(1).first)
         #expect(
             run.failure == nil,
@@ -50,27 +50,32 @@ struct HookScriptTests {
         #expect(requests.first?.path == "/api/v2/alerts")
         let alerts = try #require(
             try JSONSerialization.jsonObject(with: requests.first?.body ?? Data()) as? [[String: Any]])
-        #expect(alerts.count == 2)
-        let bySeverity = Dictionary(
-            uniqueKeysWithValues: alerts.compactMap { alert -> (String, [String: Any])? in
-                guard let labels = alert["labels"] as? [String: String], let severity = labels["severity"] else {
-                    return nil
-                }
-                return (severity, alert)
-            })
-        let critical = try #require(bySeverity["critical"])
-        let labels = try #require(critical["labels"] as? [String: String])
-        #expect(labels["alertname"] == "QuotaWatchQuota")
-        #expect(labels["path"] == "Library/Caches/Feed")
-        let annotations = try #require(critical["annotations"] as? [String: String])
+        let named = alerts.compactMap { alert -> (String, [String: Any])? in
+            guard let labels = alert["labels"] as? [String: String], let name = labels["alertname"] else { return nil }
+            return (name, alert)
+        }
+        #expect(
+            named.map(\.0).sorted() == ["QuotaWatchForecastBreach", "QuotaWatchQuotaBreach", "QuotaWatchQuotaWarning"],
+            "\(alerts)")
+        let byName = Dictionary(named, uniquingKeysWith: { first, _ in first })
+        let breach = try #require(byName["QuotaWatchQuotaBreach"])
+        let labels = try #require(breach["labels"] as? [String: String])
+        // As contrib/prometheus/alerts.yml names and grades it.
+        #expect(labels["severity"] == "warning")
+        #expect(labels["path"] == "Library/Caches/Feed" && labels["rule"] == "Library/Caches/*")
+        #expect(labels["root"] == "/srv/app" && labels["source"] == "quotawatch-hook")
+        #expect(labels["host"]?.isEmpty == false)
+        let annotations = try #require(breach["annotations"] as? [String: String])
         #expect(annotations["limit"] == "200000000")
-        #expect(annotations["rule"] == "Library/Caches/*")
         #expect(annotations["summary"]?.hasPrefix("quota_breach Library/Caches/Feed") == true)
-        #expect(critical["startsAt"] as? String == "2026-11-30T23:00:00Z")
-        // The critical alert stays active; the warning one ends now.
-        let criticalEnd = try #require(critical["endsAt"] as? String)
-        let warningEnd = try #require(bySeverity["warning"]?["endsAt"] as? String)
-        #expect(criticalEnd > warningEnd)
+        #expect(breach["startsAt"] as? String == "2026-12-01T23:00:00.000Z")
+        // The breach stays active; the same rule's warning and forecast end now.
+        let breachEnd = try #require(breach["endsAt"] as? String)
+        for name in ["QuotaWatchQuotaWarning", "QuotaWatchForecastBreach"] {
+            let other = try #require(byName[name])
+            #expect((other["labels"] as? [String: String])?["rule"] == "Library/Caches/*")
+            #expect(try #require(other["endsAt"] as? String) < breachEnd)
+        }
     }
 
     @Test(
@@ -208,7 +213,7 @@ struct HookScriptTests {
                 state: .breach, path: path, used: 4096, size: .allocated, limit: 1000, effectiveLimit: 1000,
                 rule: "Caches/*", level: .normal),
             time: WallTime(millisecondsSinceEpoch: 0))
-        runner.submit(event.hookEvent)
+        runner.submit(event.hookEvent(root: "/r"))
         #expect(try reports.waitForRuns(1).first?.failure == nil)
         let log = try Data(contentsOf: URL(fileURLWithPath: tree.absolutePath("notify.log")))
         #expect(HostileNames.rawControls(in: Array(log)).isEmpty, "\(String(decoding: log, as: UTF8.self))")
@@ -218,7 +223,7 @@ struct HookScriptTests {
         #expect(Array(words.prefix(2)) == ["quotawatch:", "quota_breach"], "\(words)")
         #expect(words.count > 2 && words[2] == HumanText.name(path), "the path is one word: \(words)")
         let keys = words.dropFirst(3).map { String($0.prefix { $0 != "=" }) }
-        #expect(keys == ["allocated", "effective_limit", "level", "limit", "rule"], "\(words)")
+        #expect(keys == ["allocated", "effective_limit", "level", "limit", "root", "rule"], "\(words)")
         #expect(words.contains("level=normal") && words.contains("rule=Caches/*"), "\(words)")
     }
 
@@ -238,7 +243,7 @@ struct HookScriptTests {
         let event = PolicyEvent(
             .leftover(path: path, allocated: 1, idle: .seconds(5), rule: "r"), time: WallTime(millisecondsSinceEpoch: 0)
         )
-        runner.submit(event.hookEvent)
+        runner.submit(event.hookEvent(root: "/r"))
         #expect(try reports.waitForRuns(1).first?.failure == nil)
         let shown = try Data(contentsOf: URL(fileURLWithPath: tree.absolutePath("shown")))
         #expect(String(decoding: shown, as: UTF8.self) == #"Caches/a\x0aQUOTAWATCH_LIMIT=1\x1b\xff"#)

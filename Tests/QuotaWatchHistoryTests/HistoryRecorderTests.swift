@@ -36,7 +36,7 @@ struct HistoryRecorderTests {
     }
 
     private func settings(_ state: TempTree, capacity: Int = 1000) -> HistorySettings {
-        var settings = HistorySettings(stateDirectory: Array(state.rootPath.utf8))
+        var settings = HistorySettings(stateDirectory: Array(state.rootPath.utf8), root: "/r")
         settings.retryAfter = .milliseconds(50)
         settings.busyTimeoutMilliseconds = 50
         settings.capacity = capacity
@@ -113,7 +113,8 @@ struct HistoryRecorderLogTests {
         let state = try TempTree(prefix: "qw-history-log")
         try state.writeFile("not-a-directory", byteCount: 1)
         // A state directory below a regular file: it can never be made.
-        let settings = HistorySettings(stateDirectory: Array(state.absolutePath("not-a-directory/state").utf8))
+        let settings = HistorySettings(
+            stateDirectory: Array(state.absolutePath("not-a-directory/state").utf8), root: "/r")
         let marker = state.rootPath
         let received = Mutex<[(LogLevel, String)]>([])
         Log.redirect { level, text in

@@ -154,9 +154,15 @@ struct MetricsLiveTests {
         try prometheus.waitFor(#"quotawatch_quota_breached{path="Caches/a"}"#) { $0.first?.value == 1 }
         try prometheus.waitFor("quotawatch_quota_breaches_total") { $0.first?.value == 1 }
         try prometheus.waitFor(#"quotawatch_quota_state{path="Caches/a",state="breach"}"#) { $0.first?.value == 1 }
-        // The shipped rule sees it: pending until its `for:` has passed.
+        // The shipped rule sees it: pending until its `for:` has passed, labelled with the
+        // root and host as alertmanager.sh labels its own alert for it.
+        let host = try String(contentsOfFile: "/proc/sys/kernel/hostname", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         try prometheus.waitFor(#"ALERTS{alertname="QuotaWatchQuotaBreach"}"#) { samples in
-            samples.contains { $0.labels["path"] == "Caches/a" && $0.labels["alertstate"] == "pending" }
+            samples.contains {
+                $0.labels["path"] == "Caches/a" && $0.labels["alertstate"] == "pending"
+                    && $0.labels["root"] == status.report.root && $0.labels["host"] == host
+            }
         }
         // A daemon that is down is an alert too: the rules above go silent with it.
         try fixture.stopCleanly()
@@ -210,7 +216,8 @@ struct MetricsLiveTests {
     @Test(
         "bad metrics options exit 64 naming the value",
         arguments: [
-            (["--metrics-listen", "localhost:9187"], "names are not resolved"),
+            (["--metrics-listen", "metrics.example:9187"], "other names are not resolved"),
+            (["--metrics-listen", "9187"], "or :PORT for every address"),
             (["--metrics-listen", "127.0.0.1"], "has no port"),
             (["--metrics-listen", "127.0.0.1:99999"], "not a number from 0 to 65535"),
             (["--metrics-listen", "::1:9187"], "in brackets"),

@@ -73,12 +73,18 @@ struct ExtremeTimeTests {
         let event = PolicyEvent(
             .forecast(path: Array("Caches/a".utf8), secondsToBreach: .infinity, bytesPerSecond: 9e21, rule: "Caches/*"),
             time: WallTime(millisecondsSinceEpoch: 0))
-        #expect(event.jsonLine.contains("\"bytes_per_second\":9223372036854775807"), "\(event.jsonLine)")
-        #expect(event.jsonLine.contains("\"seconds_to_breach\":9223372036854775807"), "\(event.jsonLine)")
+        #expect(
+            event.jsonLine(root: "/r").contains("\"bytes_per_second\":9223372036854775807"),
+            "\(event.jsonLine(root: "/r"))")
+        #expect(
+            event.jsonLine(root: "/r").contains("\"seconds_to_breach\":9223372036854775807"),
+            "\(event.jsonLine(root: "/r"))")
         let nan = PolicyEvent(
             .forecast(
                 path: Array("Caches/a".utf8), secondsToBreach: .nan, bytesPerSecond: -.infinity, rule: "Caches/*"),
             time: WallTime(millisecondsSinceEpoch: 0))
-        #expect(nan.jsonLine.contains("\"bytes_per_second\":-9223372036854775808"), "\(nan.jsonLine)")
+        #expect(
+            nan.jsonLine(root: "/r").contains("\"bytes_per_second\":-9223372036854775808"),
+            "\(nan.jsonLine(root: "/r"))")
     }
 }

@@ -22,7 +22,7 @@ struct LeftoverScheduleTests {
         #expect(schedule.nextDeadline() == nil)
         #expect(schedule.due(at: .seconds(1000)).isEmpty)
         let stopped = schedule.written(1, path: download, rule: "cfnetwork-download", age: age, at: .seconds(2000))
-        #expect(stopped)
+        #expect(stopped?.rule == "cfnetwork-download" && stopped?.path == download)
         #expect(schedule.leftovers.isEmpty)
         #expect(schedule.nextDeadline() == .seconds(2060))
     }

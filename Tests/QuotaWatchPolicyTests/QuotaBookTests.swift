@@ -29,8 +29,8 @@ struct QuotaBookTests {
         #expect(book.directoryCount == 2)
         let breach = book.evaluate(1, usage: usage(1200), level: .normal, at: .seconds(1), time: time)
         #expect(breach.map(\.kind) == ["quota_breach"])
-        #expect(breach.first?.jsonLine.contains(#""effective_limit":1000"#) == true)
-        #expect(breach.first?.jsonLine.contains(#""rule":"Library/Caches/*""#) == true)
+        #expect(breach.first?.jsonLine(root: "/r").contains(#""effective_limit":1000"#) == true)
+        #expect(breach.first?.jsonLine(root: "/r").contains(#""rule":"Library/Caches/*""#) == true)
         #expect(book.evaluate(1, usage: usage(1300), level: .normal, at: .seconds(2), time: time).isEmpty)
         #expect(book.evaluate(2, usage: usage(500), level: .normal, at: .seconds(2), time: time).isEmpty)
         // Critical scales 1000 to 400: img breaches though nothing wrote to it.
@@ -38,7 +38,7 @@ struct QuotaBookTests {
             usage: { $0 == 1 ? usage(1300) : usage(500) }, level: .critical, at: .seconds(3), time: time)
         #expect(rescaled.map(\.kind) == ["quota_breach"])
         #expect(rescaled.first?.path == Array("Library/Caches/img".utf8))
-        #expect(rescaled.first?.jsonLine.contains(#""level":"critical""#) == true)
+        #expect(rescaled.first?.jsonLine(root: "/r").contains(#""level":"critical""#) == true)
     }
 
     @Test("a budget is split by weight among the members there are now")
@@ -87,7 +87,7 @@ struct QuotaBookTests {
             guard case .quota(_, let path, _, _, _, let effective, _, _) = event.detail,
                 let index = Int(String(decoding: path.dropFirst(5), as: UTF8.self))
             else {
-                Issue.record("not a quota event: \(event.jsonLine)")
+                Issue.record("not a quota event: \(event.jsonLine(root: "/r"))")
                 continue
             }
             #expect(effective == alone[index])

@@ -18,15 +18,52 @@ struct HTTPServerTests {
         #expect(address.host == host)
         #expect(address.port == port)
         #expect(address.description == text)
+        #expect(!address.isEveryAddress, "only :PORT is every address; [::] and 0.0.0.0 are one family's")
+    }
+
+    @Test(
+        "as node_exporter reads --web.listen-address: :PORT is every address, localhost is 127.0.0.1",
+        arguments: [
+            (":9187", true, "[::]:9187"), (":0", true, "[::]:0"), ("localhost:9187", false, "127.0.0.1:9187"),
+            ("LocalHost:80", false, "127.0.0.1:80"),
+        ])
+    func nodeExporterSpellings(text: String, isEveryAddress: Bool, shown: String) throws {
+        let address = try TCPAddress(parsing: text)
+        #expect(address.isEveryAddress == isEveryAddress)
+        #expect(address.description == shown)
+    }
+
+    @Test("every address (:0) takes a free port and answers over IPv4 and, where the machine has it, IPv6 loopback")
+    func everyAddress() throws {
+        let listener = try TCPListener.listen(on: try TCPAddress(parsing: ":0"))
+        #expect(listener.address.port != 0 && listener.address.isEveryAddress)
+        let server = try HTTPServer(listener: listener, path: "/metrics", contentType: "text/plain") {
+            Array("all\n".utf8)
+        }
+        defer { server.stop() }
+        let port = Int(server.address.port)
+        #expect(try HTTPGet.request(host: "127.0.0.1", port: port, path: "/metrics").text == "all\n")
+        guard server.address.family == .ipv6 else {
+            print("skipped the IPv6 half: this machine has no IPv6, so every address is 0.0.0.0")
+            return
+        }
+        guard let loopback = try? TCPListener.listen(on: try TCPAddress(parsing: "[::1]:0")) else {
+            print("skipped the IPv6 half: this machine has no IPv6 loopback")
+            return
+        }
+        loopback.descriptor.close()
+        #expect(try HTTPGet.request(host: "::1", port: port, path: "/metrics").text == "all\n")
     }
 
     @Test(
         "a bad address is refused with a message that names it and the fix",
         arguments: [
-            ("localhost:9187", "names are not resolved"), ("127.0.0.1", "has no port"),
+            ("example.com:9187", "other names are not resolved"), ("127.0.0.1", "has no port"),
+            ("9187", "or :PORT for every address"), (":", "the port '' is not a number"),
+            ("*:9187", "write :9187 for every address"), (":http", "not a number"),
             ("127.0.0.1:65536", "not a number from 0 to 65535"), ("127.0.0.1:http", "not a number"),
             ("::1:9187", "in brackets"), ("[::1]9187", "[IPV6]:PORT"), ("[127.0.0.1]:80", "IPv6 address"),
-            ("256.1.1.1:80", "IPv4"), (":80", "IPv4"), ("127.0.0.1:-1", "not a number"),
+            ("256.1.1.1:80", "IPv4"), ("127.0.0.1:-1", "not a number"),
         ])
     func refuses(text: String, expected: String) {
         #expect {

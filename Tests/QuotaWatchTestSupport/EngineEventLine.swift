@@ -28,6 +28,8 @@ public struct EngineEventLine: Sendable, CustomStringConvertible {
     public let from: String?
     public let to: String?
     public let free: UInt64?
+    /// Every line: the daemon's ROOT, absolute, escaped as paths are.
+    public let root: String?
 
     private struct Fields: Decodable {
         let event: String
@@ -43,6 +45,7 @@ public struct EngineEventLine: Sendable, CustomStringConvertible {
         let from: String?
         let to: String?
         let free: UInt64?
+        let root: String?
     }
 
     /// Decodes one line; nil when it is not a JSON object with an `"event"` string.
@@ -62,6 +65,7 @@ public struct EngineEventLine: Sendable, CustomStringConvertible {
         from = fields.from
         to = fields.to
         free = fields.free
+        root = fields.root
     }
 
     public var description: String { text }

@@ -1,26 +1,54 @@
 #!/usr/bin/env bash
 # QuotaWatch alert hook: posts each event to an Alertmanager-compatible endpoint
 # (POST URL/api/v2/alerts with a JSON array of alerts), so breaches and disk levels page
-# whoever Alertmanager routes them to, and quota_ok / a level back to normal resolve them.
+# whoever Alertmanager routes them to, and the events that end them resolve them.
 #
 # Use it in the config:
 #
 #   hooks:
 #     - name: alertmanager
 #       command: [/usr/local/share/quotawatch/hooks/alertmanager.sh, "http://127.0.0.1:9093"]
-#       events: [quota_warning, quota_breach, quota_ok, level, leftover, quota_forecast]
+#       events: [quota_warning, quota_breach, quota_ok, level, leftover, leftover_gone, quota_forecast]
 #       timeout: 15s
 #
 # Arguments: the Alertmanager base URL, and optionally how long an alert stays active without
 # a resolving event, in seconds (default 86400; Alertmanager's own default would resolve an
 # alert sent once after 5 minutes).
 #
-# It reads the event's JSON line on stdin. Labels: alertname (QuotaWatchQuota,
-# QuotaWatchDiskLevel, QuotaWatchLeftover, QuotaWatchForecast, or QuotaWatch_<event>),
-# severity (warning, critical or info), path (ROOT-relative; "/" for root-wide events) and
-# instance (this host). Annotations: every field of the event, as text, and a summary. A quota
-# or level that gets worse or better resolves the alert of the other severity, so exactly one
-# stays active.
+# Alerts. Every alert is labelled alertname, severity, root (the daemon's ROOT), host (uname -n)
+# and source="quotawatch-hook"; those of one directory also path (ROOT-relative) and rule (the
+# quota's glob, or the leftover rule's name). An alert is one (alertname, root, host, path, rule):
+# two rules on one directory are two alerts, and an event of one rule never resolves another's.
+#
+#   event                      fires                                resolves (same root, path, rule)
+#   quota_breach               QuotaWatchQuotaBreach     warning    QuotaWatchQuotaWarning, QuotaWatchForecastBreach
+#   quota_warning              QuotaWatchQuotaWarning    info       QuotaWatchQuotaBreach
+#   quota_ok                   -                                    all three quota alerts
+#   quota_forecast             QuotaWatchForecastBreach  info       (ends by itself at the forecast breach time)
+#   level to critical          QuotaWatchDiskCritical    critical   QuotaWatchDiskWarning
+#   level to warning           QuotaWatchDiskWarning     warning    QuotaWatchDiskCritical
+#   level to normal            -                                    both disk alerts
+#   leftover                   QuotaWatchLeftover        info
+#   leftover_gone              -                                    QuotaWatchLeftover (removed by a
+#                              cleaner or anyone, renamed away, or written again)
+#   hook_failed                QuotaWatchHookFailed      warning    (labels hook, failed_event)
+#   anything else              QuotaWatch_<event>        info
+#
+# The names and severities of QuotaWatchQuotaBreach, QuotaWatchDiskCritical and
+# QuotaWatchForecastBreach are those of contrib/prometheus/alerts.yml, whose rules also carry
+# root and host (joined from quotawatch_root_info), so routes and silences written for one
+# cover the other. With both wired, the same breach arrives twice: at once from this hook, and
+# after the rule's `for:` from Prometheus (with job and instance labels, without source). Keep
+# one with an inhibit rule in alertmanager.yml: the hook's alert, while active, inhibits the
+# rule's alert for the same thing; the rule's alert still fires when the daemon is down or the
+# hook cannot post, and QuotaWatchDown / QuotaWatchAbsent say why.
+#
+#   inhibit_rules:
+#     - source_matchers: [source="quotawatch-hook"]
+#       target_matchers: [source!="quotawatch-hook", alertname=~"QuotaWatch.*"]
+#       equal: [alertname, host, root, path, rule]
+#
+# Annotations: every field of the event, as text, and a summary.
 #
 # Needs bash, python3 (to read and write JSON safely, whatever bytes a path holds) and curl.
 # curl fails the hook (exit 22, shown in hook_failed with curl's message) when the endpoint
@@ -45,7 +73,7 @@ for tool in python3 curl; do
 done
 
 payload="$(
-    QW_ACTIVE_SECONDS="$active_seconds" QW_INSTANCE="$(uname -n)" python3 -c '
+    QW_ACTIVE_SECONDS="$active_seconds" QW_HOST="$(uname -n)" python3 -c '
 import datetime, json, os, re, sys
 
 line = sys.stdin.buffer.readline()
@@ -56,21 +84,42 @@ except ValueError as error:
 kind = str(event.get("event", "unknown"))
 now = datetime.datetime.now(datetime.timezone.utc)
 starts = str(event.get("time") or now.isoformat())
-ends_active = (now + datetime.timedelta(seconds=int(os.environ["QW_ACTIVE_SECONDS"]))).isoformat()
+active_for = int(os.environ["QW_ACTIVE_SECONDS"])
 
-# alertname, and which severity this event makes active; None resolves every severity.
-if kind in ("quota_warning", "quota_breach", "quota_ok"):
-    name, active = "QuotaWatchQuota", {"quota_warning": "warning", "quota_breach": "critical"}.get(kind)
-elif kind == "level":
-    name, active = "QuotaWatchDiskLevel", {"warning": "warning", "critical": "critical"}.get(event.get("to"))
-elif kind == "leftover":
-    name, active = "QuotaWatchLeftover", "info"
+# (alertname, severity) this event fires, and those it resolves: see the table in the header.
+breach, warning, forecast = ("QuotaWatchQuotaBreach", "warning"), ("QuotaWatchQuotaWarning", "info"), (
+    "QuotaWatchForecastBreach", "info")
+disk_critical, disk_warning = ("QuotaWatchDiskCritical", "critical"), ("QuotaWatchDiskWarning", "warning")
+fires, resolves = None, []
+if kind == "quota_breach":
+    fires, resolves = breach, [warning, forecast]
+elif kind == "quota_warning":
+    fires, resolves = warning, [breach]
+elif kind == "quota_ok":
+    resolves = [breach, warning, forecast]
 elif kind == "quota_forecast":
-    name, active = "QuotaWatchForecast", "warning"
+    fires = forecast
+    seconds = event.get("seconds_to_breach")
+    if isinstance(seconds, int) and not isinstance(seconds, bool):
+        active_for = max(60, min(active_for, seconds + 600))
+elif kind == "level":
+    to = event.get("to")
+    fires = {"critical": disk_critical, "warning": disk_warning}.get(to)
+    resolves = [alert for alert in (disk_critical, disk_warning) if alert != fires]
+elif kind == "leftover":
+    fires = ("QuotaWatchLeftover", "info")
+elif kind == "leftover_gone":
+    resolves = [("QuotaWatchLeftover", "info")]
+elif kind == "hook_failed":
+    fires = ("QuotaWatchHookFailed", "warning")
 else:
-    name, active = "QuotaWatch_" + kind, "info"
-# The severities an alert of this name can have, so that the other ones are resolved.
-severities = ["warning", "critical"] if name in ("QuotaWatchQuota", "QuotaWatchDiskLevel") else [active]
+    fires = ("QuotaWatch_" + kind, "info")
+
+# What names one alert: its root and host always, and whichever of these the event has.
+identity = {"root": str(event.get("root", "")), "host": os.environ["QW_HOST"], "source": "quotawatch-hook"}
+for key in ("path", "rule", "hook", "failed_event"):
+    if isinstance(event.get(key), str) and event[key]:
+        identity[key] = event[key]
 
 annotations = {key: value if isinstance(value, str) else json.dumps(value) for key, value in event.items()}
 def shown(text):
@@ -89,21 +138,28 @@ def quoted(text):
     return quote + text.replace("\\", "\\\\").replace(quote, "\\" + quote) + quote
 
 summary = kind + (" " + quoted(str(event["path"])) if event.get("path") else "")
-for key in ("allocated", "limit", "free", "total", "idle_seconds", "seconds_to_breach"):
-    if isinstance(event.get(key), (int, float)) and not isinstance(event.get(key), bool):
-        summary += f" {key}={event[key]}"
+for key in ("allocated", "apparent", "limit", "rule", "free", "total", "idle_seconds", "seconds_to_breach", "reason"):
+    value = event.get(key)
+    if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+        summary += f" {key}={quoted(str(value))}"
+if event.get("root"):
+    summary += " under " + quoted(str(event["root"]))
 annotations["summary"] = summary
 
-alerts = []
-for severity in severities:
-    labels = {
-        "alertname": name,
-        "severity": severity,
-        "path": str(event.get("path") or "/"),
-        "instance": os.environ["QW_INSTANCE"],
-    }
-    ends = ends_active if severity == active else now.isoformat()
-    alerts.append({"labels": labels, "annotations": annotations, "startsAt": starts, "endsAt": ends})
+def alert(name_and_severity, ends):
+    name, severity = name_and_severity
+    labels = dict(identity, alertname=name, severity=severity)
+    return {"labels": labels, "annotations": annotations, "startsAt": starts, "endsAt": ends}
+
+try:
+    started = datetime.datetime.fromisoformat(starts.replace("Z", "+00:00"))
+except ValueError:
+    started = now
+# Alertmanager refuses an alert that ends before it starts.
+resolved_at = max(now, started).isoformat()
+alerts = [alert(name, resolved_at) for name in resolves]
+if fires:
+    alerts.append(alert(fires, (now + datetime.timedelta(seconds=active_for)).isoformat()))
 json.dump(alerts, sys.stdout, ensure_ascii=True)
 '
 )"

@@ -56,21 +56,26 @@ public struct HookEvent: Sendable, Equatable {
     public var kind: String
     /// The directory or file the event is about, relative to ROOT; nil for root-wide events.
     public var path: [UInt8]?
+    /// The rule the event is about (a quota's glob, a leftover rule's name); nil for others.
+    public var rule: String?
     /// The event's JSON object, one line, without a newline.
     public var json: [UInt8]
     /// `QUOTAWATCH_EVENT`, `QUOTAWATCH_PATH`, `QUOTAWATCH_ALLOCATED`, `QUOTAWATCH_LIMIT`, … in
     /// a stable order.
     public var environment: [(name: String, value: String)]
 
-    public init(kind: String, path: [UInt8]?, json: [UInt8], environment: [(name: String, value: String)]) {
+    public init(
+        kind: String, path: [UInt8]?, rule: String? = nil, json: [UInt8], environment: [(name: String, value: String)]
+    ) {
         self.kind = kind
         self.path = path
+        self.rule = rule
         self.json = json
         self.environment = environment
     }
 
     public static func == (lhs: HookEvent, rhs: HookEvent) -> Bool {
-        lhs.kind == rhs.kind && lhs.path == rhs.path && lhs.json == rhs.json
+        lhs.kind == rhs.kind && lhs.path == rhs.path && lhs.rule == rhs.rule && lhs.json == rhs.json
             && lhs.environment.elementsEqual(rhs.environment) { $0.name == $1.name && $0.value == $1.value }
     }
 }

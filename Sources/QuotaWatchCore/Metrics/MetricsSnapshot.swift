@@ -79,6 +79,8 @@ public struct MetricsSnapshot: Sendable, Equatable {
     public var version: String
     /// The root as reports show it: absolute, escaped.
     public var root: String
+    /// This machine's name (`uname -n`): with `root`, what names this daemon in alerts.
+    public var host = ""
     /// The first crawl is done and events are followed.
     public var ready = false
     public var rootTally = Tally.zero

@@ -14,7 +14,9 @@ public enum PrometheusText {
         let s = snapshot
         out.gauge(
             "build_info", "QuotaWatch's version; the value is always 1.", [(["version": s.version], "1")])
-        out.gauge("root_info", "The watched root; the value is always 1.", [(["root": s.root], "1")])
+        out.gauge(
+            "root_info", "The watched root and this host's name (uname -n); the value is always 1.",
+            [(["root": s.root, "host": s.host], "1")])
         out.gauge("ready", "1 once the first crawl is done and changes are followed.", [([:], flag(s.ready))])
         out.gauge(
             "watcher_up", "1 while inotify events keep the tallies exact (after the first crawl).",

@@ -129,9 +129,13 @@ public struct CleanupContext: Sendable {
     /// The only way a cleaner removes anything; it writes the audit log.
     public var remover: Remover
     public var runID: String
+    /// The daemon's ROOT, absolute and escaped as paths are (the `root` of its events); nil
+    /// for a runner that serves no daemon.
+    public var root: String?
 
     public init(
-        trigger: CleanupTrigger, inputs: CleanupInputs, dryRun: Bool, remover: Remover, runID: String
+        trigger: CleanupTrigger, inputs: CleanupInputs, dryRun: Bool, remover: Remover, runID: String,
+        root: String? = nil
     ) {
         self.trigger = trigger
         self.level = inputs.level
@@ -140,6 +144,7 @@ public struct CleanupContext: Sendable {
         self.dryRun = dryRun
         self.remover = remover
         self.runID = runID
+        self.root = root
     }
 }
 

@@ -11,7 +11,7 @@ extension CleanupPlanner {
     /// - any other trigger (a level change, the periodic run, by hand), every cleaner with a
     ///   path in the tree: its files, and its directory's quota when one of its paths has one.
     mutating func registeredInputs(
-        for trigger: CleanupTrigger, breached: CleanupDirectory?, live: inout LiveTree<KernelFileSystem>
+        for trigger: CleanupTrigger, breached: CleanupDirectory?, live: inout LiveTree<some LiveFileSystem>
     ) -> [UInt64: CleanupInputs] {
         var inputs: [UInt64: CleanupInputs] = [:]
         for registration in registrations {
@@ -44,7 +44,7 @@ extension CleanupPlanner {
 
     /// The files below each of `paths` that is a directory now, each once.
     private mutating func candidates(
-        below paths: [[UInt8]], live: inout LiveTree<KernelFileSystem>
+        below paths: [[UInt8]], live: inout LiveTree<some LiveFileSystem>
     ) -> [CleanupCandidate] {
         var seen: Set<[UInt8]> = []
         var found: [CleanupCandidate] = []
@@ -58,7 +58,7 @@ extension CleanupPlanner {
     }
 
     /// The first of `paths` that carries a quota, with the lowest limit in force on it.
-    private func quotaDirectory(among paths: [[UInt8]], live: LiveTree<KernelFileSystem>) -> CleanupDirectory? {
+    private func quotaDirectory(among paths: [[UInt8]], live: LiveTree<some LiveFileSystem>) -> CleanupDirectory? {
         guard let monitor else { return nil }
         let rows = monitor.book.rows(level: level, at: PolicyMonitor.moment(now))
         for path in paths {

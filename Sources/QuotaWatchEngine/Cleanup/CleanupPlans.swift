@@ -87,7 +87,8 @@ struct PlannedCleaner: Cleaner {
         for inputs in plan.jobs[slot] {
             try Task.checkCancellation()
             let call = CleanupContext(
-                trigger: context.trigger, inputs: inputs, dryRun: dryRun, remover: remover, runID: context.runID)
+                trigger: context.trigger, inputs: inputs, dryRun: dryRun, remover: remover, runID: context.runID,
+                root: context.root)
             let done = try await inner.clean(call)
             result.removed += done.removed
             result.skipped += done.skipped

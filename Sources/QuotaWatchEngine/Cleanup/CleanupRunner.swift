@@ -19,10 +19,13 @@ public final class CleanupRunner: Sendable {
         public var timeout: Duration
         /// Every remover checks and reports, and removes nothing.
         public var dryRun: Bool
+        /// The daemon's ROOT, handed to every cleaner in its context (``CleanupContext/root``).
+        public var root: String?
 
-        public init(timeout: Duration = .seconds(60), dryRun: Bool) {
+        public init(timeout: Duration = .seconds(60), dryRun: Bool, root: String? = nil) {
             self.timeout = timeout
             self.dryRun = dryRun
+            self.root = root
         }
     }
 
@@ -131,7 +134,8 @@ public final class CleanupRunner: Sendable {
             for (index, cleaner) in cleaners.enumerated() {
                 let remover = Remover(backend: backend, trigger: trigger.name, cleaner: cleaner.name, run: runID)
                 let context = CleanupContext(
-                    trigger: trigger, inputs: inputs, dryRun: settings.dryRun, remover: remover, runID: runID)
+                    trigger: trigger, inputs: inputs, dryRun: settings.dryRun, remover: remover, runID: runID,
+                    root: settings.root)
                 let outcome = await call(cleaner, context)
                 if case .notConcerned = outcome { continue }
                 concerned[index] = true

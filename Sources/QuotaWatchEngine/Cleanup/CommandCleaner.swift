@@ -4,7 +4,8 @@ import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// Runs an external command as a cleaner: an argv list (no shell), the context as JSON on
-/// stdin and as `QUOTAWATCH_*` variables, a timeout after which its process group is killed.
+/// stdin and as `QUOTAWATCH_*` variables (`QUOTAWATCH_ROOT` among them, in a daemon), a
+/// timeout after which its process group is killed.
 /// What it removes, the engine sees as ordinary events; its result lists nothing.
 public struct CommandCleaner: Cleaner {
     public let name: String
@@ -33,6 +34,7 @@ public struct CommandCleaner: Cleaner {
                     ])
                 }),
         ]
+        if let root = context.root { fields["root"] = .string(root) }
         if let directory = context.directory {
             fields["path"] = .string(EscapedName.string(directory.path))
             fields["used"] = .unsigned(directory.used)

@@ -78,7 +78,8 @@ extension LiveEngine {
             timeout = max(timeout, commandTimeout + .seconds(10))
         }
         let runner = CleanupRunner(
-            settings: CleanupRunner.Settings(timeout: timeout, dryRun: !deletes), backend: backend,
+            settings: CleanupRunner.Settings(timeout: timeout, dryRun: !deletes, root: options.rootDisplay),
+            backend: backend,
             instance: "\(ProcessIdentity.processID)",
             prepare: { trigger in CleanupInputs(level: plans.activate(trigger)?.level ?? .normal) },
             completion: { summary in

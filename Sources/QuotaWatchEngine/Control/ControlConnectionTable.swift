@@ -180,7 +180,7 @@ struct ControlConnectionTable {
         }
         let subscription = events.subscribe()
         connection.phase = .streaming(subscription)
-        connection.output = Array(#"{"capacity":\#(events.capacity),"event":"subscribed"}"#.utf8) + [0x0A]
+        connection.output = Array(events.subscribedLine.utf8) + [0x0A]
         connection.sent = 0
         connection.deadline = now + options.sendTimeout
         served -= 1

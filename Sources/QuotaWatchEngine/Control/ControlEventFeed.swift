@@ -1,5 +1,6 @@
 import Dispatch
 import QuotaWatchCore
+import QuotaWatchPolicy
 import Synchronization
 
 /// The control socket's event stream: every event the engine emits, as its JSON line, to each
@@ -11,6 +12,9 @@ import Synchronization
 public final class ControlEventFeed: Sendable {
     /// Lines kept per subscriber before the oldest are dropped.
     public let capacity: Int
+    /// The daemon's ROOT, for the `root` field of the lines the feed writes itself; nil for a
+    /// feed that serves no root (a test's).
+    public let root: String?
     private let subscribers = Mutex<[UInt64: Subscription]>([:])
     private let nextID = Atomic<UInt64>(0)
     private let subscriberCount = Atomic<Int>(0)
@@ -18,11 +22,30 @@ public final class ControlEventFeed: Sendable {
     /// thread waits in `poll`, not on the queue, and is woken through this.
     private let onReady: @Sendable () -> Void
 
-    public convenience init(capacity: Int = 4096) { self.init(capacity: capacity, onReady: {}) }
+    public convenience init(capacity: Int = 4096, root: String? = nil) {
+        self.init(capacity: capacity, root: root, onReady: {})
+    }
 
-    init(capacity: Int, onReady: @escaping @Sendable () -> Void) {
+    init(capacity: Int, root: String?, onReady: @escaping @Sendable () -> Void) {
         self.capacity = capacity
+        self.root = root
         self.onReady = onReady
+    }
+
+    /// The first line a subscriber gets: `{"capacity":N,"event":"subscribed","root":…}`.
+    var subscribedLine: String {
+        Self.line(["event": .string("subscribed"), "capacity": .integer(Int64(capacity))], root)
+    }
+
+    /// Says that `count` lines were lost before the ones that follow it.
+    static func droppedLine(_ count: Int, root: String?) -> String {
+        line(["event": .string("dropped"), "count": .integer(Int64(count))], root)
+    }
+
+    private static func line(_ fields: [String: PolicyJSON], _ root: String?) -> String {
+        var fields = fields
+        if let root { fields["root"] = .string(root) }
+        return PolicyJSON.object(fields).encoded
     }
 
     /// Cheap enough to ask for every event: the engine encodes no line when nobody listens.
@@ -35,7 +58,8 @@ public final class ControlEventFeed: Sendable {
     }
 
     func subscribe() -> Subscription {
-        let subscription = Subscription(id: nextID.add(1, ordering: .relaxed).newValue, onReady: onReady)
+        let subscription = Subscription(
+            id: nextID.add(1, ordering: .relaxed).newValue, root: root, onReady: onReady)
         subscribers.withLock { $0[subscription.id] = subscription }
         subscriberCount.add(1, ordering: .relaxed)
         return subscription
@@ -55,6 +79,7 @@ public final class ControlEventFeed: Sendable {
     /// One subscriber's queue, filled by the engine and drained by the serving thread.
     final class Subscription: Sendable {
         let id: UInt64
+        let root: String?
         private let queue = Mutex(Queue())
         private let ready = DispatchSemaphore(value: 0)
         private let onReady: @Sendable () -> Void
@@ -65,8 +90,9 @@ public final class ControlEventFeed: Sendable {
             var isClosed = false
         }
 
-        init(id: UInt64, onReady: @escaping @Sendable () -> Void = {}) {
+        init(id: UInt64, root: String? = nil, onReady: @escaping @Sendable () -> Void = {}) {
             self.id = id
+            self.root = root
             self.onReady = onReady
         }
 
@@ -106,7 +132,7 @@ public final class ControlEventFeed: Sendable {
                 if queue.isClosed { return nil }
                 var lines = queue.lines
                 if queue.dropped > 0 {
-                    lines.insert(#"{"count":\#(queue.dropped),"event":"dropped"}"#, at: 0)
+                    lines.insert(ControlEventFeed.droppedLine(queue.dropped, root: root), at: 0)
                 }
                 queue.lines.removeAll(keepingCapacity: true)
                 queue.dropped = 0

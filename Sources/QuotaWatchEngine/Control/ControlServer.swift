@@ -109,6 +109,9 @@ public final class ControlServer: Sendable {
         public var eventCapacity = 4096
         /// Registered cleaners at once, counted apart from the other connections.
         public var maximumRegisteredCleaners = RegisteredCleaners.defaultCapacity
+        /// The daemon's ROOT (absolute, escaped as paths are), written as `root` in the lines
+        /// the stream adds itself (`subscribed`, `dropped`), as the engine's lines carry it.
+        public var eventRoot: String?
 
         public init(
             requestTimeout: Duration = .seconds(5), sendTimeout: Duration = .seconds(30),
@@ -171,7 +174,8 @@ public final class ControlServer: Sendable {
         self.socketPath = socketPath
         self.listener = listener
         self.waker = waker
-        self.events = ControlEventFeed(capacity: options.eventCapacity, onReady: { waker.wake() })
+        self.events = ControlEventFeed(
+            capacity: options.eventCapacity, root: options.eventRoot, onReady: { waker.wake() })
         self.registeredCleaners = RegisteredCleaners(capacity: options.maximumRegisteredCleaners)
         self.loop = ControlLoop(
             listener: listener, options: options, events: events, registry: registeredCleaners, waker: waker,

@@ -2,14 +2,23 @@ import QuotaWatchCore
 import QuotaWatchPolicy
 
 /// The events waiting for one hook, and the rules for letting one in: the rate limit per path,
-/// coalescing per path and kind, and the bound that drops the oldest. Pure, so its timing is
+/// coalescing per path, rule and kind, and the bound that drops the oldest. Pure, so its timing is
 /// tested with made-up instants.
 struct HookBacklog {
     /// What coalescing and the rate limit tell apart. The kind is part of it: a `quota_ok`
-    /// must not be swallowed because the `quota_breach` it ends was sent a moment before.
+    /// must not be swallowed because the `quota_breach` it ends was sent a moment before; so is
+    /// the rule: two rules on one directory are two alerts, and one rule's `quota_ok` must not
+    /// replace the other's.
     struct Key: Hashable {
         var kind: String
         var path: [UInt8]?
+        var rule: String?
+
+        init(_ event: HookEvent) {
+            kind = event.kind
+            path = event.path
+            rule = event.rule
+        }
     }
 
     enum Admission: Equatable {
@@ -56,7 +65,7 @@ struct HookBacklog {
     var isEmpty: Bool { waiting.isEmpty }
 
     mutating func add(_ event: HookEvent, at now: Moment) -> Admission {
-        let key = Key(kind: event.kind, path: event.path)
+        let key = Key(event)
         if let rateLimit {
             if let last = lastLetIn[key], now - last < rateLimit {
                 rateLimited += 1
@@ -102,7 +111,7 @@ struct HookBacklog {
             let sequence = order[orderStart]
             orderStart += 1
             guard let event = waiting.removeValue(forKey: sequence) else { continue }
-            if coalesces { waitingByKey[Key(kind: event.kind, path: event.path)] = nil }
+            if coalesces { waitingByKey[Key(event)] = nil }
             compactOrder()
             return event
         }

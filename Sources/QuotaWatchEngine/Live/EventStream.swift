@@ -1,5 +1,6 @@
 import Foundation
 import QuotaWatchCore
+import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// Engine events for scripts: one JSON object per line, each with an `"event"` field.
@@ -16,9 +17,12 @@ public enum EngineEvent: Sendable {
     /// A cleanup run ended: its summary (``CleanupSummary/jsonLine``).
     case cleanup(CleanupSummary)
 
-    /// The JSON line, without its newline. Keys are sorted, so each line is stable.
-    public var jsonLine: String {
-        var fields: [String: JSONValue] = [:]
+    /// The JSON line, without its newline. Keys are sorted, so each line is stable; `root` is
+    /// ROOT, absolute and escaped as paths are, as in every event line (``PolicyEvent/fields(root:)``).
+    /// One encoder, ``PolicyJSON``, writes every event line, so a root or path is written the
+    /// same way in all of them.
+    public func jsonLine(root: String) -> String {
+        var fields: [String: PolicyJSON]
         switch self {
         case .ready(let directories, let files, let allocated, let seconds):
             fields = [
@@ -45,39 +49,10 @@ public enum EngineEvent: Sendable {
                 "budgets": .integer(Int64(budgets)), "time": .string(time),
             ]
         case .cleanup(let summary):
-            return summary.jsonLine
+            fields = summary.fields
         }
-        return JSONValue.object(fields).encoded
-    }
-}
-
-/// A small JSON value for event lines, encoded with Foundation's encoder.
-public enum JSONValue: Encodable, Sendable {
-    case string(String)
-    case integer(Int64)
-    /// Sizes: a total may pass Int64.max (sparse files), and converting it must not trap.
-    case unsigned(UInt64)
-    case number(Double)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .string(let value): try container.encode(value)
-        case .integer(let value): try container.encode(value)
-        case .unsigned(let value): try container.encode(value)
-        case .number(let value): try container.encode((value * 1000).rounded() / 1000)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
-        }
-    }
-
-    public var encoded: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        fields["root"] = .string(root)
+        return PolicyJSON.object(fields).encoded
     }
 }
 

@@ -108,7 +108,9 @@ public final class LiveEngine: @unchecked Sendable {
         let server: ControlServer
         do {
             let mailbox = self.mailbox
-            server = try ControlServer(socketPath: options.socketPath) { request, reply in
+            var serverOptions = ControlServer.Options()
+            serverOptions.eventRoot = options.rootDisplay
+            server = try ControlServer(socketPath: options.socketPath, options: serverOptions) { request, reply in
                 mailbox.post(.request(request, reply))
             }
         } catch {
@@ -299,7 +301,14 @@ public final class LiveEngine: @unchecked Sendable {
     /// participants (the hooks) and the cleanup triggers.
     func publish(_ event: PolicyEvent) {
         deliver(.policy(event))
+<<<<<<< HEAD
         for participant in options.participants { participant.published(event) }
+=======
+        // A hook that fails is not sent its own failure: that would run it again, and fail again.
+        var failedHook: String?
+        if case .hookFailed(let hook, _, _, _, _) = event.detail { failedHook = hook }
+        hooks?.submit(event.hookEvent(root: options.rootDisplay), except: failedHook)
+>>>>>>> helper/alerts
         cleanup?.note(event)
     }
 
@@ -316,11 +325,11 @@ public final class LiveEngine: @unchecked Sendable {
     }
 
     /// To `--events`, the socket's subscribers and the observers, in that order. The line is
-    /// encoded once, and only when a reader of lines is there.
+    /// encoded once, and only when a reader of lines is there; it carries the root.
     private func deliver(_ event: ObservedEvent) {
         let feed = eventFeed.flatMap { $0.hasSubscribers ? $0 : nil }
         if events != nil || feed != nil {
-            let line = event.jsonLine
+            let line = event.jsonLine(root: options.rootDisplay)
             events?.write(line)
             feed?.publish(line)
         }

@@ -169,9 +169,7 @@ extension LiveTree {
         let directory = pending.directory
         guard tree.contains(directory), !unreadable.contains(directory) else { return true }
         let existing = tree.entry(named: pending.name, in: directory)
-        if structureChanges != nil, !fileLogDirectories.isEmpty, fileLogDirectories.contains(directory) {
-            structureChanges?.files.append(StructureChanges.FileName(directory: directory, name: pending.name))
-        }
+        logFile(named: pending.name, in: directory)
         switch fileSystem.status(of: pending.name, in: directory, tree: tree) {
         case .directoryUnavailable:
             return false

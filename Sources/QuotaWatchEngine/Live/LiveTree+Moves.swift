@@ -20,7 +20,10 @@ extension LiveTree {
                 directoryStillThere(tree.entry(named: name, in: directory), at: place)
                 ? nil : tree.entry(named: name, in: directory)
             switch entry {
-            case .file(let file)?: tree.moveFile(file, to: directory, named: parkedName)
+            case .file(let file)?:
+                tree.moveFile(file, to: directory, named: parkedName)
+                // The name is free now: a leftover reported under it is no longer there.
+                logFile(named: name, in: directory)
             case .directory(let child)?: tree.moveDirectory(child, to: directory, named: parkedName)
             case nil: break
             }

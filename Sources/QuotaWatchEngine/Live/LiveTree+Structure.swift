@@ -93,7 +93,10 @@ extension LiveTree {
         // kept, they would keep every name ever written for the length of the window.
         restats.forget(PendingName(directory: directory, name: name))
         switch tree.entry(named: name, in: directory) {
-        case .file(let file)?: tree.removeFile(file)
+        case .file(let file)?:
+            tree.removeFile(file)
+            // A leftover reported there is gone: without this, nothing would look at the name again.
+            logFile(named: name, in: directory)
         case .directory(let child)?: removeDirectory(child)
         case nil: break
         }

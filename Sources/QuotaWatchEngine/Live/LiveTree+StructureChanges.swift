@@ -32,6 +32,15 @@ extension LiveTree {
         structureChanges = enabled ? StructureChanges() : nil
     }
 
+    /// Logs `name` in `directory` for the leftover rules, when that directory is one they
+    /// follow: a file there was re-stat'ed, or left its name (removed, or renamed away).
+    mutating func logFile(named name: [UInt8], in directory: DirectoryID) {
+        guard structureChanges != nil, !fileLogDirectories.isEmpty, fileLogDirectories.contains(directory) else {
+            return
+        }
+        structureChanges?.files.append(StructureChanges.FileName(directory: directory, name: name))
+    }
+
     /// The changes logged since the last call, leaving the log empty (and still on).
     public mutating func drainStructureChanges() -> StructureChanges {
         guard let changes = structureChanges else { return StructureChanges() }

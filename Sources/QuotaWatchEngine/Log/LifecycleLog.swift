@@ -3,7 +3,10 @@ import QuotaWatchCore
 /// Writes the engine's life to the log: `info` when it is ready and when it stops, `notice`
 /// around a SIGHUP reload, and at `debug` every event line as `--events jsonl` prints it.
 public final class LifecycleLog: EngineObserver {
-    public init() {}
+    /// ROOT as the event lines name it.
+    let root: String
+
+    public init(root: String) { self.root = root }
 
     public func engine(_ change: EngineLifecycle, _ view: EngineView) {
         switch change {
@@ -26,6 +29,6 @@ public final class LifecycleLog: EngineObserver {
     }
 
     public func engineEmitted(_ event: ObservedEvent) {
-        Log.debug("event: \(event.jsonLine)")
+        Log.debug("event: \(event.jsonLine(root: root))")
     }
 }

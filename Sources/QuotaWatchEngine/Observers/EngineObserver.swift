@@ -47,10 +47,11 @@ public enum ObservedEvent: Sendable {
     case engine(EngineEvent)
     case policy(PolicyEvent)
 
-    public var jsonLine: String {
+    /// The line, `root` field included: the engine's ``EngineOptions/rootDisplay``.
+    public func jsonLine(root: String) -> String {
         switch self {
-        case .engine(let event): event.jsonLine
-        case .policy(let event): event.jsonLine
+        case .engine(let event): event.jsonLine(root: root)
+        case .policy(let event): event.jsonLine(root: root)
         }
     }
 }

@@ -1,5 +1,6 @@
 import QuotaWatchCore
 import QuotaWatchPolicy
+import QuotaWatchSystem
 import Synchronization
 
 /// Follows the engine for `/metrics` and the textfile: on its turn, about once a second and
@@ -13,6 +14,7 @@ public final class MetricsExporter: EngineObserver, Sendable {
     public static let topLevelLimit = 1000
 
     private let version: String
+    private let host: String
     private let interval: UInt64
     /// After an event, the soonest turn: a burst of events publishes once, not once per event.
     private let eventGap: UInt64
@@ -35,14 +37,17 @@ public final class MetricsExporter: EngineObserver, Sendable {
     ///     after the last one (at once if that is past).
     ///   - onPublish: called on the engine thread with each new snapshot; must return at once.
     public init(
-        version: String, root: String, interval: Duration = .seconds(1), eventGap: Duration = .milliseconds(100),
-        onPublish: (@Sendable (MetricsSnapshot) -> Void)? = nil
+        version: String, root: String, host: String = HostName.current(), interval: Duration = .seconds(1),
+        eventGap: Duration = .milliseconds(100), onPublish: (@Sendable (MetricsSnapshot) -> Void)? = nil
     ) {
         self.version = version
+        self.host = host
         self.interval = interval.nanoseconds
         self.eventGap = eventGap.nanoseconds
         self.onPublish = onPublish
-        published = Mutex((0, MetricsSnapshot(version: version, root: root)))
+        var first = MetricsSnapshot(version: version, root: root)
+        first.host = host
+        published = Mutex((0, first))
     }
 
     /// The last snapshot published, and how many have been: what a scrape renders.
@@ -92,6 +97,7 @@ public final class MetricsExporter: EngineObserver, Sendable {
             case .leftover(_, let allocated, _, _):
                 counters.leftovers += 1
                 counters.leftoverBytes = Saturating.sum(counters.leftoverBytes, allocated)
+            case .leftoverGone: return false
             case .forecast: counters.forecasts += 1
             case .hookFailed: counters.hookFailures += 1
             }
@@ -114,6 +120,7 @@ public final class MetricsExporter: EngineObserver, Sendable {
         let tree = view.tree
         var snapshot = MetricsSnapshot(version: version, root: view.rootDisplay)
         let (ready, counters) = engineSide.withLock { ($0.isReady, $0.counters) }
+        snapshot.host = host
         snapshot.ready = ready
         snapshot.rootTally = tree.tally(of: tree.root)
         snapshot.watches = view.counters.watches

@@ -5,7 +5,9 @@ import QuotaWatchPolicy
 /// (and those found by placing a directory) are matched against the idle-file rules and timed
 /// from their last write; at a deadline the file is stat'ed again, and only when it was not
 /// written since and no process holds it open for writing does it become a `leftover`.
-/// Staleness raises no event, so the deadline is the only trigger.
+/// Staleness raises no event, so the deadline is the only trigger. A reported leftover that is
+/// removed (by a cleaner or anyone), renamed away or written again is reported as
+/// `leftover_gone`, which is what resolves its alert.
 ///
 /// Generic over the file system, with the one question it asks outside the tree (is the file
 /// open for writing?) passed in, so tests drive its timers with a fake file system and a
@@ -25,8 +27,10 @@ struct LeftoverPass<FileSystem: LiveFileSystem> {
         var seen = changed
         seen += monitor.leftovers.toExamine
         monitor.leftovers.toExamine.removeAll()
-        for key in seen { examine(key, &monitor, &live, now: now) }
         var events: [PolicyEvent] = []
+        for key in seen {
+            if let event = examine(key, &monitor, &live, now: now) { events.append(event) }
+        }
         let due = monitor.leftovers.schedule.due(at: PolicyMonitor.moment(now))
         for key in due {
             if let event = check(key, &monitor, &live, now: now) { events.append(event) }
@@ -40,37 +44,71 @@ struct LeftoverPass<FileSystem: LiveFileSystem> {
         return events
     }
 
-    /// A file was written, renamed in, found or removed: start, move or end its wait.
+    /// A file was written, renamed in, found or removed: start, move or end its wait. Returns
+    /// the `leftover_gone` of a reported leftover that this ends.
     private func examine(
         _ key: LeftoverKey, _ monitor: inout PolicyMonitor, _ live: inout LiveTree<FileSystem>, now: UInt64
-    ) {
-        guard live.tree.contains(key.directory), let match = monitor.leftovers.rule(for: key),
-            case .found(let status) = live.fileSystem.status(of: key.name, in: key.directory, tree: live.tree),
-            status.kind == .regular
-        else {
-            monitor.leftovers.schedule.removed(key)
-            return
+    ) -> PolicyEvent? {
+        let found = Self.regularFile(key, &live)
+        guard let match = monitor.leftovers.rule(for: key), case .found(let status) = found else {
+            return Self.gone(monitor.leftovers.schedule.removed(key), found)
         }
         let written = moment(ofWallClock: status.modifiedNanoseconds, now: now)
         if let candidate = monitor.leftovers.schedule.candidates[key], candidate.rule == match.rule.name,
             written <= candidate.timer.lastWrite + .milliseconds(1)
         {
-            return  // an attribute change or a second look: not a write, nothing moves
+            return nil  // an attribute change or a second look: not a write, nothing moves
         }
-        monitor.leftovers.schedule.written(
+        let ended = monitor.leftovers.schedule.written(
             key, path: Self.path(of: key, in: live.tree), rule: match.rule.name, age: match.age, at: written)
+        return ended.map { Self.goneEvent($0, reason: $0.rule == match.rule.name ? .written : .unmatched) }
+    }
+
+    /// The `leftover_gone` (removed) of each reported leftover in a directory that left the tree.
+    static func leftoversOfRemovedDirectories(_ removed: [DirectoryID], _ monitor: inout PolicyMonitor)
+        -> [PolicyEvent]
+    {
+        guard !removed.isEmpty else { return [] }
+        return monitor.leftovers.dropCandidates(in: removed).map { goneEvent($0, reason: .removed) }
+    }
+
+    /// What is at `key` now: a regular file's status, `.notRegular` for anything else there,
+    /// or `.missing` (its directory or its name is gone).
+    private static func regularFile(_ key: LeftoverKey, _ live: inout LiveTree<FileSystem>) -> FoundFile {
+        guard live.tree.contains(key.directory),
+            case .found(let status) = live.fileSystem.status(of: key.name, in: key.directory, tree: live.tree)
+        else { return .missing }
+        return status.kind == .regular ? .found(status) : .notRegular
+    }
+
+    enum FoundFile {
+        case found(FileStatus)
+        case notRegular
+        case missing
+    }
+
+    /// The `leftover_gone` of `ended`, the reported leftover that left the schedule: `removed`
+    /// when nothing is at its name any more, `unmatched` when something still is.
+    private static func gone(_ ended: LeftoverSchedule<LeftoverKey>.Candidate?, _ found: FoundFile) -> PolicyEvent? {
+        guard let ended else { return nil }
+        if case .missing = found { return goneEvent(ended, reason: .removed) }
+        return goneEvent(ended, reason: .unmatched)
+    }
+
+    private static func goneEvent(_ ended: LeftoverSchedule<LeftoverKey>.Candidate, reason: LeftoverEnd) -> PolicyEvent
+    {
+        PolicyEvent(.leftoverGone(path: ended.path, rule: ended.rule, reason: reason), time: .now())
     }
 
     /// A candidate's deadline passed: report it if it still is one.
     private func check(
         _ key: LeftoverKey, _ monitor: inout PolicyMonitor, _ live: inout LiveTree<FileSystem>, now: UInt64
     ) -> PolicyEvent? {
-        guard live.tree.contains(key.directory), let match = monitor.leftovers.rule(for: key),
-            case .found(let status) = live.fileSystem.status(of: key.name, in: key.directory, tree: live.tree),
-            status.kind == .regular, let candidate = monitor.leftovers.schedule.candidates[key]
+        let found = Self.regularFile(key, &live)
+        guard let match = monitor.leftovers.rule(for: key), case .found(let status) = found,
+            let candidate = monitor.leftovers.schedule.candidates[key]
         else {
-            monitor.leftovers.schedule.removed(key)
-            return nil
+            return Self.gone(monitor.leftovers.schedule.removed(key), found)
         }
         let written = moment(ofWallClock: status.modifiedNanoseconds, now: now)
         if written > candidate.timer.lastWrite + .milliseconds(1) {

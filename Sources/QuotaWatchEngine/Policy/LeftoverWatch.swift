@@ -78,6 +78,16 @@ struct LeftoverWatch {
         if states.removeValue(forKey: directory) != nil { directoriesChanged = true }
     }
 
+    /// Drops the candidates of directories that left the tree (a whole subtree removed: its
+    /// files are never re-stat'ed one by one), returning those that had been reported. One
+    /// pass over the candidates, only in a turn where directories went.
+    mutating func dropCandidates(in removed: [DirectoryID]) -> [LeftoverSchedule<LeftoverKey>.Candidate] {
+        guard !removed.isEmpty, !schedule.candidates.isEmpty else { return [] }
+        let gone = Set(removed)
+        return schedule.candidates.keys.filter { gone.contains($0.directory) }.compactMap { schedule.removed($0) }
+            .sorted { $0.path.lexicographicallyPrecedes($1.path) }
+    }
+
     mutating func removeAll() {
         states.removeAll()
         schedule.removeAll()

@@ -25,7 +25,12 @@ extension LiveEngine {
     func policyTurn(_ live: inout LiveTree<KernelFileSystem>) {
         guard monitor != nil else { return }
         let changes = live.drainStructureChanges()
-        var events = monitor?.afterTurn(&live.tree, changes: changes, now: clock.now, time: .now()) ?? []
+        // Before the monitor forgets them: the removed directories' ids may be reused below.
+        var events: [PolicyEvent] = []
+        if monitor != nil {
+            events = LeftoverPass<KernelFileSystem>.leftoversOfRemovedDirectories(changes.removed, &monitor!)
+        }
+        events += monitor?.afterTurn(&live.tree, changes: changes, now: clock.now, time: .now()) ?? []
         events += leftoverTurn(&live, changed: changes.files)
         for event in events { publish(event) }
     }

@@ -6,6 +6,9 @@ public struct HistorySettings: Sendable {
     /// The root's state directory: the database goes there as `history.sqlite`, next to the
     /// audit log it imports.
     public var stateDirectory: [UInt8]
+    /// ROOT, absolute and escaped as paths are: the `root` field of every event line recorded,
+    /// as the event stream writes it.
+    public var root: String
     /// A sample of ROOT and every quota directory this often.
     public var sampleEvery: Duration = HistoryConfig.defaultSampleEvery
     public var retention = HistoryRetention()
@@ -18,7 +21,10 @@ public struct HistorySettings: Sendable {
     /// How long a write waits for another connection's lock before the batch is retried later.
     public var busyTimeoutMilliseconds: Int32 = 1000
 
-    public init(stateDirectory: [UInt8]) { self.stateDirectory = stateDirectory }
+    public init(stateDirectory: [UInt8], root: String) {
+        self.stateDirectory = stateDirectory
+        self.root = root
+    }
 
     public var databasePath: [UInt8] { stateDirectory + Array("/\(HistoryStore.fileName)".utf8) }
 }

@@ -68,12 +68,13 @@ final class HistoryWriter {
     private func attempt(dropped: UInt64) {
         do {
             let store = try openedStore()
-            var records = resetEvents.map(HistoryRecord.event) + pending.map(Self.record)
+            let root = settings.root
+            var records = resetEvents.map(HistoryRecord.event) + pending.map { Self.record($0, root: root) }
             let now = WallTime.now()
             if dropped > droppedRecorded {
                 let line = PolicyJSON.object([
                     "event": .string("history_dropped"), "dropped": .unsigned(dropped - droppedRecorded),
-                    "time": .string(now.iso8601),
+                    "time": .string(now.iso8601), "root": .string(root),
                 ]).encoded
                 records.append(.event(HistoryEvent(time: now, kind: "history_dropped", path: nil, line: line)))
             }
@@ -127,7 +128,7 @@ final class HistoryWriter {
             let now = WallTime.now()
             let line = PolicyJSON.object([
                 "event": .string("history_reset"), "moved_to": .string(movedTo), "reason": .string(error.description),
-                "time": .string(now.iso8601),
+                "time": .string(now.iso8601), "root": .string(settings.root),
             ]).encoded
             resetEvents.append(HistoryEvent(time: now, kind: "history_reset", path: nil, line: line))
             importWanted = true
@@ -165,11 +166,11 @@ final class HistoryWriter {
         return false
     }
 
-    static func record(_ item: HistoryItem) -> HistoryRecord {
+    static func record(_ item: HistoryItem, root: String) -> HistoryRecord {
         switch item {
         case .sample(let sample): return .sample(sample)
         case .event(let event, let time):
-            let line = event.jsonLine
+            let line = event.jsonLine(root: root)
             switch event {
             case .policy(let policy):
                 return .event(

@@ -11,6 +11,9 @@ public struct PolicyEvent: Sendable, Hashable {
             rule: String, level: DiskLevel)
         case level(from: DiskLevel, to: DiskLevel, free: UInt64, total: UInt64, rootAllocated: UInt64)
         case leftover(path: [UInt8], allocated: UInt64, idle: Duration, rule: String)
+        /// A file reported as a `leftover` is no longer one: `reason` says why (``LeftoverEnd``).
+        /// What resolves the leftover's alert, whoever removed it (a cleaner, the app, a user).
+        case leftoverGone(path: [UInt8], rule: String, reason: LeftoverEnd)
         case forecast(path: [UInt8], secondsToBreach: Double, bytesPerSecond: Double, rule: String)
         /// A hook run failed: `status` is its exit status, `signal` the signal that ended it
         /// (a timeout kill included); `failedEvent` the kind of event it was run for.
@@ -27,7 +30,8 @@ public struct PolicyEvent: Sendable, Hashable {
 
     /// Every kind an event can have, as hooks name them in `events:`.
     public static let kinds = [
-        "quota_warning", "quota_breach", "quota_ok", "level", "leftover", "quota_forecast", "hook_failed",
+        "quota_warning", "quota_breach", "quota_ok", "level", "leftover", "leftover_gone", "quota_forecast",
+        "hook_failed",
     ]
 
     public var kind: String {
@@ -40,6 +44,7 @@ public struct PolicyEvent: Sendable, Hashable {
             }
         case .level: "level"
         case .leftover: "leftover"
+        case .leftoverGone: "leftover_gone"
         case .forecast: "quota_forecast"
         case .hookFailed: "hook_failed"
         }
@@ -47,14 +52,21 @@ public struct PolicyEvent: Sendable, Hashable {
 
     public var path: [UInt8]? {
         switch detail {
-        case .quota(_, let path, _, _, _, _, _, _), .leftover(let path, _, _, _), .forecast(let path, _, _, _): path
+        case .quota(_, let path, _, _, _, _, _, _), .leftover(let path, _, _, _), .leftoverGone(let path, _, _),
+            .forecast(let path, _, _, _):
+            path
         case .level, .hookFailed: nil
         }
     }
 
-    /// The event's fields, `event` and `time` included.
-    public var fields: [String: PolicyJSON] {
-        var fields: [String: PolicyJSON] = ["event": .string(kind), "time": .string(time.iso8601)]
+    /// The event's fields, `event`, `time` and `root` included. `root` is the daemon's ROOT,
+    /// absolute and escaped as paths are (``EscapedName``): every event says whose it is, so
+    /// two daemons' events never mix downstream. It is a parameter, not a field of the value,
+    /// because the policy layer does not know its root; the engine gives it where it encodes.
+    public func fields(root: String) -> [String: PolicyJSON] {
+        var fields: [String: PolicyJSON] = [
+            "event": .string(kind), "time": .string(time.iso8601), "root": .string(root),
+        ]
         switch detail {
         case .quota(_, let path, let used, let size, let limit, let effectiveLimit, let rule, let level):
             fields["path"] = .string(EscapedName.string(path))
@@ -74,6 +86,10 @@ public struct PolicyEvent: Sendable, Hashable {
             fields["allocated"] = .unsigned(allocated)
             fields["idle_seconds"] = .integer(idle.components.seconds)
             fields["rule"] = .string(rule)
+        case .leftoverGone(let path, let rule, let reason):
+            fields["path"] = .string(EscapedName.string(path))
+            fields["rule"] = .string(rule)
+            fields["reason"] = .string(reason.rawValue)
         case .forecast(let path, let seconds, let rate, let rule):
             fields["path"] = .string(EscapedName.string(path))
             // A sparse file can make a rate of 10²² B/s: clamped, never a trap.
@@ -91,17 +107,18 @@ public struct PolicyEvent: Sendable, Hashable {
     }
 
     /// The JSON line, without its newline; keys sorted.
-    public var jsonLine: String { PolicyJSON.object(fields).encoded }
+    public func jsonLine(root: String) -> String { PolicyJSON.object(fields(root: root)).encoded }
 
     /// What a hook receives: the JSON line on stdin, and each field as
-    /// `QUOTAWATCH_<FIELD IN CAPITALS>` (`QUOTAWATCH_EVENT` first, then in key order).
+    /// `QUOTAWATCH_<FIELD IN CAPITALS>` (`QUOTAWATCH_EVENT` first, then in key order:
+    /// `QUOTAWATCH_ROOT` among them).
     /// Numbers are written as in the JSON, null as empty, and text (paths, rules, a failed
     /// hook's stderr) as people see it (``HumanText``): one line, every control and direction
     /// character as `\xNN`, so a name cannot forge a line or a field of what a hook prints.
     /// The path's exact bytes go to `QUOTAWATCH_PATH_RAW`, added where the hook is started
     /// (an environment string can hold any byte but NUL; this type holds text).
-    public var hookEvent: HookEvent {
-        let fields = fields
+    public func hookEvent(root: String) -> HookEvent {
+        let fields = fields(root: root)
         var environment: [(name: String, value: String)] = [("QUOTAWATCH_EVENT", kind)]
         for key in fields.keys.sorted() where key != "event" {
             let value: String
@@ -112,6 +129,20 @@ public struct PolicyEvent: Sendable, Hashable {
             }
             environment.append(("QUOTAWATCH_" + key.uppercased(), value))
         }
-        return HookEvent(kind: kind, path: path, json: Array(jsonLine.utf8), environment: environment)
+        var rule: String?
+        if case .string(let text)? = fields["rule"] { rule = text }
+        return HookEvent(
+            kind: kind, path: path, rule: rule, json: Array(PolicyJSON.object(fields).encoded.utf8),
+            environment: environment)
     }
+}
+
+/// Why a reported leftover stopped being one (`leftover_gone`'s `reason`).
+public enum LeftoverEnd: String, Sendable, Hashable {
+    /// The name is gone: removed (by a cleaner or anyone), or renamed away.
+    case removed
+    /// The file was written again: it is in use, not left over.
+    case written
+    /// It no longer matches an idle-file rule (it is no longer a regular file, say).
+    case unmatched
 }

@@ -21,30 +21,36 @@ public struct LeftoverSchedule<Key: Hashable & Sendable>: Sendable {
     public init() {}
 
     /// The file at `key` matched `rule` and was written (or first seen) at `moment`, which
-    /// should be its modification time. Returns true when it had been reported as a leftover
-    /// and so stops being one.
+    /// should be its modification time. Returns the leftover it had been reported as (its path
+    /// and rule then), which it stops being: a `leftover_gone` to report.
     @discardableResult
     public mutating func written(
         _ key: Key, path: [UInt8], rule: String, age: Duration, at moment: Moment
-    ) -> Bool {
+    ) -> Candidate? {
         if var candidate = candidates[key], candidate.rule == rule {
+            let before = candidate
             let wasLeftover = candidate.timer.written(at: moment)
             candidate.path = path
             candidates[key] = candidate
             if let deadline = candidate.timer.deadline { deadlines.push(deadline, key) }
             dropStaleDeadlinesIfMany()
-            return wasLeftover
+            return wasLeftover ? before : nil
         }
+        // Another rule now (a reload): the old rule's leftover, if reported, has ended.
+        let ended = candidates[key].flatMap { $0.timer.phase == .reported ? $0 : nil }
         let timer = LeftoverTimer(age: age, lastWrite: moment)
         candidates[key] = Candidate(path: path, rule: rule, timer: timer)
         if let deadline = timer.deadline { deadlines.push(deadline, key) }
-        return false
+        return ended
     }
 
-    /// The file is gone, renamed, or no longer matches any rule.
-    public mutating func removed(_ key: Key) {
-        candidates.removeValue(forKey: key)
+    /// The file is gone, renamed, or no longer matches any rule. Returns the leftover it had
+    /// been reported as, if it had: a `leftover_gone` to report.
+    @discardableResult
+    public mutating func removed(_ key: Key) -> Candidate? {
+        let candidate = candidates.removeValue(forKey: key)
         dropStaleDeadlinesIfMany()
+        return candidate.flatMap { $0.timer.phase == .reported ? $0 : nil }
     }
 
     /// Deadlines in the heap, superseded ones included: what the memory bound is about.

@@ -60,7 +60,7 @@ enum RunHistory {
                         + "give --state-dir DIR, or --no-history to say so")
                 return nil
             }
-            var settings = HistorySettings(stateDirectory: directory)
+            var settings = HistorySettings(stateDirectory: directory, root: EscapedName.string(absoluteRoot))
             if let every = config.sampleEvery { settings.sampleEvery = every }
             if let keep = config.keep { settings.retention.keep = keep }
             if let size = config.maximumBytes { settings.retention.maximumBytes = size }

@@ -7,8 +7,9 @@ import QuotaWatchSystem
 enum RunMetrics {
     static let listen = Option(
         "--metrics-listen", value: "<host:port>",
-        help: "Serve Prometheus metrics at http://HOST:PORT/metrics, such as 127.0.0.1:9187 or [::1]:9187; "
-            + "port 0 picks a free one (stderr says which).", .tcpAddress)
+        help: "Serve Prometheus metrics at http://HOST:PORT/metrics, such as 127.0.0.1:9187, [::1]:9187, "
+            + "localhost:9187, or :9187 for every IPv4 and IPv6 address; port 0 picks a free one (stderr says which).",
+        .tcpAddress)
     static let textfile = Option(
         "--metrics-textfile", value: "<file.prom>",
         help: "Write the same metrics to this file, atomically, for node_exporter's textfile collector.",
@@ -37,7 +38,16 @@ enum RunMetrics {
 
         /// `quotawatch: metrics at http://HOST:PORT/metrics`, once serving; nil without
         /// --metrics-listen.
-        var announcement: String? { server.map { "quotawatch: metrics at http://\($0.address)/metrics" } }
+        var announcement: String? {
+            server.map { server in
+                let scope =
+                    !server.address.isEveryAddress
+                    ? ""
+                    : server.address.family == .ipv6
+                        ? "on every IPv4 and IPv6 address, " : "on every IPv4 address (this machine has no IPv6), "
+                return "quotawatch: \(scope)metrics at http://\(server.address)/metrics"
+            }
+        }
 
         func stop() {
             server?.stop()
@@ -57,7 +67,9 @@ enum RunMetrics {
             do {
                 // Written before the crawl (ready 0), so a path that cannot be written stops the
                 // start with the reason instead of a warning later.
-                try textfile.writeNow(MetricsSnapshot(version: QuotaWatchCLI.version, root: options.rootDisplay))
+                var first = MetricsSnapshot(version: QuotaWatchCLI.version, root: options.rootDisplay)
+                first.host = HostName.current()
+                try textfile.writeNow(first)
             } catch {
                 Console.failure(
                     "cannot write the metrics file '\(file.text)': \(error); its directory must exist and "

@@ -21,7 +21,7 @@ enum RunService {
 
     /// Adds the lifecycle log and, under a service manager, the notifier to the engine's observers.
     static func addObservers(to options: inout EngineOptions) {
-        options.observers.append(LifecycleLog())
+        options.observers.append(LifecycleLog(root: options.rootDisplay))
         if let notifier = ServiceNotifier.forServiceManager(environment: ProcessInfo.processInfo.environment) {
             options.observers.append(notifier)
         }

@@ -12,7 +12,8 @@ enum WatchInProcess {
     ) -> WatchSession {
         var options = options
         let feed = WatchFeed()
-        options.observers.append(WatchObserver(feed: feed, wantsFrames: screen, phone: phone))
+        options.observers.append(
+            WatchObserver(feed: feed, root: options.rootDisplay, wantsFrames: screen, phone: phone))
         // The screen owns stdout; `--events jsonl` writes there only in pipe mode.
         if screen { options.emitsEvents = false }
         // And the terminal: the engine's log lines go to the view's event log from its first

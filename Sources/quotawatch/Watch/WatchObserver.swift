@@ -19,6 +19,8 @@ final class WatchObserver: EngineObserver {
     static let idleInterval: UInt64 = 1_000_000_000
 
     let feed: WatchFeed
+    /// ROOT as the event lines name it (``EngineOptions/rootDisplay``).
+    let root: String
     let wantsFrames: Bool
     /// `--ios`: each frame carries the app's size as the phone shows it.
     let phone: PhoneStorageOptions.Measured?
@@ -34,8 +36,9 @@ final class WatchObserver: EngineObserver {
         var overflows: UInt64
     }
 
-    init(feed: WatchFeed, wantsFrames: Bool, phone: PhoneStorageOptions.Measured? = nil) {
+    init(feed: WatchFeed, root: String, wantsFrames: Bool, phone: PhoneStorageOptions.Measured? = nil) {
         self.feed = feed
+        self.root = root
         self.wantsFrames = wantsFrames
         self.phone = phone
     }
@@ -46,7 +49,7 @@ final class WatchObserver: EngineObserver {
         if change == .ready { engineTurn(view) }
     }
 
-    func engineEmitted(_ event: ObservedEvent) { feed.append(event: event.jsonLine) }
+    func engineEmitted(_ event: ObservedEvent) { feed.append(event: event.jsonLine(root: root)) }
 
     func engineTurn(_ view: EngineView) {
         next.store(view.now + Self.interval, ordering: .relaxed)
