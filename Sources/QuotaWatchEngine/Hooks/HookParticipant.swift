@@ -17,11 +17,14 @@ public final class HookParticipant: EngineParticipant {
     /// Touched on the engine thread only; the lock makes that a fact the compiler checks.
     private let state: Mutex<State>
     private let workingDirectory: [UInt8]
+    /// ROOT, absolute and escaped as paths are: every hook's `root` and QUOTAWATCH_ROOT.
+    private let root: String
 
     /// Hooks start in `workingDirectory` (ROOT: QUOTAWATCH_PATH is relative to it).
-    public init(hooks: [HookSpec], workingDirectory: [UInt8]) {
+    public init(hooks: [HookSpec], workingDirectory: [UInt8], root: String) {
         state = Mutex(State(hooks: hooks))
         self.workingDirectory = workingDirectory
+        self.root = root
     }
 
     public func start(post: @escaping @Sendable (any Sendable) -> Void) -> EngineFailure? {
@@ -51,7 +54,7 @@ public final class HookParticipant: EngineParticipant {
         // A hook that fails is not sent its own failure: that would run it again, and fail again.
         var failedHook: String?
         if case .hookFailed(let hook, _, _, _, _) = event.detail { failedHook = hook }
-        state.withLock { $0.runner }?.submit(event.hookEvent, except: failedHook)
+        state.withLock { $0.runner }?.submit(event.hookEvent(root: root), except: failedHook)
     }
 
     public func received(_ message: any Sendable, publish: (PolicyEvent) -> Void) {

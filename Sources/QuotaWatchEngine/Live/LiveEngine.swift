@@ -301,14 +301,7 @@ public final class LiveEngine: @unchecked Sendable {
     /// participants (the hooks) and the cleanup triggers.
     func publish(_ event: PolicyEvent) {
         deliver(.policy(event))
-<<<<<<< HEAD
         for participant in options.participants { participant.published(event) }
-=======
-        // A hook that fails is not sent its own failure: that would run it again, and fail again.
-        var failedHook: String?
-        if case .hookFailed(let hook, _, _, _, _) = event.detail { failedHook = hook }
-        hooks?.submit(event.hookEvent(root: options.rootDisplay), except: failedHook)
->>>>>>> helper/alerts
         cleanup?.note(event)
     }
 
