@@ -75,4 +75,29 @@ struct TallyTreeMemoryTests {
         tree.removeFile(again)
         #expect(tree.tally(of: tree.root).files == 0)
     }
+
+    /// README, Limits: directory records keep their peak (a directory's number is held by
+    /// watches and rules, so the array is never renumbered), and freed ones are reused.
+    @Test("directory records keep their peak after their directories go, and are reused by new ones")
+    func directoryRecordsKeepTheirPeak() {
+        func directory(_ inode: UInt64) -> FileStatus {
+            FileStatus(
+                device: Self.device, inode: inode, kind: .directory, linkCount: 2, apparentBytes: 4096,
+                allocatedBytes: 4096)
+        }
+        var tree = TallyTree(root: directory(1))
+        let made = (0..<2_000).map { number in
+            tree.addDirectory(named: Array("d\(number)".utf8), in: tree.root, status: directory(10 + UInt64(number)))
+        }
+        let peak = tree.directories.count
+        #expect(peak >= 2_001)
+        for id in made { tree.removeDirectory(id) }
+        #expect(tree.directoryCount == 1 && tree.tally(of: tree.root).dirs == 0)
+        #expect(tree.directories.count == peak, "the records stay")
+        for number in 0..<2_000 {
+            _ = tree.addDirectory(
+                named: Array("e\(number)".utf8), in: tree.root, status: directory(10_000 + UInt64(number)))
+        }
+        #expect(tree.directories.count == peak, "new directories reuse the freed records")
+    }
 }

@@ -95,8 +95,8 @@ struct CrawlFaultTests {
 
         faults.fail(.openat, with: .tooManyOpenFiles)
         var fileSystem = KernelFileSystem(
-            root: root, inotify: try InotifyDescriptor(), options: CrawlOptions(workers: 1))
-        defer { fileSystem.inotify.close() }
+            root: root, backend: try InotifyBackend(inotify: InotifyDescriptor()), options: CrawlOptions(workers: 1))
+        defer { fileSystem.backend.stop() }
         let deeper = try #require(
             tree.directory(atComponents: ["a", "sub", "deeper"].map { Array($0.utf8)[...] }))
         let lookup = faults.arm { fileSystem.status(of: Array("leaf".utf8), in: deeper, tree: tree) }
@@ -111,9 +111,9 @@ struct CrawlFaultTests {
         let temp = try Self.makeTree()
         let (root, _) = try TreeScanner().openRoot(temp.absoluteBytes(.root))
         defer { root.close() }
-        let inotify = try InotifyDescriptor()
-        defer { inotify.close() }
-        let fileSystem = KernelFileSystem(root: root, inotify: inotify, options: CrawlOptions(workers: 3))
+        let backend = try InotifyBackend(inotify: InotifyDescriptor())
+        defer { backend.stop() }
+        let fileSystem = KernelFileSystem(root: root, backend: backend, options: CrawlOptions(workers: 3))
         let faults = FaultPlan()
         faults.fail(.openat, with: .tooManyOpenFiles, path: "sub")
         let (tree, report) = try faults.arm { () throws(RootError) in try fileSystem.crawlInitial(progress: nil) }

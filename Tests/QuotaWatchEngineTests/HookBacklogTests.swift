@@ -40,7 +40,7 @@ struct HookBacklogTests {
     @Test("two rules on one directory are two events: one rule's quota_ok never replaces the other's")
     func coalescingKeepsRulesApart() {
         var backlog = HookBacklog(limit: 8, coalesces: true, rateLimit: .seconds(60))
-        let now = ContinuousClock.now
+        let now = Moment(sinceOrigin: .zero)
         for rule in ["Caches/*", "Caches/a"] {
             let event = PolicyEvent(
                 .quota(

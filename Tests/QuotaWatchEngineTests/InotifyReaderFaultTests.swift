@@ -18,19 +18,19 @@ struct InotifyReaderFaultTests {
         defer { directory.close() }
         _ = try inotify.addWatch(directory, mask: [.create])
         try temp.makeDirectory("made-before-the-reader")
-        let mailbox = Mailbox()
-        let reader = try InotifyReader(inotify: inotify, mailbox: mailbox)
+        let reader = try InotifyReader(inotify: inotify)
         let faults = FaultPlan()
         let queue = inotify.descriptor.rawValue
         faults.fail(.read, with: .interrupted, times: 2, descriptor: queue)
         faults.fail(.read, with: .resourceTemporarilyUnavailable, times: 1, descriptor: queue)
-        faults.arm { reader.start() }
-        defer { reader.stop() }
-        var names: [[UInt8]] = []
-        let deadline = ContinuousClock.now + .seconds(30)
-        while names.isEmpty && ContinuousClock.now < deadline {
-            for case .events(let events) in mailbox.take(until: deadline) { names += events.map(\.name) }
+        let received = BlockingState<[[UInt8]]>([])
+        faults.arm {
+            reader.start(
+                changes: { changes in received.withLockWakingWaiters { $0 += changes.map(\.name) } },
+                failed: { _ in })
         }
+        defer { reader.stop() }
+        let names = received.wait(until: ContinuousClock.now + .seconds(30)) { $0.isEmpty ? nil : $0 } ?? []
         #expect(names == [Array("made-before-the-reader".utf8)])
         let reads = faults.calls(.read).filter { $0.descriptor == queue }.map(\.injected)
         #expect(Array(reads.prefix(4)) == [.interrupted, .interrupted, .resourceTemporarilyUnavailable, nil])

@@ -12,9 +12,15 @@ final class DeleterFixture {
     let decoyPath: String
     let root: FileDescriptor
 
-    init() throws {
-        scratch = try ScratchDirectory()
-        rootPath = scratch.file("root")
+    convenience init() throws {
+        let scratch = try ScratchDirectory()
+        try self.init(root: scratch.file("root"), scratch: scratch)
+    }
+
+    /// A root made at `rootPath` (on another file system, say); the decoy goes in `scratch`.
+    init(root rootPath: String, scratch: ScratchDirectory) throws {
+        self.scratch = scratch
+        self.rootPath = rootPath
         decoyPath = scratch.file("decoy")
         try check(mkdir(rootPath, 0o755))
         try check(mkdir(decoyPath, 0o755))
