@@ -65,7 +65,9 @@ struct LeftoverPass<FileSystem: LiveFileSystem> {
     }
 
     /// The `leftover_gone` (removed) of each reported leftover in a directory that left the tree.
-    static func leftoversOfRemovedDirectories(_ removed: [DirectoryID], _ monitor: inout PolicyMonitor)
+    static func leftoversOfRemovedDirectories(
+        _ removed: [DirectoryID], _ monitor: inout PolicyMonitor
+    )
         -> [PolicyEvent]
     {
         guard !removed.isEmpty else { return [] }

@@ -78,7 +78,8 @@ enum RunCommand {
         options.emitsEvents = given.events != nil
         options.traces = given.trace
         options.policy = policy
-        options.participants.append(HookParticipant(hooks: policy.hooks, workingDirectory: root.bytes, root: options.rootDisplay))
+        options.participants.append(
+            HookParticipant(hooks: policy.hooks, workingDirectory: root.bytes, root: options.rootDisplay))
         options.cleanup = given.cleanup.cleanup(absoluteRoot: absolute)
         if let settings = given.history.settings(
             config: policy.history, absoluteRoot: absolute, stateDirectoryBase: given.cleanup.stateDirectoryBase)
