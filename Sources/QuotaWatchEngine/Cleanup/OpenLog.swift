@@ -53,8 +53,9 @@ struct OpenLog {
         for path in roots {
             guard let top = live.tree.directory(atComponents: PathComponents.split(path)) else { continue }
             for directory in live.tree.subtree(of: top) where watched[directory] != live.tree.inode(of: directory) {
-                let inotify = live.fileSystem.inotify
-                guard live.tree.watch(of: directory) >= 0,
+                // The fanotify backend has no watch to add opens to (a filesystem mark for
+                // opens would report every open on the file system): last access times stand.
+                guard let inotify = live.fileSystem.backend.inotify, live.tree.watch(of: directory) >= 0,
                     let added = try? live.fileSystem.handles.withDescriptor(
                         for: directory, in: live.tree, { try? inotify.addWatch($0, mask: [.quotaWatch, .open]) }),
                     added == live.tree.watch(of: directory)

@@ -3,21 +3,54 @@ import QuotaWatchCore
 import QuotaWatchSystem
 import Synchronization
 
-/// A thread that does nothing but drain the kernel's inotify queue into the engine's mailbox,
-/// so the queue never overflows while the engine is busy (a stalled reader overflows the
-/// default 16 384-event queue after about 5 500 new files).
+/// Where a reader takes the kernel's events from: the inotify descriptor, or a fanotify
+/// group whose events it translates (``FanotifyEventSource``).
+protocol KernelEventSource: Sendable {
+    var descriptor: FileDescriptor { get }
+    /// Reads what is queued, appending the tree's events and the files changed through names
+    /// outside the tree (fanotify only). False when nothing was queued.
+    func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> Bool
+    /// Closes the descriptor, which drops every watch or mark.
+    func close()
+}
+
+struct KernelEventBatch {
+    var events: [InotifyEvent] = []
+    var changedFiles: [ChangedFile] = []
+}
+
+/// A file the engine did not see by a name in its tree: written, or its link count changed,
+/// through a name elsewhere.
+struct ChangedFile: Sendable, Hashable {
+    var device: UInt64
+    var inode: UInt64
+}
+
+extension InotifyDescriptor: KernelEventSource {
+    func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> Bool {
+        try readEvents(buffer: &buffer, into: &batch.events)
+    }
+}
+
+/// A thread that does nothing but drain the kernel's event queue into the engine's mailbox,
+/// so the queue never overflows while the engine is busy (a stalled reader overflows
+/// inotify's default 16 384-event queue after about 5 500 new files).
 ///
-/// The reader owns the inotify descriptor from ``start()`` on: ``stop()`` joins the thread and
+/// The reader owns the descriptor from ``start()`` on: ``stop()`` joins the thread and
 /// closes it, which also drops every watch.
 final class InotifyReader: Sendable {
-    private let inotify: InotifyDescriptor
+    private let source: any KernelEventSource
     private let mailbox: Mailbox
     private let wakeup: WakeupPipe
     private let thread = Mutex<JoinableThread?>(nil)
     private let isClosed = Atomic<Bool>(false)
 
-    init(inotify: InotifyDescriptor, mailbox: Mailbox) throws(Errno) {
-        self.inotify = inotify
+    convenience init(inotify: InotifyDescriptor, mailbox: Mailbox) throws(Errno) {
+        try self.init(source: inotify, mailbox: mailbox)
+    }
+
+    init(source: any KernelEventSource, mailbox: Mailbox) throws(Errno) {
+        self.source = source
         self.mailbox = mailbox
         wakeup = try WakeupPipe()
     }
@@ -35,7 +68,7 @@ final class InotifyReader: Sendable {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         wakeup.wake()
         thread.withLock { $0 }?.join()
-        inotify.close()
+        source.close()
         wakeup.close()
     }
 
@@ -55,7 +88,7 @@ final class InotifyReader: Sendable {
             let ready: [Int]
             do {
                 ready = try Readiness.wait(
-                    for: [inotify.descriptor, wakeup.readEnd],
+                    for: [source.descriptor, wakeup.readEnd],
                     timeoutMilliseconds: trimDue ? Self.quietMilliseconds : -1)
             } catch {
                 mailbox.post(.readerFailed(error))
@@ -67,15 +100,18 @@ final class InotifyReader: Sendable {
                 trimDue = false
                 continue
             }
-            var events: [InotifyEvent] = []
+            var batch = KernelEventBatch()
             do {
-                while try inotify.readEvents(buffer: &buffer, into: &events) {
-                    if events.count > 65536 { break }
+                while try source.read(buffer: &buffer, into: &batch) {
+                    if batch.events.count > 65536 { break }
                 }
             } catch {
                 mailbox.post(.readerFailed(error))
                 return
             }
+            // Changed files first: a sync marker read in the same batch must not overtake them.
+            if !batch.changedFiles.isEmpty { mailbox.post(.filesChanged(batch.changedFiles)) }
+            let events = batch.events
             guard !events.isEmpty else { continue }
             mailbox.post(.events(events))
             trimDue = true

@@ -5,7 +5,7 @@ import QuotaWatchSystem
 /// with watches added before listing, and a small cache of open directory descriptors.
 public struct KernelFileSystem: LiveFileSystem {
     public let root: FileDescriptor
-    public let inotify: InotifyDescriptor
+    public let backend: WatchBackend
     var handles: DirectoryHandles
     private let scanner: TreeScanner
     private let options: CrawlOptions
@@ -13,8 +13,12 @@ public struct KernelFileSystem: LiveFileSystem {
     /// `root` stays owned by the caller. Incremental crawls run on the engine thread alone
     /// (one worker): a new directory is usually small, and a thread hand-off would cost more.
     public init(root: FileDescriptor, inotify: InotifyDescriptor, options: CrawlOptions) {
+        self.init(root: root, backend: .inotify(inotify), options: options)
+    }
+
+    public init(root: FileDescriptor, backend: WatchBackend, options: CrawlOptions) {
         self.root = root
-        self.inotify = inotify
+        self.backend = backend
         self.options = options
         handles = DirectoryHandles(root: root, capacity: Self.handleCapacity(limit: ResourceLimits.openFileLimit()))
         var incremental = options
@@ -101,9 +105,8 @@ public struct KernelFileSystem: LiveFileSystem {
             return report
         }
         defer { fresh.close() }
-        let inotify = self.inotify
         let (_, report) = scanner.crawl(
-            fresh, into: &tree, at: directory, beforeListing: Self.watcher(inotify),
+            fresh, into: &tree, at: directory, beforeListing: Self.watcher(backend),
             notingFilesChangedSince: Self.writebackHorizon())
         if !report.shortOfDescriptors.isEmpty {
             handles.forgetAll()
@@ -132,7 +135,12 @@ public struct KernelFileSystem: LiveFileSystem {
         return Int(min(256, max(2, limit / 8)))
     }
 
-    public mutating func removeWatch(_ watch: Int32) { inotify.removeWatch(watch) }
+    public mutating func removeWatch(_ watch: Int32) {
+        switch backend {
+        case .inotify(let inotify): inotify.removeWatch(watch)
+        case .fanotify(let watches): watches.remove(watch)
+        }
+    }
 
     public mutating func forget(_ directory: DirectoryID) { handles.forget(directory) }
 
@@ -158,7 +166,7 @@ public struct KernelFileSystem: LiveFileSystem {
         var tree = TallyTree(root: try fresh.status())
         let full = TreeScanner(options: options)
         let (_, report) = full.crawl(
-            fresh, into: &tree, at: tree.root, beforeListing: Self.watcher(inotify), progress: progress,
+            fresh, into: &tree, at: tree.root, beforeListing: Self.watcher(backend), progress: progress,
             notingFilesChangedSince: Self.writebackHorizon())
         return (tree, report)
     }
@@ -182,10 +190,23 @@ public struct KernelFileSystem: LiveFileSystem {
         guard let named = try? parent.status(of: rootName), named.inode == rootStatus.inode,
             named.device == rootStatus.device
         else { return nil }
-        return try? inotify.addWatch(parent, mask: [.delete, .movedFrom, .onlyDirectory, .excludeUnlinked])
+        switch backend {
+        case .inotify(let inotify):
+            return try? inotify.addWatch(parent, mask: [.delete, .movedFrom, .onlyDirectory, .excludeUnlinked])
+        case .fanotify(let watches):
+            let watch = watches.register(parent)
+            return watch >= 0 ? watch : nil
+        }
     }
 
     /// Adds the watch before the directory is listed, so nothing created meanwhile is missed.
+    static func watcher(_ backend: WatchBackend) -> @Sendable (FileDescriptor) -> Int32 {
+        switch backend {
+        case .inotify(let inotify): return watcher(inotify)
+        case .fanotify(let watches): return { watches.register($0) }
+        }
+    }
+
     static func watcher(_ inotify: InotifyDescriptor) -> @Sendable (FileDescriptor) -> Int32 {
         { directory in
             do throws(Errno) {
@@ -198,5 +219,31 @@ public struct KernelFileSystem: LiveFileSystem {
                 return WatchOutcome.failed
             }
         }
+    }
+}
+
+/// What tells the tree about changes: an inotify watch per directory, or a fanotify mark per
+/// file system with a table of directory handles.
+public enum WatchBackend: Sendable {
+    case inotify(InotifyDescriptor)
+    case fanotify(FanotifyWatches)
+
+    public var name: String {
+        switch self {
+        case .inotify: "inotify"
+        case .fanotify: "fanotify"
+        }
+    }
+
+    /// Why file systems below the root could not be marked (fanotify only).
+    public var unmarkableReasons: [Errno] {
+        if case .fanotify(let watches) = self { return watches.unmarkableReasons }
+        return []
+    }
+
+    /// The inotify descriptor, for what only inotify can do (watching opens for lru quotas).
+    public var inotify: InotifyDescriptor? {
+        if case .inotify(let inotify) = self { return inotify }
+        return nil
     }
 }

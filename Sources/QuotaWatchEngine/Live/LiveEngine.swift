@@ -15,6 +15,8 @@ public struct EngineOptions: Sendable {
     public var pollInterval: Duration = .seconds(2)
     public var emitsEvents = false
     public var traces = false
+    /// `--backend`: inotify watches, a fanotify filesystem mark, or fanotify where it works.
+    public var backend: BackendChoice = .inotify
     /// Quotas, budgets, disk levels and forecasts (see ``PolicyMonitor``).
     public var policy = PolicyConfig()
     /// Reads the config again on SIGHUP; nil when there is no file to read (the rules came
@@ -62,6 +64,9 @@ public final class LiveEngine: @unchecked Sendable {
     private let markerPrefix: [UInt8]
     private var reportedDegraded: [String] = []
     private var requestsAnswered: UInt64 = 0
+    /// The backend in use and why, for `ready`, `status` and the log.
+    private var backendName = "inotify"
+    private var backendReason = ""
     /// The control socket's event stream (`{"command":"events"}`), fed by emit and publish.
     private var eventFeed: ControlEventFeed?
     /// Quotas and disk levels; set once the first crawl is done.
@@ -114,20 +119,32 @@ public final class LiveEngine: @unchecked Sendable {
         // joins every connection thread.
         defer { server.stop() }
 
-        let inotify: InotifyDescriptor
-        let reader: InotifyReader
-        do {
-            inotify = try InotifyDescriptor()
-        } catch {
+        let selected: SelectedBackend
+        switch WatchBackendSelection.open(
+            options.backend, root: root, inotify: { () throws(Errno) in try InotifyDescriptor() })
+        {
+        case .success(let backend): selected = backend
+        case .failure(.inotify(let error)):
             return .failure(
                 "cannot start inotify: \(error). Check fs.inotify.max_user_instances (now \(InotifyLimits.current().maxUserInstances))."
             )
+        case .failure(.fanotify(let unavailable)):
+            return .failure("--backend fanotify cannot work here: \(unavailable.reason)")
         }
+        backendName = selected.backend.name
+        backendReason = selected.reason
+        Log.notice("watching \(options.rootDisplay) with \(backendName) (\(backendReason))")
+        let source: any KernelEventSource
+        switch selected.backend {
+        case .inotify(let inotify): source = inotify
+        case .fanotify(let watches): source = FanotifyEventSource(watches: watches)
+        }
+        let reader: InotifyReader
         do {
-            reader = try InotifyReader(inotify: inotify, mailbox: mailbox)
+            reader = try InotifyReader(source: source, mailbox: mailbox)
         } catch {
-            inotify.close()
-            return .failure("cannot start the inotify reader: \(error)")
+            source.close()
+            return .failure("cannot start the \(backendName) reader: \(error)")
         }
         reader.start()
         defer { reader.stop() }
@@ -167,7 +184,7 @@ public final class LiveEngine: @unchecked Sendable {
             mounts?.stop()
             mounts = nil
         }
-        let fileSystem = KernelFileSystem(root: root, inotify: inotify, options: options.crawl)
+        let fileSystem = KernelFileSystem(root: root, backend: selected.backend, options: options.crawl)
         // The crawl's tree and report live only inside this block: a copy of the tree held for
         // the rest of the run would make the first change copy every array of the live one, and
         // the report of a freshly filled directory holds a name for every file in it.
@@ -179,6 +196,7 @@ public final class LiveEngine: @unchecked Sendable {
             return .failure(error.description)
         }
         live.oneFileSystem = options.crawl.oneFileSystem
+        live.restatsLinkedInodesAtSync = selected.backend.inotify != nil
         // The crawl's listings are freed by now; what they leave free in the heap goes back
         // before the daemon says it is ready, not at the first quiet moment after an event.
         MemoryTuning.returnFreeMemory()
@@ -190,7 +208,7 @@ public final class LiveEngine: @unchecked Sendable {
         emit(
             .ready(
                 directories: live.tree.directoryCount, files: live.tree.fileCount, allocated: total.allocated,
-                seconds: seconds(since: 0)))
+                seconds: seconds(since: 0), backend: backendName, backendReason: backendReason))
         reportDegradation(of: live)
         if let failure = startHooks(options.policy.hooks) { return .failure(failure) }
         defer { stopHooks() }
@@ -222,6 +240,8 @@ public final class LiveEngine: @unchecked Sendable {
                         emit(.overflow)
                         schedule.overflowed(at: clock.now)
                     }
+                case .filesChanged(let files):
+                    for file in files { live.fileChanged(device: file.device, inode: file.inode, now: clock.now) }
                 case .request(let request, let reply):
                     answer(request, reply, &live)
                 case .shutdown(let signal):
@@ -233,7 +253,7 @@ public final class LiveEngine: @unchecked Sendable {
                 case .stop:
                     return .stopped
                 case .readerFailed(let error):
-                    return .failure("reading inotify events failed: \(error)")
+                    return .failure("reading \(backendName) events failed: \(error)")
                 case .cleanupFinished(let summary):
                     cleanupFinished(summary)
                 case .mountsChanged:
@@ -418,7 +438,10 @@ public final class LiveEngine: @unchecked Sendable {
     }
 
     private func requeueNonEvents(_ message: EngineMessage) {
-        if case .events = message { return }
+        switch message {
+        case .events, .filesChanged: return
+        default: break
+        }
         mailbox.post(message)
     }
 
@@ -446,6 +469,17 @@ public final class LiveEngine: @unchecked Sendable {
                 + paths.prefix(5).joined(separator: ", ")
             Log.warning(message)
             emit(.degraded(paths: paths, watchesNeeded: needed, maxUserWatches: limit, message: message))
+            return
+        }
+        if backendName == "fanotify" {
+            // Not a watch limit: a file system below the root that takes no filesystem mark.
+            let message =
+                "\(paths.count) subtree(s) of \(options.rootDisplay) are on a file system fanotify cannot mark ("
+                + (live.fileSystem.backend.unmarkableReasons.map(\.description).joined(separator: ", "))
+                + "); they are listed again every \(options.pollInterval.components.seconds) s and at each sync: "
+                + paths.prefix(5).joined(separator: ", ")
+            Log.warning(message)
+            emit(.degraded(paths: paths, watchesNeeded: 0, maxUserWatches: limit, message: message))
             return
         }
         let message =
@@ -492,7 +526,8 @@ public final class LiveEngine: @unchecked Sendable {
             events: live.counters.events, rescannedDirectories: live.counters.rescannedDirectories,
             overflows: live.counters.overflows, watches: live.watchCount,
             degraded: live.degradedDirectories.map { EscapedName.string(tree.relativePath(of: $0)) },
-            requests: requestsAnswered, cpuSeconds: Self.seconds(ThreadCPUTime.current()))
+            requests: requestsAnswered, cpuSeconds: Self.seconds(ThreadCPUTime.current()), backend: backendName,
+            backendReason: backendReason)
         return EngineView(
             now: clock.now, rootDisplay: options.rootDisplay, tree: tree, counters: counters,
             isResyncing: live.needsResync, monitor: monitor)

@@ -79,7 +79,8 @@ extension LiveTree {
         // A write through a name outside the root, or through one gone since, raises no event
         // where the inode's other names are: re-stat one name of every inode with several
         // names, chosen only now that polling and the flush have settled which names exist.
-        for file in tree.oneNamePerLinkedInode() {
+        // Not needed where the backend reports such writes by the inode (fanotify).
+        for file in restatsLinkedInodesAtSync ? tree.oneNamePerLinkedInode() : [] {
             pendingNames.insert(
                 PendingName(directory: tree.directory(containing: file), name: Array(tree.name(of: file))))
         }

@@ -6,6 +6,8 @@ import QuotaWatchSystem
 /// of these, on that one thread.
 enum EngineMessage: @unchecked Sendable {
     case events([InotifyEvent])
+    /// Files changed through names outside the tree (the fanotify backend's file handles).
+    case filesChanged([ChangedFile])
     case request(ControlRequest, ControlReply)
     case shutdown(signal: Int32)
     /// SIGHUP: read the config file again. Never queued: ``Mailbox/requestReload()`` sets a

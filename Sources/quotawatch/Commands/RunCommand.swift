@@ -29,6 +29,8 @@ enum RunCommand {
             OptionSpec(name: "--trace", help: "Print every inotify event to stderr, named as inotifywait names them."),
             OptionSpec(name: "--one-file-system", help: "Skip directories on other file systems (du -x)."),
             OptionSpec(
+                name: "--backend", valueName: "<auto|inotify|fanotify>", help: "How changes are seen (default auto)."),
+            OptionSpec(
                 name: "--workers", valueName: "<n>",
                 help: "Threads for the first crawl (default: one per core, at least 2)."),
             OptionSpec(
@@ -91,6 +93,7 @@ enum RunCommand {
         options.pollInterval = .seconds(poll)
         options.emitsEvents = arguments.values["--events"] != nil
         options.traces = arguments.has("--trace")
+        options.backend = try backendChoice(arguments, command: command)
         options.policy = policy
         options.cleanup = RunCleanup.options(arguments, absoluteRoot: absolute)
         try RunHistory.apply(arguments, absoluteRoot: absolute, to: &options, command: command)
@@ -105,6 +108,18 @@ enum RunCommand {
             options.reloadPolicy = { () throws(RunPolicy.Failure) -> PolicyConfig in try policySource.build() }
         }
         return .ready(options)
+    }
+
+    /// `--backend`: auto (fanotify where it can work, else inotify), inotify or fanotify.
+    static func backendChoice(_ arguments: ParsedArguments, command: String) throws(UsageError) -> BackendChoice {
+        guard let word = arguments.values["--backend"] else { return .auto }
+        guard let choice = BackendChoice(rawValue: word.text) else {
+            throw UsageError(
+                message:
+                    "Unknown backend '\(EscapedName.string(word.bytes))' for --backend: use auto, inotify or fanotify",
+                command: command)
+        }
+        return choice
     }
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> ExitStatus {
