@@ -27,15 +27,3 @@ public struct InotifyLimits: Sendable, Equatable {
             userNamespaceMaxWatches: namespace)
     }
 }
-
-/// inotifywait's names for event bits ("CREATE,ISDIR"), from libinotifytools.
-public enum InotifyEventNames {
-    /// libinotifytools formats into a static buffer: call this from one thread only (the
-    /// engine's), as `--trace` does.
-    public static func describe(_ mask: UInt32) -> String {
-        guard let text = unsafe inotifytools_event_to_str(Int32(bitPattern: mask)) else {
-            return "0x\(String(mask, radix: 16))"
-        }
-        return unsafe String(cString: text)
-    }
-}

@@ -31,9 +31,9 @@ struct FanotifyTranslatorTests {
                 records: [named(.directoryName, sub, "f"), FanotifyRecord(kind: .object, handle: file)]),
         ])
         #expect(
-            output.events == [
-                InotifyEvent(watch: 1, mask: [.create, .isDirectory], name: Array("d".utf8)),
-                InotifyEvent(watch: 2, mask: [.modify, .closeWrite], name: Array("f".utf8)),
+            output.changes == [
+                FileSystemChange(watch: 1, kind: .created, name: Array("d".utf8), isDirectory: true),
+                FileSystemChange(watch: 2, kind: [.modified, .closedAfterWrite], name: Array("f".utf8)),
             ])
         #expect(output.changedFiles.isEmpty)
     }
@@ -43,9 +43,9 @@ struct FanotifyTranslatorTests {
     @Test func aMergedCreateAndDeleteBecomesDeleteThenCreate() {
         let output = translate([FanotifyEvent(mask: [.create, .delete], records: [named(.directoryName, root, "x")])])
         #expect(
-            output.events == [
-                InotifyEvent(watch: 1, mask: .delete, name: Array("x".utf8)),
-                InotifyEvent(watch: 1, mask: .create, name: Array("x".utf8)),
+            output.changes == [
+                FileSystemChange(watch: 1, kind: .removed, name: Array("x".utf8)),
+                FileSystemChange(watch: 1, kind: .created, name: Array("x".utf8)),
             ])
     }
 
@@ -53,10 +53,10 @@ struct FanotifyTranslatorTests {
         let rename = FanotifyEvent(
             mask: .rename, records: [named(.oldDirectoryName, root, "a"), named(.newDirectoryName, sub, "b")])
         let output = translate([rename, rename])
-        #expect(output.events.count == 4)
-        #expect(output.events[0] == InotifyEvent(watch: 1, mask: .movedFrom, cookie: 1, name: Array("a".utf8)))
-        #expect(output.events[1] == InotifyEvent(watch: 2, mask: .movedTo, cookie: 1, name: Array("b".utf8)))
-        #expect(output.events[2].cookie == 2 && output.events[3].cookie == 2)
+        #expect(output.changes.count == 4)
+        #expect(output.changes[0] == FileSystemChange(watch: 1, kind: .movedFrom, name: Array("a".utf8), cookie: 1))
+        #expect(output.changes[1] == FileSystemChange(watch: 2, kind: .movedTo, name: Array("b".utf8), cookie: 1))
+        #expect(output.changes[2].cookie == 2 && output.changes[3].cookie == 2)
     }
 
     @Test func aRenameAcrossTheRootsEdgeKeepsOnlyItsHalfInside() {
@@ -69,22 +69,26 @@ struct FanotifyTranslatorTests {
                 records: [named(.oldDirectoryName, sub, "out"), named(.newDirectoryName, outside, "out")]),
         ])
         #expect(
-            output.events == [
-                InotifyEvent(watch: 1, mask: [.movedTo, .isDirectory], cookie: 1, name: Array("in".utf8)),
-                InotifyEvent(watch: 2, mask: .movedFrom, cookie: 2, name: Array("out".utf8)),
+            output.changes == [
+                FileSystemChange(watch: 1, kind: .movedTo, name: Array("in".utf8), isDirectory: true, cookie: 1),
+                FileSystemChange(watch: 2, kind: .movedFrom, name: Array("out".utf8), cookie: 2),
             ])
     }
 
     @Test func aDirectorysOwnEventsComeWithoutAName() {
-        let output = translate([
-            FanotifyEvent(mask: [.attrib, .onDirectory], records: [named(.directoryName, sub, ".")]),
-            FanotifyEvent(mask: [.deleteSelf, .onDirectory], records: [named(.directoryName, root, ".")]),
-        ])
+        var translator = FanotifyTranslator()
+        let output = translator.translate(
+            [
+                FanotifyEvent(mask: [.attrib, .onDirectory], records: [named(.directoryName, sub, ".")]),
+                FanotifyEvent(mask: [.deleteSelf, .onDirectory], records: [named(.directoryName, root, ".")]),
+            ], watch: table)
         #expect(
-            output.events == [
-                InotifyEvent(watch: 2, mask: [.attrib, .isDirectory]),
-                InotifyEvent(watch: 1, mask: [.deleteSelf, .isDirectory]),
+            output.changes == [
+                FileSystemChange(watch: 2, kind: .attributes, isDirectory: true),
+                FileSystemChange(watch: 1, kind: .selfRemoved, isDirectory: true),
+                FileSystemChange(watch: 1, kind: .forgotten, isDirectory: true),
             ])
+        #expect(output.removedDirectories == [root], "a removed directory's handle leaves the table")
     }
 
     /// Outside the table: dropped, except a file's change, handed on by its handle (a write
@@ -100,12 +104,12 @@ struct FanotifyTranslatorTests {
             FanotifyEvent(mask: .attrib, records: [FanotifyRecord(kind: .object, handle: F.handle(21))]),
             FanotifyEvent(mask: .moveSelf, records: [FanotifyRecord(kind: .object, handle: F.handle(22))]),
         ])
-        #expect(output.events.isEmpty)
+        #expect(output.changes.isEmpty)
         #expect(output.changedFiles == [file, F.handle(21)])
     }
 
     @Test func anOverflowIsInotifysOverflow() {
         #expect(
-            translate([FanotifyEvent(mask: .queueOverflow)]).events == [InotifyEvent(watch: -1, mask: .queueOverflow)])
+            translate([FanotifyEvent(mask: .queueOverflow)]).changes == [.overflow])
     }
 }

@@ -2,21 +2,27 @@ import QuotaWatchCore
 import QuotaWatchEngine
 import Testing
 
-/// A ``LiveTree`` over a ``FakeFileSystem``, driven the way ``LiveEngine`` drives it: the same
-/// ``EngineSchedule`` decides what is due, on a ``ManualEngineClock`` the test moves by hand. Operations go to `fs`; their events wait in its queue until
-/// the test delivers them, so stats can see a later state than the events describe.
+/// A ``LiveTree`` over a ``FakeFileSystem``, driven by the engine's own ``EngineStep`` on a
+/// ``ManualEngineClock`` the test moves by hand: the same turn ``LiveEngine`` runs, with only
+/// the tree's part of it (``TreeOnlyActions``). Operations go to `fs`; their events wait in its
+/// queue until the test delivers them, so stats can see a later state than the events describe.
 struct LiveTreeHarness {
     static let markerPrefix = Array(".quotawatch-sync-".utf8)
 
-    var live: LiveTree<FakeFileSystem>
-    var clock = ManualEngineClock()
-    var schedule: EngineSchedule
+    var step: EngineStep<FakeFileSystem, ManualEngineClock>
+
+    var live: LiveTree<FakeFileSystem> {
+        get { step.live }
+        _modify { yield &step.live }
+    }
+    var clock: ManualEngineClock { step.clock }
+    var schedule: EngineSchedule { step.schedule }
 
     /// Nanoseconds, as the engine passes them to `apply` and `runTimers`. Setting it moves the
     /// clock (forward only, as time goes).
     var now: UInt64 {
-        get { clock.now }
-        set { clock.advance(by: .nanoseconds(Int64(newValue - clock.now))) }
+        get { step.clock.now }
+        set { step.clock.advance(by: .nanoseconds(Int64(newValue - step.clock.now))) }
     }
 
     /// Crawls `fileSystem` as the engine's first crawl does; events of the set-up are dropped.
@@ -24,48 +30,37 @@ struct LiveTreeHarness {
         var fileSystem = fileSystem
         fileSystem.discardEvents()
         let (tree, report) = fileSystem.crawlRoot()!
-        live = LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: Self.markerPrefix)
-        schedule = EngineSchedule(now: clock.now)
+        let clock = ManualEngineClock()
+        step = EngineStep(
+            live: LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: Self.markerPrefix),
+            schedule: EngineSchedule(now: clock.now), clock: clock)
     }
 
     /// The file system, changed in place.
     var fs: FakeFileSystem {
         get { live.fileSystem }
-        _modify { yield &live.fileSystem }
+        _modify { yield &step.live.fileSystem }
     }
 
     var pendingEvents: Int { live.fileSystem.queue.count }
 
-    /// Applies up to `count` queued events as one batch, then runs the timers that are due.
+    /// Applies up to `count` queued events as one batch, as the engine applies a batch from the
+    /// mailbox, then runs the timers that are due.
     mutating func deliver(_ count: Int = .max) {
-        let batch = live.fileSystem.takeEvents(count)
-        let wasOverflowed = live.needsResync
-        if !batch.isEmpty { live.apply(batch, now: now) }
-        if live.needsResync && !wasOverflowed { schedule.overflowed(at: now) }
+        // Converted as the inotify reader converts them.
+        let batch = live.fileSystem.takeEvents(count).map(FileSystemChange.init)
+        if !batch.isEmpty { _ = step.apply(batch) }
         live.runTimers(now: now)
     }
 
-    /// The rest of one engine turn: whatever the schedule says is due now (a resync once its
-    /// backoff has passed, the settled flush, the poll of unwatched subtrees).
+    /// The rest of one engine turn, the engine's own: whatever the schedule says is due now (a
+    /// resync once its backoff has passed, the settled flush, the poll of unwatched subtrees).
     mutating func runDueWork() {
-        live.runTimers(now: now)
-        if schedule.due(conditions, now: now).resync, live.resync() != nil { schedule.resynced(at: now) }
-        let due = schedule.due(conditions, now: now)
-        if due.flush {
-            live.flush()
-            schedule.flushed(at: now)
-        }
-        if due.poll {
-            live.pollDegraded()
-            schedule.polled(at: now)
-        }
+        var actions = TreeOnlyActions<FakeFileSystem, ManualEngineClock>()
+        step.turn(&actions)
     }
 
-    var conditions: LoopConditions {
-        LoopConditions(
-            hasPendingWork: live.hasPendingWork, timerDeadline: live.nextDeadline,
-            hasUnwatchedDirectories: live.hasUnwatchedDirectories, needsResync: live.needsResync)
-    }
+    var conditions: LoopConditions { step.conditions() }
 
     mutating func flush() { live.flush() }
 
@@ -84,11 +79,11 @@ struct LiveTreeHarness {
     /// before it applied, a resync if one is owed, then the settle.
     mutating func sync() {
         let marker = Array("harness-sync".utf8)
-        schedule.syncStarted(marker, at: now)
+        step.schedule.syncStarted(marker, at: now)
         deliver()
         // A waiting sync makes a resync due at once, backoff or not.
-        if schedule.due(conditions, now: now).resync, live.resync() != nil { schedule.resynced(at: now) }
-        schedule.syncEnded(marker)
+        if step.schedule.due(conditions, now: now).resync { _ = step.resyncTree() }
+        step.schedule.syncEnded(marker)
         live.settleForSync()
     }
 

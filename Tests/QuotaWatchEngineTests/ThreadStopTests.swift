@@ -27,8 +27,8 @@ struct ThreadStopTests {
         #expect(String(decoding: try SmallFile.read(fdinfo), as: UTF8.self).contains(watchLine))
 
         let mailbox = Mailbox()
-        let reader = try InotifyReader(inotify: inotify, mailbox: mailbox)
-        reader.start()
+        let reader = try InotifyBackend(inotify: inotify)
+        reader.start(changes: { mailbox.post(.events($0)) }, failed: { mailbox.post(.readerFailed($0)) })
         try tree.writeFile("watched/f", contents: [1])
         #expect(mailbox.take(until: nil).contains { if case .events = $0 { true } else { false } })
         reader.stop()

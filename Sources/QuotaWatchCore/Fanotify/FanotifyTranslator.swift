@@ -1,5 +1,5 @@
-/// Turns fanotify events into the inotify events the live tree applies, given the table that
-/// maps a directory's file handle to the watch number its crawl gave it.
+/// Turns fanotify events into the changes the live tree applies, given the table that maps a
+/// directory's file handle to the key its crawl gave it.
 ///
 /// A filesystem mark reports the whole file system, so an event whose directory is not in
 /// the table (outside ROOT, or not listed yet, in which case its listing will see the
@@ -10,7 +10,10 @@
 public struct FanotifyTranslator: Sendable {
     /// What one batch of fanotify events became.
     public struct Output: Sendable, Equatable {
-        public var events: [InotifyEvent] = []
+        public var changes: [FileSystemChange] = []
+        /// Directories whose own removal was reported: their keys are forgotten (the handle of
+        /// a removed object never comes back).
+        public var removedDirectories: [FileHandleKey] = []
         /// Files changed through a name the table does not hold, in first-seen order, once each.
         public var changedFiles: [FileHandleKey] = []
 
@@ -37,12 +40,12 @@ public struct FanotifyTranslator: Sendable {
     ) {
         let mask = event.mask
         if mask.contains(.queueOverflow) {
-            output.events.append(InotifyEvent(watch: -1, mask: .queueOverflow))
+            output.changes.append(.overflow)
             return
         }
-        let directoryFlag: InotifyMask = mask.contains(.onDirectory) ? .isDirectory : []
+        let isDirectory = mask.contains(.onDirectory)
         if mask.contains(.rename) {
-            translateRename(event, flag: directoryFlag, watch: watch, into: &output)
+            translateRename(event, isDirectory: isDirectory, watch: watch, into: &output)
         }
         guard let named = event.record(.directoryName) ?? event.record(.directory) else {
             noteFileChange(event, into: &output, seenFiles: &seenFiles)
@@ -53,45 +56,51 @@ public struct FanotifyTranslator: Sendable {
             return
         }
         if named.isSelf {
-            var selfMask: InotifyMask = directoryFlag
-            if mask.contains(.attrib) { selfMask.insert(.attrib) }
-            if mask.contains(.deleteSelf) { selfMask.insert(.deleteSelf) }
-            if mask.contains(.moveSelf) { selfMask.insert(.moveSelf) }
-            if selfMask != directoryFlag { output.events.append(InotifyEvent(watch: directoryWatch, mask: selfMask)) }
+            var kind: ChangeKind = []
+            if mask.contains(.attrib) { kind.insert(.attributes) }
+            if mask.contains(.deleteSelf) { kind.insert(.selfRemoved) }
+            if mask.contains(.moveSelf) { kind.insert(.selfMoved) }
+            guard !kind.isEmpty else { return }
+            output.changes.append(FileSystemChange(watch: directoryWatch, kind: kind, isDirectory: isDirectory))
+            if mask.contains(.deleteSelf) {
+                // As inotify's IN_IGNORED follows IN_DELETE_SELF: no change comes for it again.
+                output.changes.append(FileSystemChange(watch: directoryWatch, kind: .forgotten, isDirectory: true))
+                output.removedDirectories.append(named.handle)
+            }
             return
         }
         // The kernel merges entry events on one name, so `create | delete` may be either
         // order. Deletion first, then creation: the stat or listing the creation causes finds
         // what is there now, whichever order it was.
-        if mask.contains(.delete) {
-            output.events.append(InotifyEvent(watch: directoryWatch, mask: [.delete, directoryFlag], name: named.name))
+        func append(_ kind: ChangeKind) {
+            output.changes.append(
+                FileSystemChange(watch: directoryWatch, kind: kind, name: named.name, isDirectory: isDirectory))
         }
-        if mask.contains(.create) {
-            output.events.append(InotifyEvent(watch: directoryWatch, mask: [.create, directoryFlag], name: named.name))
-        }
-        var changes: InotifyMask = []
-        if mask.contains(.modify) { changes.insert(.modify) }
-        if mask.contains(.closeWrite) { changes.insert(.closeWrite) }
-        if mask.contains(.attrib) { changes.insert(.attrib) }
-        if !changes.isEmpty {
-            output.events.append(
-                InotifyEvent(watch: directoryWatch, mask: changes.union(directoryFlag), name: named.name))
-        }
+        if mask.contains(.delete) { append(.removed) }
+        if mask.contains(.create) { append(.created) }
+        var contents: ChangeKind = []
+        if mask.contains(.modify) { contents.insert(.modified) }
+        if mask.contains(.closeWrite) { contents.insert(.closedAfterWrite) }
+        if mask.contains(.attrib) { contents.insert(.attributes) }
+        if !contents.isEmpty { append(contents) }
     }
 
     /// One rename record becomes inotify's pair under a fresh cookie; a half whose
     /// directory is outside the table is left out, which the tree reads as a move in from
     /// outside (or, after its window, out of the tree).
     private mutating func translateRename(
-        _ event: FanotifyEvent, flag: InotifyMask, watch: (FileHandleKey) -> Int32?, into output: inout Output
+        _ event: FanotifyEvent, isDirectory: Bool, watch: (FileHandleKey) -> Int32?, into output: inout Output
     ) {
         let cookie = nextCookie
         nextCookie = nextCookie == UInt32.max ? 1 : nextCookie + 1
         if let old = event.record(.oldDirectoryName), let from = watch(old.handle) {
-            output.events.append(InotifyEvent(watch: from, mask: [.movedFrom, flag], cookie: cookie, name: old.name))
+            output.changes.append(
+                FileSystemChange(
+                    watch: from, kind: .movedFrom, name: old.name, isDirectory: isDirectory, cookie: cookie))
         }
         if let new = event.record(.newDirectoryName), let to = watch(new.handle) {
-            output.events.append(InotifyEvent(watch: to, mask: [.movedTo, flag], cookie: cookie, name: new.name))
+            output.changes.append(
+                FileSystemChange(watch: to, kind: .movedTo, name: new.name, isDirectory: isDirectory, cookie: cookie))
         }
     }
 

@@ -185,7 +185,7 @@ extension LiveEngine {
     }
 
     /// Opens noted for `order: lru` (they change no size); the rest go to the tree.
-    func takeOpens(_ batch: [InotifyEvent], _ live: LiveTree<KernelFileSystem>) -> [InotifyEvent] {
+    func takeOpens(_ batch: [FileSystemChange], _ live: LiveTree<KernelFileSystem>) -> [FileSystemChange] {
         guard cleanup?.opens.isActive == true else { return batch }
         return cleanup!.opens.take(batch, live, now: WallClock.nanosecondsSinceEpoch())
     }

@@ -53,30 +53,31 @@ struct OpenLog {
         for path in roots {
             guard let top = live.tree.directory(atComponents: PathComponents.split(path)) else { continue }
             for directory in live.tree.subtree(of: top) where watched[directory] != live.tree.inode(of: directory) {
-                // The fanotify backend has no watch to add opens to (a filesystem mark for
-                // opens would report every open on the file system): last access times stand.
-                guard let inotify = live.fileSystem.backend.inotify, live.tree.watch(of: directory) >= 0,
-                    let added = try? live.fileSystem.handles.withDescriptor(
-                        for: directory, in: live.tree, { try? inotify.addWatch($0, mask: [.quotaWatch, .open]) }),
-                    added == live.tree.watch(of: directory)
+                let backend = live.fileSystem.backend
+                let key = live.tree.watch(of: directory)
+                guard key >= 0,
+                    (try? live.fileSystem.handles.withDescriptor(
+                        for: directory, in: live.tree, { backend.watchOpens($0, key: key) })) == true
                 else { continue }
                 watched[directory] = live.tree.inode(of: directory)
             }
         }
     }
 
-    /// Notes the opens in `batch` and returns the other events, in order.
-    mutating func take(_ batch: [InotifyEvent], _ live: LiveTree<KernelFileSystem>, now: Int64) -> [InotifyEvent] {
-        guard isActive, batch.contains(where: { $0.mask.contains(.open) }) else { return batch }
-        var rest: [InotifyEvent] = []
+    /// Notes the opens in `batch` and returns the other changes, in order.
+    mutating func take(
+        _ batch: [FileSystemChange], _ live: LiveTree<KernelFileSystem>, now: Int64
+    ) -> [FileSystemChange] {
+        guard isActive, batch.contains(where: { $0.kind.contains(.opened) }) else { return batch }
+        var rest: [FileSystemChange] = []
         rest.reserveCapacity(batch.count)
-        for event in batch {
-            guard event.mask.contains(.open) else {
-                rest.append(event)
+        for change in batch {
+            guard change.kind.contains(.opened) else {
+                rest.append(change)
                 continue
             }
-            guard !event.mask.contains(.isDirectory), let directory = live.directory(forWatch: event.watch),
-                case .file(let file)? = live.tree.entry(named: event.name, in: directory)
+            guard !change.isDirectory, let directory = live.directory(forWatch: change.watch),
+                case .file(let file)? = live.tree.entry(named: change.name, in: directory)
             else { continue }
             lastOpen[file] = (live.tree.inode(of: file), now)
         }

@@ -30,7 +30,7 @@ final class FanotifyEventSource: KernelEventSource {
         let watches = self.watches
         translation.withLock { translation in
             let output = watches.translate(events, with: &translation.translator)
-            batch.events += output.events
+            batch.changes += output.changes
             for handle in output.changedFiles {
                 if let known = translation.inodeByHandle[handle] {
                     batch.changedFiles.append(known)

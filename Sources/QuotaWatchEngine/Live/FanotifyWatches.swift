@@ -12,6 +12,10 @@ import Synchronization
 public final class FanotifyWatches: Sendable {
     public let group: FanotifyDescriptor
     private let state: Mutex<State>
+    /// The root, for `open_by_handle_at` on its file system. No descriptor is kept on another
+    /// file system: it would keep that mount busy (umount: target is busy).
+    private let root: FileDescriptor
+    private let rootFileSystem: UInt64
 
     struct State {
         var watchByHandle: [FileHandleKey: Int32] = [:]
@@ -21,25 +25,24 @@ public final class FanotifyWatches: Sendable {
         var nextWatch: Int32 = 1
         /// statfs's fsid for each mount id seen: one `fstatfs` per mount, not per directory.
         var fileSystemByMount: [Int32: UInt64] = [:]
-        /// A descriptor on each marked file system, for `open_by_handle_at`.
-        var marked: [UInt64: FileDescriptor] = [:]
         /// File systems that could not be marked, with the reason; their directories are
         /// polled like directories past inotify's watch limit.
         var unmarkable: [UInt64: Errno] = [:]
     }
 
     /// `root` is marked at once: a root that cannot be marked is no place for this backend.
+    /// It stays the caller's, and open for as long as this table is used.
     public init(group: FanotifyDescriptor, root: FileDescriptor) throws(Errno) {
         self.group = group
+        self.root = root
         state = Mutex(State())
-        let fileSystem = try root.fileSystemID()
+        rootFileSystem = try root.fileSystemID()
         try group.markFileSystem(of: root, mask: .quotaWatch)
-        let keep = try root.openDirectory([UInt8(ascii: ".")])
-        state.withLock { $0.marked[fileSystem] = keep }
     }
 
     /// Gives the directory open at `directory` its watch number, marking its file system
-    /// first if it is a new one; the same number for a directory seen before (one directory
+    /// first if it is seen through a new mount (marking again is harmless, and a file system
+    /// unmounted and mounted again is a new super block that has no mark); the same number for a directory seen before (one directory
     /// at two places, bind mounts). Runs before the directory is listed, as an inotify watch
     /// is added: nothing made after the listing can be missed, and an event read before the
     /// directory had a number was about a change the listing sees.
@@ -73,19 +76,17 @@ public final class FanotifyWatches: Sendable {
     }
 
     private func markIfNew(_ fileSystem: UInt64, mountID: Int32, directory: FileDescriptor) {
-        let isNew = state.withLock { state in
-            state.fileSystemByMount[mountID] = fileSystem
-            return state.marked[fileSystem] == nil && state.unmarkable[fileSystem] == nil
-        }
-        guard isNew else { return }
         do throws(Errno) {
             try group.markFileSystem(of: directory, mask: .quotaWatch)
-            let keep = try directory.openDirectory([UInt8(ascii: ".")])
             state.withLock { state in
-                if state.marked[fileSystem] == nil { state.marked[fileSystem] = keep } else { keep.close() }
+                state.fileSystemByMount[mountID] = fileSystem
+                state.unmarkable[fileSystem] = nil
             }
         } catch {
-            state.withLock { $0.unmarkable[fileSystem] = error }
+            state.withLock { state in
+                state.fileSystemByMount[mountID] = fileSystem
+                state.unmarkable[fileSystem] = error
+            }
         }
     }
 
@@ -102,30 +103,27 @@ public final class FanotifyWatches: Sendable {
     /// File systems that could not be marked, each with its reason.
     public var unmarkableReasons: [Errno] { state.withLock { Array($0.unmarkable.values) } }
 
-    /// Translates a batch under one lock.
+    /// Translates a batch under one lock; a directory reported removed leaves the table.
     func translate(_ events: [FanotifyEvent], with translator: inout FanotifyTranslator) -> FanotifyTranslator.Output {
-        state.withLock { state in translator.translate(events) { state.watchByHandle[$0] } }
+        state.withLock { state in
+            let output = translator.translate(events) { state.watchByHandle[$0] }
+            for handle in output.removedDirectories {
+                if let watch = state.watchByHandle.removeValue(forKey: handle) { state.handleByWatch[watch] = nil }
+            }
+            return output
+        }
     }
 
-    /// The device and inode of the object `handle` names, if it still exists on a file
-    /// system this group marked.
+    /// The device and inode of the object `handle` names, if it still exists on the root's
+    /// file system (a write through an outside name to a file on another file system below
+    /// the root is caught by the re-stat at sync only, as under inotify).
     func resolve(_ handle: FileHandleKey) -> (device: UInt64, inode: UInt64)? {
-        guard let mount = state.withLock({ $0.marked[handle.fileSystem] }),
-            let opened = try? mount.open(handle: handle)
-        else { return nil }
+        guard handle.fileSystem == rootFileSystem, let opened = try? root.open(handle: handle) else { return nil }
         defer { opened.close() }
         guard let status = try? opened.status() else { return nil }
         return (status.device, status.inode)
     }
 
-    /// Closes the group and the descriptors kept for handles; the table is of no use after.
-    public func close() {
-        let kept = state.withLock { state in
-            let kept = Array(state.marked.values)
-            state.marked = [:]
-            return kept
-        }
-        for descriptor in kept { descriptor.close() }
-        group.close()
-    }
+    /// Closes the group, which drops every mark; the table is of no use after.
+    public func close() { group.close() }
 }

@@ -4,61 +4,79 @@ import QuotaWatchSystem
 import Synchronization
 
 /// Where a reader takes the kernel's events from: the inotify descriptor, or a fanotify
-/// group whose events it translates (``FanotifyEventSource``).
+/// group whose records it translates (``FanotifyEventSource``).
 protocol KernelEventSource: Sendable {
     var descriptor: FileDescriptor { get }
-    /// Reads what is queued, appending the tree's events and the files changed through names
-    /// outside the tree (fanotify only). False when nothing was queued.
+    /// Reads what is queued, appending its changes (and, for fanotify, the files changed
+    /// through names outside the tree). False when nothing was queued.
     func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> Bool
     /// Closes the descriptor, which drops every watch or mark.
     func close()
 }
 
+/// What one wake-up of the reader found.
 struct KernelEventBatch {
-    var events: [InotifyEvent] = []
+    var changes: [FileSystemChange] = []
     var changedFiles: [ChangedFile] = []
 }
 
-/// A file the engine did not see by a name in its tree: written, or its link count changed,
-/// through a name elsewhere.
-struct ChangedFile: Sendable, Hashable {
-    var device: UInt64
-    var inode: UInt64
+/// A file changed through a name the changes do not carry (fanotify reports a write through
+/// a hard link outside the root, or a link count change, by the file's handle).
+public struct ChangedFile: Sendable, Hashable {
+    public var device: UInt64
+    public var inode: UInt64
 }
 
-extension InotifyDescriptor: KernelEventSource {
+/// The one place an inotify event becomes a change.
+struct InotifyEventSource: KernelEventSource {
+    let inotify: InotifyDescriptor
+    var descriptor: FileDescriptor { inotify.descriptor }
+
     func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> Bool {
-        try readEvents(buffer: &buffer, into: &batch.events)
+        var events: [InotifyEvent] = []
+        guard try inotify.readEvents(buffer: &buffer, into: &events) else { return false }
+        batch.changes += events.map(FileSystemChange.init)
+        return true
     }
+
+    func close() { inotify.close() }
 }
 
-/// A thread that does nothing but drain the kernel's event queue into the engine's mailbox,
-/// so the queue never overflows while the engine is busy (a stalled reader overflows
-/// inotify's default 16 384-event queue after about 5 500 new files).
+/// ``InotifyBackend``'s reader (and ``FanotifyBackend``'s, on another source): a thread that does nothing but drain the kernel's inotify
+/// queue, handing each batch on as ``FileSystemChange``s (the one place an inotify event
+/// becomes a change), so the queue never overflows while the engine is busy (a stalled reader overflows the
+/// default 16 384-event queue after about 5 500 new files).
 ///
-/// The reader owns the descriptor from ``start()`` on: ``stop()`` joins the thread and
-/// closes it, which also drops every watch.
+/// The reader owns the inotify descriptor from ``start(changes:failed:)`` on: ``stop()`` joins
+/// the thread and closes it, which also drops every watch.
 final class InotifyReader: Sendable {
     private let source: any KernelEventSource
-    private let mailbox: Mailbox
     private let wakeup: WakeupPipe
     private let thread = Mutex<JoinableThread?>(nil)
     private let isClosed = Atomic<Bool>(false)
 
-    convenience init(inotify: InotifyDescriptor, mailbox: Mailbox) throws(Errno) {
-        try self.init(source: inotify, mailbox: mailbox)
+    convenience init(inotify: InotifyDescriptor) throws(Errno) {
+        try self.init(source: InotifyEventSource(inotify: inotify))
     }
 
-    init(source: any KernelEventSource, mailbox: Mailbox) throws(Errno) {
+    init(source: any KernelEventSource) throws(Errno) {
         self.source = source
-        self.mailbox = mailbox
         wakeup = try WakeupPipe()
     }
 
-    func start() {
+    /// Starts the thread: each batch goes to `changes`, a failure that ends it to `failed`.
+    /// `files` gets the files changed through names outside the tree, before the changes of
+    /// the same batch (a sync marker among those must not overtake them).
+    func start(
+        changes: @escaping @Sendable ([FileSystemChange]) -> Void,
+        files: @escaping @Sendable ([ChangedFile]) -> Void = { _ in },
+        failed: @escaping @Sendable (Errno) -> Void
+    ) {
         thread.withLock { thread in
             guard thread == nil else { return }
-            thread = JoinableThread(name: "inotify-reader") { [self] in run() }
+            thread = JoinableThread(name: "event-reader") { [self] in
+                run(changes: changes, files: files, failed: failed)
+            }
         }
     }
 
@@ -78,7 +96,9 @@ final class InotifyReader: Sendable {
     /// How long without events before free memory is returned to the kernel.
     static let quietMilliseconds: Int32 = 1000
 
-    private func run() {
+    private func run(
+        changes: ([FileSystemChange]) -> Void, files: ([ChangedFile]) -> Void, failed: (Errno) -> Void
+    ) {
         // Large enough for thousands of events per read: fewer system calls under a storm.
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
         // Set by every batch: once events have stopped for a while, the memory their storm
@@ -91,7 +111,7 @@ final class InotifyReader: Sendable {
                     for: [source.descriptor, wakeup.readEnd],
                     timeoutMilliseconds: trimDue ? Self.quietMilliseconds : -1)
             } catch {
-                mailbox.post(.readerFailed(error))
+                failed(error)
                 return
             }
             if ready.contains(1) { return }
@@ -103,17 +123,16 @@ final class InotifyReader: Sendable {
             var batch = KernelEventBatch()
             do {
                 while try source.read(buffer: &buffer, into: &batch) {
-                    if batch.events.count > 65536 { break }
+                    if batch.changes.count > 65536 { break }
                 }
             } catch {
-                mailbox.post(.readerFailed(error))
+                failed(error)
                 return
             }
-            // Changed files first: a sync marker read in the same batch must not overtake them.
-            if !batch.changedFiles.isEmpty { mailbox.post(.filesChanged(batch.changedFiles)) }
-            let events = batch.events
+            if !batch.changedFiles.isEmpty { files(batch.changedFiles) }
+            let events = batch.changes
             guard !events.isEmpty else { continue }
-            mailbox.post(.events(events))
+            changes(events)
             trimDue = true
             // Under a storm the queue holds a few events whenever we look: handing each few
             // over costs two thread wake-ups, more than applying them. Letting the kernel
@@ -127,7 +146,7 @@ final class InotifyReader: Sendable {
                         return
                     }
                 } catch {
-                    mailbox.post(.readerFailed(error))
+                    failed(error)
                     return
                 }
             }

@@ -2,21 +2,18 @@ import QuotaWatchCore
 import QuotaWatchSystem
 
 /// ``LiveFileSystem`` on the real kernel: stats relative to directory descriptors, crawls
-/// with watches added before listing, and a small cache of open directory descriptors.
+/// with each directory watched by the ``ChangeBackend`` before it is listed, and a small cache
+/// of open directory descriptors.
 public struct KernelFileSystem: LiveFileSystem {
     public let root: FileDescriptor
-    public let backend: WatchBackend
+    public let backend: any ChangeBackend
     var handles: DirectoryHandles
     private let scanner: TreeScanner
     private let options: CrawlOptions
 
     /// `root` stays owned by the caller. Incremental crawls run on the engine thread alone
     /// (one worker): a new directory is usually small, and a thread hand-off would cost more.
-    public init(root: FileDescriptor, inotify: InotifyDescriptor, options: CrawlOptions) {
-        self.init(root: root, backend: .inotify(inotify), options: options)
-    }
-
-    public init(root: FileDescriptor, backend: WatchBackend, options: CrawlOptions) {
+    public init(root: FileDescriptor, backend: any ChangeBackend, options: CrawlOptions) {
         self.root = root
         self.backend = backend
         self.options = options
@@ -106,7 +103,7 @@ public struct KernelFileSystem: LiveFileSystem {
         }
         defer { fresh.close() }
         let (_, report) = scanner.crawl(
-            fresh, into: &tree, at: directory, beforeListing: Self.watcher(backend),
+            fresh, into: &tree, at: directory, beforeListing: backend.watch,
             notingFilesChangedSince: Self.writebackHorizon())
         if !report.shortOfDescriptors.isEmpty {
             handles.forgetAll()
@@ -135,12 +132,7 @@ public struct KernelFileSystem: LiveFileSystem {
         return Int(min(256, max(2, limit / 8)))
     }
 
-    public mutating func removeWatch(_ watch: Int32) {
-        switch backend {
-        case .inotify(let inotify): inotify.removeWatch(watch)
-        case .fanotify(let watches): watches.remove(watch)
-        }
-    }
+    public mutating func removeWatch(_ watch: Int32) { backend.unwatch(watch) }
 
     public mutating func forget(_ directory: DirectoryID) { handles.forget(directory) }
 
@@ -166,7 +158,7 @@ public struct KernelFileSystem: LiveFileSystem {
         var tree = TallyTree(root: try fresh.status())
         let full = TreeScanner(options: options)
         let (_, report) = full.crawl(
-            fresh, into: &tree, at: tree.root, beforeListing: Self.watcher(backend), progress: progress,
+            fresh, into: &tree, at: tree.root, beforeListing: backend.watch, progress: progress,
             notingFilesChangedSince: Self.writebackHorizon())
         return (tree, report)
     }
@@ -190,60 +182,6 @@ public struct KernelFileSystem: LiveFileSystem {
         guard let named = try? parent.status(of: rootName), named.inode == rootStatus.inode,
             named.device == rootStatus.device
         else { return nil }
-        switch backend {
-        case .inotify(let inotify):
-            return try? inotify.addWatch(parent, mask: [.delete, .movedFrom, .onlyDirectory, .excludeUnlinked])
-        case .fanotify(let watches):
-            let watch = watches.register(parent)
-            return watch >= 0 ? watch : nil
-        }
-    }
-
-    /// Adds the watch before the directory is listed, so nothing created meanwhile is missed.
-    static func watcher(_ backend: WatchBackend) -> @Sendable (FileDescriptor) -> Int32 {
-        switch backend {
-        case .inotify(let inotify): return watcher(inotify)
-        case .fanotify(let watches): return { watches.register($0) }
-        }
-    }
-
-    static func watcher(_ inotify: InotifyDescriptor) -> @Sendable (FileDescriptor) -> Int32 {
-        { directory in
-            do throws(Errno) {
-                return try inotify.addWatch(directory, mask: .quotaWatch)
-            } catch .noSpace {
-                return WatchOutcome.limitReached
-            } catch .tooManyOpenFiles, .tooManyOpenFilesInSystem {
-                return WatchOutcome.outOfDescriptors
-            } catch {
-                return WatchOutcome.failed
-            }
-        }
-    }
-}
-
-/// What tells the tree about changes: an inotify watch per directory, or a fanotify mark per
-/// file system with a table of directory handles.
-public enum WatchBackend: Sendable {
-    case inotify(InotifyDescriptor)
-    case fanotify(FanotifyWatches)
-
-    public var name: String {
-        switch self {
-        case .inotify: "inotify"
-        case .fanotify: "fanotify"
-        }
-    }
-
-    /// Why file systems below the root could not be marked (fanotify only).
-    public var unmarkableReasons: [Errno] {
-        if case .fanotify(let watches) = self { return watches.unmarkableReasons }
-        return []
-    }
-
-    /// The inotify descriptor, for what only inotify can do (watching opens for lru quotas).
-    public var inotify: InotifyDescriptor? {
-        if case .inotify(let inotify) = self { return inotify }
-        return nil
+        return backend.watchRemovals(in: parent)
     }
 }

@@ -79,8 +79,11 @@ extension LiveTree {
         // A write through a name outside the root, or through one gone since, raises no event
         // where the inode's other names are: re-stat one name of every inode with several
         // names, chosen only now that polling and the flush have settled which names exist.
-        // Not needed where the backend reports such writes by the inode (fanotify).
-        for file in restatsLinkedInodesAtSync ? tree.oneNamePerLinkedInode() : [] {
+        // Not needed where the backend reports such writes by the inode (fanotify, for the
+        // root's file system).
+        let rootDevice = tree.device(of: tree.root)
+        for file in tree.oneNamePerLinkedInode()
+        where restatsLinkedInodesAtSync || tree.device(of: tree.directory(containing: file)) != rootDevice {
             pendingNames.insert(
                 PendingName(directory: tree.directory(containing: file), name: Array(tree.name(of: file))))
         }

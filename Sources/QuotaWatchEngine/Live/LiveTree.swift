@@ -24,9 +24,10 @@ struct PendingName: Hashable {
     }
 }
 
-/// The tally tree kept exact from inotify events: the engine's single-threaded heart.
+/// The tally tree kept exact from a backend's changes (``FileSystemChange``): the engine's
+/// single-threaded heart.
 ///
-/// Events only say *that* something changed; `LiveTree` turns each into O(depth) work on the
+/// Changes only say *that* something changed; `LiveTree` turns each into O(depth) work on the
 /// tree, asking the file system for the current status of what changed. File changes are
 /// collected and stat'ed once per settle period, however many events they caused.
 /// Directories are listed only when new, moved in from outside, made readable again, or
@@ -152,83 +153,83 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         [transitQueue.nextDeadline, restats.nextDeadline, nextDisplacedDeadline].compactMap { $0 }.min()
     }
 
-    // MARK: Events
+    // MARK: Changes
 
-    public mutating func apply(_ events: [InotifyEvent], now: UInt64) {
-        for event in events { apply(event, now: now) }
+    public mutating func apply(_ changes: [FileSystemChange], now: UInt64) {
+        for change in changes { apply(change, now: now) }
         settleDisplaced()
     }
 
-    public mutating func apply(_ event: InotifyEvent, now: UInt64) {
+    public mutating func apply(_ change: FileSystemChange, now: UInt64) {
         counters.events += 1
         latestNow = now
-        if event.mask.contains(.queueOverflow) {
+        if change.kind.contains(.overflowed) {
             needsResync = true
             counters.overflows += 1
             return
         }
-        if let rootParent, event.watch == rootParent.watch {
-            if event.name == rootParent.rootName && !event.mask.isDisjoint(with: [.delete, .movedFrom]) {
+        if let rootParent, change.watch == rootParent.watch {
+            if change.name == rootParent.rootName && !change.kind.isDisjoint(with: [.removed, .movedFrom]) {
                 rootIsGone = true
             }
             return
         }
-        guard let directory = directoryByWatch[event.watch] else { return }
-        if event.mask.contains(.ignored) {
-            forgetWatch(event.watch)
+        guard let directory = directoryByWatch[change.watch] else { return }
+        if change.kind.contains(.forgotten) {
+            forgetWatch(change.watch)
             return
         }
-        if event.mask.contains(.unmount) {
+        if change.kind.contains(.unmounted) {
             // The file system this watch was on went away: the mount table says where.
             mountTableMayHaveChanged = true
             return
         }
-        apply(event, to: directory, place: 0, now: now)
-        if let others = otherPlacesByWatch[event.watch] {
-            for (index, other) in others.enumerated() where holds(event.watch, other) {
-                apply(event, to: other, place: index + 1, now: now)
+        apply(change, to: directory, place: 0, now: now)
+        if let others = otherPlacesByWatch[change.watch] {
+            for (index, other) in others.enumerated() where holds(change.watch, other) {
+                apply(change, to: other, place: index + 1, now: now)
             }
         }
     }
 
-    /// One event for one record of its watch; `place` tells the records of one watch apart,
+    /// One change for one record of its watch; `place` tells the records of one watch apart,
     /// so each keeps its own half of a move.
-    mutating func apply(_ event: InotifyEvent, to directory: DirectoryID, place: Int, now: UInt64) {
-        if event.mask.contains(.deleteSelf) || event.mask.contains(.moveSelf) {
+    mutating func apply(_ change: FileSystemChange, to directory: DirectoryID, place: Int, now: UInt64) {
+        if !change.kind.isDisjoint(with: [.selfRemoved, .selfMoved]) {
             if directory == tree.root { rootIsGone = true }
             return
         }
         guard tree.contains(directory) else { return }
-        if event.name.isEmpty {
+        if change.name.isEmpty {
             pendingDirectories.insert(directory)
-            if event.mask.contains(.attrib) { checkReadability(of: directory) }
+            if change.kind.contains(.attributes) { checkReadability(of: directory) }
             return
         }
-        if directory == tree.root && event.name.starts(with: markerPrefix) {
-            if event.mask.contains(.create) { markersSeen.append(event.name) }
+        if directory == tree.root && change.name.starts(with: markerPrefix) {
+            if change.kind.contains(.created) { markersSeen.append(change.name) }
             return
         }
         if unreadable.contains(directory) {
             pendingDirectories.insert(directory)
             return
         }
-        let name = event.name
-        let moveKey = UInt64(place) << 32 | UInt64(event.cookie)
-        if event.mask.contains(.movedFrom) {
+        let name = change.name
+        let moveKey = UInt64(place) << 32 | UInt64(change.cookie)
+        if change.kind.contains(.movedFrom) {
             beginMove(cookie: moveKey, from: directory, name: name, now: now)
             pendingDirectories.insert(directory)
-        } else if event.mask.contains(.movedTo) {
-            finishMove(
-                cookie: moveKey, to: directory, name: name, isDirectory: event.mask.contains(.isDirectory), now: now)
+        } else if change.kind.contains(.movedTo) {
+            finishMove(cookie: moveKey, to: directory, name: name, isDirectory: change.isDirectory, now: now)
             pendingDirectories.insert(directory)
-        } else if event.mask.contains(.delete) {
+        } else if change.kind.contains(.removed) {
             removeEntry(named: name, in: directory)
             pendingDirectories.insert(directory)
-        } else if event.mask.contains(.isDirectory) {
-            if event.mask.contains(.create) {
+        } else if change.isDirectory {
+            if change.kind.contains(.created) {
                 createDirectory(named: name, in: directory)
                 pendingDirectories.insert(directory)
-            } else if event.mask.contains(.attrib), case .directory(let child)? = tree.entry(named: name, in: directory)
+            } else if change.kind.contains(.attributes),
+                case .directory(let child)? = tree.entry(named: name, in: directory)
             {
                 checkReadability(of: child)
                 pendingDirectories.insert(child)
@@ -236,10 +237,10 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         } else {
             let pending = PendingName(directory: directory, name: name)
             pendingNames.insert(pending)
-            if event.mask.contains(.create) { pendingDirectories.insert(directory) }
+            if change.kind.contains(.created) { pendingDirectories.insert(directory) }
             // A new name may be a link to an inode written just before (a create has no
             // write of its own then), and its allocation can still change after writeback.
-            if !event.mask.isDisjoint(with: [.modify, .closeWrite, .create]) {
+            if !change.kind.isDisjoint(with: [.modified, .closedAfterWrite, .created]) {
                 scheduleLateRestat(pending, now: now)
             }
         }

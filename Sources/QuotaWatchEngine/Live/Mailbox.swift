@@ -5,7 +5,8 @@ import QuotaWatchSystem
 /// What reaches the engine thread. Everything the engine owns changes only in response to one
 /// of these, on that one thread.
 enum EngineMessage: @unchecked Sendable {
-    case events([InotifyEvent])
+    /// What a backend's reader saw, already in the neutral shape the tree applies.
+    case events([FileSystemChange])
     /// Files changed through names outside the tree (the fanotify backend's file handles).
     case filesChanged([ChangedFile])
     case request(ControlRequest, ControlReply)

@@ -12,7 +12,9 @@ public enum BackendChoice: String, Sendable, CaseIterable {
 /// The backend in use and the reason it was chosen, as the `ready` event, `status --json`
 /// (`engine.backend`) and the log say it.
 public struct SelectedBackend: Sendable {
-    public var backend: WatchBackend
+    public var backend: any ChangeBackend
+    /// "inotify" or "fanotify".
+    public var name: String
     public var reason: String
 }
 
@@ -46,16 +48,33 @@ public enum WatchBackendSelection {
         }
     }
 
-    /// The backend for `choice`, with its reason; nil `inotify` means inotify could not start
-    /// (the caller reports that with its limits). A failure is a message naming the reason.
+    /// The backend for `choice`, with its reason, not started yet. `changedFiles` gets what
+    /// fanotify reports by inode (``FanotifyBackend``).
     public static func open(
-        _ choice: BackendChoice, root: FileDescriptor, inotify: () throws(Errno) -> InotifyDescriptor
+        _ choice: BackendChoice, root: FileDescriptor, changedFiles: @escaping @Sendable ([ChangedFile]) -> Void
     ) -> Result<SelectedBackend, BackendFailure> {
         func inotifyBackend(_ reason: String) -> Result<SelectedBackend, BackendFailure> {
+            let inotify: InotifyDescriptor
             do {
-                return .success(SelectedBackend(backend: .inotify(try inotify()), reason: reason))
+                inotify = try InotifyDescriptor()
             } catch {
                 return .failure(.inotify(error))
+            }
+            do {
+                return .success(
+                    SelectedBackend(backend: try InotifyBackend(inotify: inotify), name: "inotify", reason: reason))
+            } catch {
+                inotify.close()
+                return .failure(.reader(error))
+            }
+        }
+        func fanotifyBackend(_ watches: FanotifyWatches, _ reason: String) -> Result<SelectedBackend, BackendFailure> {
+            do {
+                let backend = try FanotifyBackend(watches: watches, changedFiles: changedFiles)
+                return .success(SelectedBackend(backend: backend, name: "fanotify", reason: reason))
+            } catch {
+                watches.close()
+                return .failure(.reader(error))
             }
         }
         switch choice {
@@ -64,18 +83,17 @@ public enum WatchBackendSelection {
         case .fanotify:
             switch openFanotify(root: root) {
             case .success(let watches):
-                return .success(SelectedBackend(backend: .fanotify(watches), reason: "--backend fanotify"))
+                return fanotifyBackend(watches, "--backend fanotify")
             case .failure(let unavailable):
                 return .failure(.fanotify(unavailable))
             }
         case .auto:
             switch openFanotify(root: root) {
             case .success(let watches):
-                return .success(
-                    SelectedBackend(
-                        backend: .fanotify(watches),
-                        reason: "auto: fanotify works here (CAP_SYS_ADMIN, FAN_REPORT_DFID_NAME, file handles on the "
-                            + "root's file system): one mark per file system instead of a watch per directory"))
+                return fanotifyBackend(
+                    watches,
+                    "auto: fanotify works here (CAP_SYS_ADMIN, FAN_REPORT_DFID_NAME, file handles on the root's "
+                        + "file system): one mark per file system instead of a watch per directory")
             case .failure(let unavailable):
                 return inotifyBackend("auto: fanotify cannot work here: \(unavailable.reason)")
             }
@@ -84,7 +102,10 @@ public enum WatchBackendSelection {
 }
 
 public enum BackendFailure: Error, Sendable {
+    /// inotify_init1 failed (the instance limit, most likely).
     case inotify(Errno)
+    /// The reader's wake-up pipe could not be made.
+    case reader(Errno)
     case fanotify(FanotifyUnavailable)
 }
 

@@ -1,0 +1,156 @@
+import QuotaWatchCore
+import QuotaWatchPolicy
+import QuotaWatchSystem
+
+/// Control requests, `status --sync` and the resync after an overflow: the engine's answers,
+/// each on the engine thread with every change before the request applied.
+extension LiveEngine {
+    func answer(_ request: ControlRequest, _ reply: ControlReply, _ step: inout KernelStep) {
+        requestsAnswered += 1
+        answer(request, reply, &step.live, &step.schedule)
+    }
+
+    private func answer(
+        _ request: ControlRequest, _ reply: ControlReply, _ live: inout LiveTree<KernelFileSystem>,
+        _ schedule: inout EngineSchedule
+    ) {
+        let query: StatusQuery
+        switch request.command {
+        case .status(let status): query = status
+        case .clean(let clean): return answerClean(clean, reply)
+        case .cleanList: return answerCleanList(reply, &live)
+        case .cleanDelete(let delete): return answerCleanDelete(delete, reply, &live)
+        case .events: return reply.fail("the event stream is served by the control server, not the engine")
+        }
+        guard request.sync else {
+            live.flush()
+            respond(reply, query, &live)
+            return
+        }
+        if live.tree.watch(of: live.tree.root) < 0 {
+            // No watch on the root means no marker event: polling keeps the tallies instead.
+            followMounts(&live)
+            live.settleForSync()
+            respond(reply, query, &live)
+            return
+        }
+        markerCounter += 1
+        let marker = markerPrefix + Array("\(markerCounter)".utf8)
+        do {
+            do {
+                try live.fileSystem.root.createExclusiveFile(marker)
+            } catch .tooManyOpenFiles, .tooManyOpenFilesInSystem {
+                // The cached directory descriptors are what can be given back at once.
+                live.fileSystem.handles.forgetAll()
+                DescriptorShortage.report("creating the sync marker", limit: ResourceLimits.openFileLimit())
+                try live.fileSystem.root.createExclusiveFile(marker)
+            }
+            pendingSyncs[marker] = (reply, query)
+            schedule.syncStarted(marker, at: clock.now)
+        } catch {
+            if let status = try? live.fileSystem.root.status(), status.linkCount == 0 {
+                // Deleted while we hold it open, which also holds back its IN_DELETE_SELF.
+                live.noteRootGone()
+                pendingSyncs[marker] = (reply, query)
+                schedule.syncStarted(marker, at: clock.now)
+                return
+            }
+            guard !DescriptorShortage.isShortage(error) else {
+                reply.fail(
+                    DescriptorShortage.message("creating the sync marker", limit: ResourceLimits.openFileLimit()))
+                return
+            }
+            reply.fail(
+                "cannot create the sync marker in \(options.rootDisplay): \(error); "
+                    + "a sync needs write access to the root (status without --sync works without it)")
+        }
+    }
+
+    /// Every sync whose marker has come back through the queue has seen all earlier changes.
+    func completeSyncs(_ step: inout KernelStep) {
+        guard !step.live.markersSeen.isEmpty else { return }
+        for marker in step.live.markersSeen {
+            step.live.acknowledgeMarker(marker)
+            guard let pending = pendingSyncs.removeValue(forKey: marker) else { continue }
+            step.schedule.syncEnded(marker)
+            try? step.live.fileSystem.root.unlink(marker)
+            if step.live.needsResync { resync(&step) }
+            // A mount made before the request may not have reached the mailbox yet.
+            followMounts(&step.live)
+            step.live.settleForSync()
+            respond(pending.reply, pending.query, &step.live)
+        }
+    }
+
+    func expireSyncs(_ markers: [[UInt8]], _ step: inout KernelStep) {
+        for marker in markers {
+            step.schedule.syncEnded(marker)
+            guard let pending = pendingSyncs.removeValue(forKey: marker) else { continue }
+            try? step.live.fileSystem.root.unlink(marker)
+            pending.reply.fail(
+                "the sync marker did not come back through the inotify queue within "
+                    + "\(step.schedule.syncTimeout.components.seconds) s; try again, or use status without --sync")
+        }
+    }
+
+    /// Hands the selected rows and the counters to the connection's thread, which encodes
+    /// them: the engine's cost is the rows selected, never the whole tree.
+    func respond(_ reply: ControlReply, _ query: StatusQuery, _ live: inout LiveTree<KernelFileSystem>) {
+        // A reply that shows a subtree degraded comes with its event and log line.
+        reportDegradation(of: live)
+        guard case .tree(let selection) = query else {
+            // Every change applied so far is evaluated first, so the rows agree with the tree.
+            policyTurn(&live)
+            guard let monitor else {
+                reply.fail("the policy layer has not started yet; try again")
+                return
+            }
+            reply.send(monitor.snapshot(root: options.rootDisplay, tree: live.tree, now: clock.now))
+            return
+        }
+        guard let rows = live.tree.rows(selection) else {
+            reply.fail(
+                "\(options.rootDisplay) has no directory '\(HumanText.name(selection.subtree))'; "
+                    + "give a path relative to the root as status --json shows it")
+            return
+        }
+        reply.send(StatusSnapshot(root: options.rootDisplay, rows: rows, engine: view(of: live).counters))
+    }
+
+    func resync(_ step: inout KernelStep) {
+        let start = clock.now
+        // Events queued before the crawl describe a past the crawl will see anyway.
+        let stale = mailbox.take(until: clock.instant(of: start))
+        for message in stale { requeueNonEvents(message) }
+        mounts?.resetBaseline()
+        guard let listed = step.resyncTree() else { return }
+        rebuildAfterResync(&step.live, listed: listed, start: start)
+        step.schedule.allSyncsEnded()
+    }
+
+    /// A new tree with new ids after a resync: placed afresh, every directory past a line
+    /// reported again, and every waiting sync answered.
+    private func rebuildAfterResync(_ live: inout LiveTree<KernelFileSystem>, listed: Int, start: UInt64) {
+        emit(.resynced(directories: listed, seconds: seconds(since: start)))
+        // A new tree with new ids: placed afresh, and every directory past a line reported again.
+        var events = monitor?.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now()) ?? []
+        events += leftoverTurn(&live, changed: [])
+        for event in events { publish(event) }
+        reportDegradation(of: live)
+        // The fresh crawl began after every waiting sync was asked for, so it answers them all.
+        for (marker, pending) in pendingSyncs {
+            try? live.fileSystem.root.unlink(marker)
+            live.settleForSync()
+            respond(pending.reply, pending.query, &live)
+        }
+        pendingSyncs.removeAll()
+    }
+
+    func requeueNonEvents(_ message: EngineMessage) {
+        switch message {
+        case .events, .filesChanged: return
+        default: break
+        }
+        mailbox.post(message)
+    }
+}
