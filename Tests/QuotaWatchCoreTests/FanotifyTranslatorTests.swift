@@ -103,6 +103,8 @@ struct FanotifyTranslatorTests {
             FanotifyEvent(mask: .attrib, records: [FanotifyRecord(kind: .object, handle: file)]),
             FanotifyEvent(mask: .attrib, records: [FanotifyRecord(kind: .object, handle: F.handle(21))]),
             FanotifyEvent(mask: .moveSelf, records: [FanotifyRecord(kind: .object, handle: F.handle(22))]),
+            FanotifyEvent(
+                mask: [.attrib, .deleteSelf], records: [FanotifyRecord(kind: .object, handle: F.handle(23))]),
         ])
         #expect(output.changes.isEmpty)
         #expect(output.changedFiles == [file, F.handle(21)])

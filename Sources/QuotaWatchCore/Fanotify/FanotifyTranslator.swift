@@ -106,7 +106,10 @@ public struct FanotifyTranslator: Sendable {
 
     private func noteFileChange(_ event: FanotifyEvent, into output: inout Output, seenFiles: inout Set<FileHandleKey>)
     {
-        guard !event.mask.contains(.onDirectory), !event.mask.isDisjoint(with: [.modify, .closeWrite, .attrib]),
+        // A file whose last link went (`deleteSelf`) is gone: each name the tree held had its
+        // own delete event.
+        guard !event.mask.contains(.onDirectory), !event.mask.contains(.deleteSelf),
+            !event.mask.isDisjoint(with: [.modify, .closeWrite, .attrib]),
             let file = event.record(.object), seenFiles.insert(file.handle).inserted
         else { return }
         output.changedFiles.append(file.handle)

@@ -18,7 +18,7 @@ final class FanotifyEventSource: KernelEventSource {
     }
 
     /// Resolved handles kept; the cache starts afresh beyond this.
-    static let cacheCapacity = 4096
+    static let cacheCapacity = 512
 
     init(watches: FanotifyWatches) { self.watches = watches }
 

@@ -183,6 +183,11 @@ extension LiveTree {
             markUnreadable(directory)
         case .missing:
             if case .file(let file)? = existing { tree.removeFile(file) }
+            // Neither the tree nor the file system has the name: nothing is owed to it. A name
+            // made and removed before its events are read comes this way when its write
+            // events follow the removal (fanotify merges the create and the delete into one
+            // record ahead of them); its re-stat timers would otherwise stay 35 s.
+            if existing == nil { restats.forget(pending) }
         case .found(let status) where status.kind == .directory:
             if case .file(let file)? = existing { tree.removeFile(file) }
             if case .directory? = existing { return true }
