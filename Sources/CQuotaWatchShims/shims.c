@@ -215,13 +215,21 @@ int qw_fanotify_mark(int fd, unsigned int flags, uint64_t mask, int directory, c
 }
 
 int qw_name_to_handle(int fd, unsigned char *bytes, unsigned int capacity, unsigned int *length, int *type,
-                      int *mount_id) {
+                      uint64_t *mount_id) {
     union {
         struct file_handle handle;
         unsigned char space[sizeof(struct file_handle) + MAX_HANDLE_SZ];
     } buffer;
     buffer.handle.handle_bytes = MAX_HANDLE_SZ;
-    if (name_to_handle_at(fd, "", &buffer.handle, mount_id, AT_EMPTY_PATH) != 0) return -1;
+    // AT_HANDLE_MNT_ID_UNIQUE (Linux 6.12): a 64-bit mount id never handed out again. The
+    // classic id is reused as soon as its mount goes, so a new mount could pass for a marked one.
+    if (name_to_handle_at(fd, "", &buffer.handle, (int *)mount_id, AT_EMPTY_PATH | 0x001) != 0) {
+        if (errno != EINVAL) return -1;
+        int classic = 0;
+        buffer.handle.handle_bytes = MAX_HANDLE_SZ;
+        if (name_to_handle_at(fd, "", &buffer.handle, &classic, AT_EMPTY_PATH) != 0) return -1;
+        *mount_id = (uint64_t)(unsigned int)classic;
+    }
     if (buffer.handle.handle_bytes > capacity) {
         errno = EOVERFLOW;
         return -1;

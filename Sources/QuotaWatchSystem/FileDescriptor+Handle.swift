@@ -7,11 +7,11 @@ extension FileDescriptor {
     /// longer than the 128 bytes the kernel allows.
     ///
     /// The corresponding C function is `name_to_handle_at` (with `AT_EMPTY_PATH`).
-    public func fileHandle(fileSystem: UInt64) throws(Errno) -> (handle: FileHandleKey, mountID: Int32) {
+    public func fileHandle(fileSystem: UInt64) throws(Errno) -> (handle: FileHandleKey, mountID: UInt64) {
         var bytes = [UInt8](repeating: 0, count: 128)
         var length: UInt32 = 0
         var type: CInt = 0
-        var mountID: CInt = 0
+        var mountID: UInt64 = 0
         _ = try unsafe bytes.withUnsafeMutableBufferPointer { buffer throws(Errno) in
             try valueOrErrno {
                 unsafe system_name_to_handle(

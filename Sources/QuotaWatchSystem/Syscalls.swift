@@ -268,7 +268,7 @@ func system_fanotify_mark(
 
 func system_name_to_handle(
     _ descriptor: CInt, _ bytes: UnsafeMutablePointer<UInt8>, _ capacity: UInt32,
-    _ length: UnsafeMutablePointer<UInt32>, _ type: UnsafeMutablePointer<CInt>, _ mountID: UnsafeMutablePointer<CInt>
+    _ length: UnsafeMutablePointer<UInt32>, _ type: UnsafeMutablePointer<CInt>, _ mountID: UnsafeMutablePointer<UInt64>
 ) -> CInt {
     unsafe qw_name_to_handle(descriptor, bytes, capacity, length, type, mountID)
 }

@@ -122,9 +122,10 @@ void qw_install_fatal_restore(const char *bytes, size_t length);
 int qw_fanotify_init(unsigned int flags, unsigned int event_flags);
 int qw_fanotify_mark(int fd, unsigned int flags, uint64_t mask, int directory, const char *path);
 // The handle of the object open at `fd` (AT_EMPTY_PATH): its bytes into `bytes` (at most
-// `capacity`, else EOVERFLOW), their count, the handle type and the mount id.
+// `capacity`, else EOVERFLOW), their count, the handle type and the mount id (the unique
+// 64-bit one where the kernel has it).
 int qw_name_to_handle(int fd, unsigned char *bytes, unsigned int capacity, unsigned int *length, int *type,
-                      int *mount_id);
+                      uint64_t *mount_id);
 // Opens the object as O_PATH | O_CLOEXEC (O_PATH is GNU-only in glibc): enough to stat it.
 int qw_open_by_handle(int mount_fd, const unsigned char *bytes, unsigned int length, int type);
 // statfs(2)'s f_fsid of the file system `fd` is on, as fanotify reports it: val[0] in the

@@ -23,8 +23,9 @@ public final class FanotifyWatches: Sendable {
         /// Watch numbers are never reused, so an event translated just before a directory left
         /// the table can never be taken for another directory.
         var nextWatch: Int32 = 1
-        /// statfs's fsid for each mount id seen: one `fstatfs` per mount, not per directory.
-        var fileSystemByMount: [Int32: UInt64] = [:]
+        /// statfs's fsid for each mount seen (by its unique id where the kernel has one, since a
+        /// classic mount id is reused): one `fstatfs` and one mark per mount, not per directory.
+        var fileSystemByMount: [UInt64: UInt64] = [:]
         /// File systems that could not be marked, with the reason; their directories are
         /// polled like directories past inotify's watch limit.
         var unmarkable: [UInt64: Errno] = [:]
@@ -47,7 +48,7 @@ public final class FanotifyWatches: Sendable {
     /// is added: nothing made after the listing can be missed, and an event read before the
     /// directory had a number was about a change the listing sees.
     public func register(_ directory: FileDescriptor) -> Int32 {
-        let found: (handle: FileHandleKey, mountID: Int32)
+        let found: (handle: FileHandleKey, mountID: UInt64)
         do {
             found = try directory.fileHandle(fileSystem: 0)
         } catch .tooManyOpenFiles, .tooManyOpenFilesInSystem {
@@ -75,7 +76,7 @@ public final class FanotifyWatches: Sendable {
         }
     }
 
-    private func markIfNew(_ fileSystem: UInt64, mountID: Int32, directory: FileDescriptor) {
+    private func markIfNew(_ fileSystem: UInt64, mountID: UInt64, directory: FileDescriptor) {
         do throws(Errno) {
             try group.markFileSystem(of: directory, mask: .quotaWatch)
             state.withLock { state in
