@@ -16,6 +16,8 @@
 #include <linux/openat2.h>
 #include <linux/kcmp.h>
 #include <sys/stat.h>
+#include <sys/fanotify.h>
+#include <sys/vfs.h>
 #include "CQuotaWatchShims.h"
 
 _Static_assert(offsetof(struct dirent64, d_ino) == QW_DIRENT_INO_OFFSET, "d_ino");
@@ -205,3 +207,60 @@ void qw_install_fatal_restore(const char *bytes, size_t length) {
     for (size_t index = 0; index < sizeof fatal / sizeof fatal[0]; index++) sigaction(fatal[index], &action, NULL);
 }
 
+
+int qw_fanotify_init(unsigned int flags, unsigned int event_flags) { return fanotify_init(flags, event_flags); }
+
+int qw_fanotify_mark(int fd, unsigned int flags, uint64_t mask, int directory, const char *path) {
+    return fanotify_mark(fd, flags, mask, directory, path);
+}
+
+int qw_name_to_handle(int fd, unsigned char *bytes, unsigned int capacity, unsigned int *length, int *type,
+                      uint64_t *mount_id) {
+    union {
+        struct file_handle handle;
+        unsigned char space[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+    } buffer;
+    buffer.handle.handle_bytes = MAX_HANDLE_SZ;
+    // AT_HANDLE_MNT_ID_UNIQUE (Linux 6.12): a 64-bit mount id never handed out again. The
+    // classic id is reused as soon as its mount goes, so a new mount could pass for a marked one.
+    if (name_to_handle_at(fd, "", &buffer.handle, (int *)mount_id, AT_EMPTY_PATH | 0x001) != 0) {
+        if (errno != EINVAL) return -1;
+        int classic = 0;
+        buffer.handle.handle_bytes = MAX_HANDLE_SZ;
+        if (name_to_handle_at(fd, "", &buffer.handle, &classic, AT_EMPTY_PATH) != 0) return -1;
+        *mount_id = (uint64_t)(unsigned int)classic;
+    }
+    if (buffer.handle.handle_bytes > capacity) {
+        errno = EOVERFLOW;
+        return -1;
+    }
+    memcpy(bytes, buffer.handle.f_handle, buffer.handle.handle_bytes);
+    *length = buffer.handle.handle_bytes;
+    *type = buffer.handle.handle_type;
+    return 0;
+}
+
+int qw_open_by_handle(int mount_fd, const unsigned char *bytes, unsigned int length, int type) {
+    union {
+        struct file_handle handle;
+        unsigned char space[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+    } buffer;
+    if (length > MAX_HANDLE_SZ) {
+        errno = EINVAL;
+        return -1;
+    }
+    buffer.handle.handle_bytes = length;
+    buffer.handle.handle_type = type;
+    memcpy(buffer.handle.f_handle, bytes, length);
+    return open_by_handle_at(mount_fd, &buffer.handle, O_PATH | O_CLOEXEC);
+}
+
+int qw_file_system_id(int fd, uint64_t *fsid) {
+    struct statfs status;
+    if (fstatfs(fd, &status) != 0) return -1;
+    uint32_t low, high;
+    memcpy(&low, &status.f_fsid.__val[0], sizeof low);
+    memcpy(&high, &status.f_fsid.__val[1], sizeof high);
+    *fsid = (uint64_t)low | ((uint64_t)high << 32);
+    return 0;
+}

@@ -157,7 +157,8 @@ struct MetricsExporterTests {
             return CleanupSummary(
                 runID: "r", triggers: [.periodic(.normal)], cleaners: [report], seconds: 0, dryRun: dryRun, time: time)
         }
-        exporter.engineEmitted(.engine(.ready(directories: 1, files: 0, allocated: 0, seconds: 0)))
+        exporter.engineEmitted(
+            .engine(.ready(directories: 1, files: 0, allocated: 0, seconds: 0, backend: "inotify", backendReason: "")))
         #expect(exporter.nextTurn == 6_000_000_000, "the ready line changes no count")
         exporter.engineEmitted(.engine(.cleanup(cleanup(dryRun: false))))
         #expect(exporter.nextTurn == 5_100_000_000, "a counted event: a turn 100 ms after the last one")

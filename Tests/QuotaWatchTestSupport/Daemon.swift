@@ -86,6 +86,7 @@ public final class Daemon {
             wrapper = ["/usr/bin/env", "STATE_DIRECTORY=\(state.rootPath)"] + wrapper
         }
         var command = wrapper + [cli.executablePath, "run", root, "--socket", socket, "--events", "jsonl"] + options
+        if !options.contains("--backend") { command += ["--backend", DaemonBackend.forTests(as: user)] }
         if let user {
             guard let setpriv = ProcessRunner.setprivPath else {
                 throw SystemCallError("posix_spawn", "setpriv is not installed", errno: ENOENT)
@@ -429,5 +430,16 @@ enum DaemonSpawner {
         let pointers = strings.map { strdup($0) } + [nil]
         defer { for pointer in pointers { free(pointer) } }
         return body(pointers)
+    }
+}
+
+/// The backend every live test's daemon runs on: `QUOTAWATCH_TEST_BACKEND=fanotify` runs the
+/// live suites on fanotify (root only: a daemon started as another user gets `auto`, which
+/// falls back to inotify, and says so in its `ready` event); unset, inotify.
+public enum DaemonBackend {
+    public static var requested: String { ProcessInfo.processInfo.environment["QUOTAWATCH_TEST_BACKEND"] ?? "inotify" }
+
+    public static func forTests(as user: UserIdentity?) -> String {
+        requested == "fanotify" && user != nil ? "auto" : requested
     }
 }

@@ -116,4 +116,20 @@ int qw_fdatasync(int fd);
 void qw_install_fatal_restore(const char *bytes, size_t length);
 
 
+// fanotify(7) and file handles: <sys/fanotify.h> is not part of Swift's Glibc module, and
+// name_to_handle_at/open_by_handle_at and struct file_handle are GNU-only in glibc.
+#include <stdint.h>
+int qw_fanotify_init(unsigned int flags, unsigned int event_flags);
+int qw_fanotify_mark(int fd, unsigned int flags, uint64_t mask, int directory, const char *path);
+// The handle of the object open at `fd` (AT_EMPTY_PATH): its bytes into `bytes` (at most
+// `capacity`, else EOVERFLOW), their count, the handle type and the mount id (the unique
+// 64-bit one where the kernel has it).
+int qw_name_to_handle(int fd, unsigned char *bytes, unsigned int capacity, unsigned int *length, int *type,
+                      uint64_t *mount_id);
+// Opens the object as O_PATH | O_CLOEXEC (O_PATH is GNU-only in glibc): enough to stat it.
+int qw_open_by_handle(int mount_fd, const unsigned char *bytes, unsigned int length, int type);
+// statfs(2)'s f_fsid of the file system `fd` is on, as fanotify reports it: val[0] in the
+// low half, val[1] in the high half.
+int qw_file_system_id(int fd, uint64_t *fsid);
+
 #endif

@@ -17,17 +17,24 @@ public struct EngineReport: Codable, Sendable, Equatable {
     /// CPU time the engine thread has used since start, in seconds, read as this reply was
     /// made: the difference over many requests to an idle daemon is what each one cost it.
     public var cpuSeconds: Double
+    /// "inotify" or "fanotify"; nil from a daemon that predates the choice.
+    public var backend: String?
+    /// Why that backend (`--backend`, or what `auto` found).
+    public var backendReason: String?
 
     enum CodingKeys: String, CodingKey {
-        case events, overflows, watches, degraded, requests
+        case events, overflows, watches, degraded, requests, backend
+        case backendReason = "backend_reason"
         case rescannedDirectories = "rescanned_dirs"
         case cpuSeconds = "cpu_seconds"
     }
 
     public init(
         events: UInt64, rescannedDirectories: UInt64, overflows: UInt64, watches: Int, degraded: [String],
-        requests: UInt64 = 0, cpuSeconds: Double = 0
+        requests: UInt64 = 0, cpuSeconds: Double = 0, backend: String? = nil, backendReason: String? = nil
     ) {
+        self.backend = backend
+        self.backendReason = backendReason
         self.events = events
         self.rescannedDirectories = rescannedDirectories
         self.overflows = overflows

@@ -124,6 +124,13 @@ extension TallyTree {
         for directory in inode.namesBelow.keys { adjustTally(of: directory, by: delta) }
     }
 
+    /// Every name the tree holds for the inode, single-named or linked: for a change reported
+    /// by the inode (a write through a name outside the tree) rather than by one of its names.
+    public func files(withInode inode: UInt64, device: UInt64) -> [FileID] {
+        if let single = findSingleNamedFile(device: device, inode: inode) { return [FileID(rawValue: single)] }
+        return linkedNames(of: InodeKey(device: device, inode: inode)).map(FileID.init(rawValue:))
+    }
+
     /// Linked inodes with names inside `directory`'s subtree, with how many names each has there.
     func linkedInodes(below directory: UInt32) -> [(key: InodeKey, names: UInt32, usage: Usage)] {
         guard directories[Int(directory)].linkedNames > 0 else { return [] }

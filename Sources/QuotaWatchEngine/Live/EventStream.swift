@@ -5,7 +5,8 @@ import QuotaWatchSystem
 
 /// Engine events for scripts: one JSON object per line, each with an `"event"` field.
 public enum EngineEvent: Sendable {
-    case ready(directories: Int, files: Int, allocated: UInt64, seconds: Double)
+    /// `backend` is "inotify" or "fanotify", `backendReason` why (``SelectedBackend``).
+    case ready(directories: Int, files: Int, allocated: UInt64, seconds: Double, backend: String, backendReason: String)
     case overflow
     case resynced(directories: Int, seconds: Double)
     case degraded(paths: [String], watchesNeeded: Int, maxUserWatches: Int, message: String)
@@ -24,10 +25,11 @@ public enum EngineEvent: Sendable {
     public func jsonLine(root: String) -> String {
         var fields: [String: PolicyJSON]
         switch self {
-        case .ready(let directories, let files, let allocated, let seconds):
+        case .ready(let directories, let files, let allocated, let seconds, let backend, let reason):
             fields = [
                 "event": .string("ready"), "dirs": .integer(Int64(directories)), "files": .integer(Int64(files)),
-                "allocated": .unsigned(allocated), "seconds": .number(seconds),
+                "allocated": .unsigned(allocated), "seconds": .number(seconds), "backend": .string(backend),
+                "backend_reason": .string(reason),
             ]
         case .overflow:
             fields = ["event": .string("overflow")]

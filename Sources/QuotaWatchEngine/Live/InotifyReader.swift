@@ -3,7 +3,46 @@ import QuotaWatchCore
 import QuotaWatchSystem
 import Synchronization
 
-/// ``InotifyBackend``'s reader: a thread that does nothing but drain the kernel's inotify
+/// Where a reader takes the kernel's events from: the inotify descriptor, or a fanotify
+/// group whose records it translates (``FanotifyEventSource``).
+protocol KernelEventSource: Sendable {
+    var descriptor: FileDescriptor { get }
+    /// Reads what is queued, appending its changes (and, for fanotify, the files changed
+    /// through names outside the tree). False when nothing was queued.
+    func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> Bool
+    /// Closes the descriptor, which drops every watch or mark.
+    func close()
+}
+
+/// What one wake-up of the reader found.
+struct KernelEventBatch {
+    var changes: [FileSystemChange] = []
+    var changedFiles: [ChangedFile] = []
+}
+
+/// A file changed through a name the changes do not carry (fanotify reports a write through
+/// a hard link outside the root, or a link count change, by the file's handle).
+public struct ChangedFile: Sendable, Hashable {
+    public var device: UInt64
+    public var inode: UInt64
+}
+
+/// The one place an inotify event becomes a change.
+struct InotifyEventSource: KernelEventSource {
+    let inotify: InotifyDescriptor
+    var descriptor: FileDescriptor { inotify.descriptor }
+
+    func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> Bool {
+        var events: [InotifyEvent] = []
+        guard try inotify.readEvents(buffer: &buffer, into: &events) else { return false }
+        batch.changes += events.map(FileSystemChange.init)
+        return true
+    }
+
+    func close() { inotify.close() }
+}
+
+/// ``InotifyBackend``'s reader (and ``FanotifyBackend``'s, on another source): a thread that does nothing but drain the kernel's inotify
 /// queue, handing each batch on as ``FileSystemChange``s (the one place an inotify event
 /// becomes a change), so the queue never overflows while the engine is busy (a stalled reader overflows the
 /// default 16 384-event queue after about 5 500 new files).
@@ -11,23 +50,33 @@ import Synchronization
 /// The reader owns the inotify descriptor from ``start(changes:failed:)`` on: ``stop()`` joins
 /// the thread and closes it, which also drops every watch.
 final class InotifyReader: Sendable {
-    private let inotify: InotifyDescriptor
+    private let source: any KernelEventSource
     private let wakeup: WakeupPipe
     private let thread = Mutex<JoinableThread?>(nil)
     private let isClosed = Atomic<Bool>(false)
 
-    init(inotify: InotifyDescriptor) throws(Errno) {
-        self.inotify = inotify
+    convenience init(inotify: InotifyDescriptor) throws(Errno) {
+        try self.init(source: InotifyEventSource(inotify: inotify))
+    }
+
+    init(source: any KernelEventSource) throws(Errno) {
+        self.source = source
         wakeup = try WakeupPipe()
     }
 
     /// Starts the thread: each batch goes to `changes`, a failure that ends it to `failed`.
+    /// `files` gets the files changed through names outside the tree, before the changes of
+    /// the same batch (a sync marker among those must not overtake them).
     func start(
-        changes: @escaping @Sendable ([FileSystemChange]) -> Void, failed: @escaping @Sendable (Errno) -> Void
+        changes: @escaping @Sendable ([FileSystemChange]) -> Void,
+        files: @escaping @Sendable ([ChangedFile]) -> Void = { _ in },
+        failed: @escaping @Sendable (Errno) -> Void
     ) {
         thread.withLock { thread in
             guard thread == nil else { return }
-            thread = JoinableThread(name: "inotify-reader") { [self] in run(changes: changes, failed: failed) }
+            thread = JoinableThread(name: "event-reader") { [self] in
+                run(changes: changes, files: files, failed: failed)
+            }
         }
     }
 
@@ -37,7 +86,7 @@ final class InotifyReader: Sendable {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         wakeup.wake()
         thread.withLock { $0 }?.join()
-        inotify.close()
+        source.close()
         wakeup.close()
     }
 
@@ -47,7 +96,9 @@ final class InotifyReader: Sendable {
     /// How long without events before free memory is returned to the kernel.
     static let quietMilliseconds: Int32 = 1000
 
-    private func run(changes: ([FileSystemChange]) -> Void, failed: (Errno) -> Void) {
+    private func run(
+        changes: ([FileSystemChange]) -> Void, files: ([ChangedFile]) -> Void, failed: (Errno) -> Void
+    ) {
         // Large enough for thousands of events per read: fewer system calls under a storm.
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
         // Set by every batch: once events have stopped for a while, the memory their storm
@@ -57,7 +108,7 @@ final class InotifyReader: Sendable {
             let ready: [Int]
             do {
                 ready = try Readiness.wait(
-                    for: [inotify.descriptor, wakeup.readEnd],
+                    for: [source.descriptor, wakeup.readEnd],
                     timeoutMilliseconds: trimDue ? Self.quietMilliseconds : -1)
             } catch {
                 failed(error)
@@ -69,18 +120,19 @@ final class InotifyReader: Sendable {
                 trimDue = false
                 continue
             }
-            // Each event becomes a change as it is decoded: no second array of the batch.
-            var batch: [FileSystemChange] = []
+            var batch = KernelEventBatch()
             do {
-                while try inotify.readEvents(buffer: &buffer, { batch.append(FileSystemChange($0)) }) {
-                    if batch.count > 65536 { break }
+                while try source.read(buffer: &buffer, into: &batch) {
+                    if batch.changes.count > 65536 { break }
                 }
             } catch {
                 failed(error)
                 return
             }
-            guard !batch.isEmpty else { continue }
-            changes(batch)
+            if !batch.changedFiles.isEmpty { files(batch.changedFiles) }
+            let events = batch.changes
+            guard !events.isEmpty else { continue }
+            changes(events)
             trimDue = true
             // Under a storm the queue holds a few events whenever we look: handing each few
             // over costs two thread wake-ups, more than applying them. Letting the kernel

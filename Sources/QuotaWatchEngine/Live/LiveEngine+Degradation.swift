@@ -30,6 +30,17 @@ extension LiveEngine {
             emit(.degraded(paths: paths, watchesNeeded: needed, maxUserWatches: limit, message: message))
             return
         }
+        if let fanotify = live.fileSystem.backend as? FanotifyBackend {
+            // Not a watch limit: a file system below the root that takes no filesystem mark.
+            let message =
+                "\(paths.count) subtree(s) of \(options.rootDisplay) are on a file system fanotify cannot mark ("
+                + fanotify.watches.unmarkableReasons.map(\.description).joined(separator: ", ")
+                + "); they are listed again every \(options.pollInterval.components.seconds) s and at each sync: "
+                + paths.prefix(5).joined(separator: ", ")
+            Log.warning(message)
+            emit(.degraded(paths: paths, watchesNeeded: 0, maxUserWatches: limit, message: message))
+            return
+        }
         let message =
             "inotify watch limit reached: \(where_); \(options.rootDisplay) needs about \(needed) watches "
             + "(one per directory, shared with other programs of this user). Raise it with "

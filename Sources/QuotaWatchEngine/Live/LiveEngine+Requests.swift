@@ -157,7 +157,10 @@ extension LiveEngine {
     }
 
     func requeueNonEvents(_ message: EngineMessage) {
-        if case .events = message { return }
+        switch message {
+        case .events, .filesChanged: return
+        default: break
+        }
         mailbox.post(message)
     }
 }

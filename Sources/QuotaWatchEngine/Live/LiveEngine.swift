@@ -69,6 +69,9 @@ public final class LiveEngine: @unchecked Sendable {
     let markerPrefix: [UInt8]
     var reportedDegraded: [String] = []
     var requestsAnswered: UInt64 = 0
+    /// The backend in use and why, for `ready`, `status` and the log.
+    var backendName = "inotify"
+    var backendReason = ""
     /// The control socket's event stream (`{"command":"events"}`), fed by emit and publish.
     var eventFeed: ControlEventFeed?
     /// Programs registered as cleaners on the control socket (``RegisteredCleaners``).
@@ -125,22 +128,28 @@ public final class LiveEngine: @unchecked Sendable {
         // joins every connection thread.
         defer { server.stop() }
 
-        let inotify: InotifyDescriptor
         let backend: any ChangeBackend
         do {
-            inotify = try InotifyDescriptor()
-        } catch {
-            return .failure(
-                .system(
-                    "cannot start inotify: \(error). Check fs.inotify.max_user_instances (now \(InotifyLimits.current().maxUserInstances))."
-                ))
+            let mailbox = self.mailbox
+            switch WatchBackendSelection.open(
+                options.backend, root: root, changedFiles: { mailbox.post(.filesChanged($0)) })
+            {
+            case .success(let selected):
+                backend = selected.backend
+                backendName = selected.name
+                backendReason = selected.reason
+            case .failure(.inotify(let error)):
+                return .failure(
+                    .system(
+                        "cannot start inotify: \(error). Check fs.inotify.max_user_instances (now \(InotifyLimits.current().maxUserInstances))."
+                    ))
+            case .failure(.reader(let error)):
+                return .failure(.system("cannot start the \(options.backend.rawValue) reader: \(error)"))
+            case .failure(.fanotify(let unavailable)):
+                return .failure(.system("--backend fanotify cannot work here: \(unavailable.reason)"))
+            }
         }
-        do {
-            backend = try InotifyBackend(inotify: inotify)
-        } catch {
-            inotify.close()
-            return .failure(.system("cannot start the inotify reader: \(error)"))
-        }
+        Log.notice("watching \(HumanText.escaped(options.rootDisplay)) with \(backendName) (\(backendReason))")
         do {
             let mailbox = self.mailbox
             backend.start(changes: { mailbox.post(.events($0)) }, failed: { mailbox.post(.readerFailed($0)) })
@@ -197,6 +206,7 @@ public final class LiveEngine: @unchecked Sendable {
             return .failure(.root(error.description))
         }
         step.live.oneFileSystem = options.crawl.oneFileSystem
+        step.live.restatsLinkedInodesAtSync = !(backend is FanotifyBackend)
         // The crawl's listings are freed by now; what they leave free in the heap goes back
         // before the daemon says it is ready, not at the first quiet moment after an event.
         MemoryTuning.returnFreeMemory()
@@ -208,7 +218,8 @@ public final class LiveEngine: @unchecked Sendable {
         emit(
             .ready(
                 directories: step.live.tree.directoryCount, files: step.live.tree.fileCount,
-                allocated: total.allocated, seconds: seconds(since: 0)))
+                allocated: total.allocated, seconds: seconds(since: 0), backend: backendName,
+                backendReason: backendReason))
         reportDegradation(of: step.live)
         if let failure = startParticipants() { return .failure(failure) }
         defer { for participant in options.participants { participant.stop() } }
@@ -237,6 +248,8 @@ public final class LiveEngine: @unchecked Sendable {
                     let overflowed = step.apply(batch)
                     if step.live.mountTableMayHaveChanged { followMounts(&step.live) }
                     if overflowed { emit(.overflow) }
+                case .filesChanged(let files):
+                    for file in files { step.live.fileChanged(device: file.device, inode: file.inode, now: clock.now) }
                 case .request(let request, let reply):
                     answer(request, reply, &step)
                 case .shutdown(let signal):
@@ -248,7 +261,7 @@ public final class LiveEngine: @unchecked Sendable {
                 case .stop:
                     return .stopped
                 case .readerFailed(let error):
-                    return .failure(.runtime("reading inotify events failed: \(error)"))
+                    return .failure(.runtime("reading \(backendName) events failed: \(error)"))
                 case .cleanupFinished(let summary):
                     cleanupFinished(summary)
                 case .mountsChanged:
@@ -335,7 +348,8 @@ public final class LiveEngine: @unchecked Sendable {
             events: live.counters.events, rescannedDirectories: live.counters.rescannedDirectories,
             overflows: live.counters.overflows, watches: live.watchCount,
             degraded: live.degradedDirectories.map { EscapedName.string(tree.relativePath(of: $0)) },
-            requests: requestsAnswered, cpuSeconds: Self.seconds(ThreadCPUTime.current()))
+            requests: requestsAnswered, cpuSeconds: Self.seconds(ThreadCPUTime.current()), backend: backendName,
+            backendReason: backendReason)
         return EngineView(
             now: clock.now, rootDisplay: options.rootDisplay, tree: tree, counters: counters,
             isResyncing: live.needsResync, monitor: monitor)

@@ -79,7 +79,11 @@ extension LiveTree {
         // A write through a name outside the root, or through one gone since, raises no event
         // where the inode's other names are: re-stat one name of every inode with several
         // names, chosen only now that polling and the flush have settled which names exist.
-        for file in tree.oneNamePerLinkedInode() {
+        // Not needed where the backend reports such writes by the inode (fanotify, for the
+        // root's file system).
+        let rootDevice = tree.device(of: tree.root)
+        for file in tree.oneNamePerLinkedInode()
+        where restatsLinkedInodesAtSync || tree.device(of: tree.directory(containing: file)) != rootDevice {
             pendingNames.insert(
                 PendingName(directory: tree.directory(containing: file), name: Array(tree.name(of: file))))
         }
@@ -177,6 +181,11 @@ extension LiveTree {
             markUnreadable(directory)
         case .missing:
             if case .file(let file)? = existing { tree.removeFile(file) }
+            // Neither the tree nor the file system has the name: nothing is owed to it. A name
+            // made and removed before its events are read comes this way when its write
+            // events follow the removal (fanotify merges the create and the delete into one
+            // record ahead of them); its re-stat timers would otherwise stay 35 s.
+            if existing == nil { restats.forget(pending) }
         case .found(let status) where status.kind == .directory:
             if case .file(let file)? = existing { tree.removeFile(file) }
             if case .directory? = existing { return true }

@@ -60,6 +60,11 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// root open, the kernel holds back the root's IN_DELETE_SELF until it lets go.
     public var rootParent: (watch: Int32, rootName: [UInt8])?
 
+    /// Whether a sync re-stats one name of every inode with several names, for writes through
+    /// names outside the root that raise no event in it. The fanotify backend reports those
+    /// writes by the inode (``fileChanged(device:inode:now:)``) and turns this off.
+    public var restatsLinkedInodesAtSync = true
+
     var directoryByWatch: [Int32: DirectoryID] = [:]
     /// The other records of a watch: one directory shown at several places by bind mounts
     /// has one inode, so inotify gives all of them the one watch (LiveTree+Mounts.swift).
@@ -238,6 +243,18 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             if !change.kind.isDisjoint(with: [.modified, .closedAfterWrite, .created]) {
                 scheduleLateRestat(pending, now: now)
             }
+        }
+    }
+
+    /// A file changed through a name the events did not give (fanotify reports the write by
+    /// the file's handle): every name the tree holds for the inode is stat'ed, and re-stat'ed
+    /// late as a written file is. An inode the tree does not hold is none of its business.
+    public mutating func fileChanged(device: UInt64, inode: UInt64, now: UInt64) {
+        latestNow = now
+        for file in tree.files(withInode: inode, device: device) {
+            let pending = PendingName(directory: tree.directory(containing: file), name: Array(tree.name(of: file)))
+            pendingNames.insert(pending)
+            scheduleLateRestat(pending, now: now)
         }
     }
 

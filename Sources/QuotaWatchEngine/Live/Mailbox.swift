@@ -6,6 +6,8 @@ import QuotaWatchSystem
 enum EngineMessage: Sendable {
     /// What a backend's reader saw, already in the neutral shape the tree applies.
     case events([FileSystemChange])
+    /// Files changed through names outside the tree (the fanotify backend's file handles).
+    case filesChanged([ChangedFile])
     case request(ControlRequest, ControlReply)
     case shutdown(signal: Int32)
     /// SIGHUP: read the config file again. Never queued: ``Mailbox/requestReload()`` sets a

@@ -1,7 +1,156 @@
+import QuotaWatchCore
+import QuotaWatchSystem
+
 /// `--backend`: which kernel interface tells the engine about changes.
 public enum BackendChoice: String, Sendable, CaseIterable {
     /// fanotify where it can work here, else inotify.
     case auto
     case inotify
     case fanotify
+}
+
+/// The backend in use and the reason it was chosen, as the `ready` event, `status --json`
+/// (`engine.backend`) and the log say it.
+public struct SelectedBackend: Sendable {
+    public var backend: any ChangeBackend
+    /// "inotify" or "fanotify".
+    public var name: String
+    public var reason: String
+}
+
+/// Opens the backend `--backend` asks for, or says why it cannot work.
+public enum WatchBackendSelection {
+    /// Whether fanotify can work for the root open at `root`: CAP_SYS_ADMIN, a kernel with
+    /// `FAN_REPORT_DFID_NAME` and `FAN_RENAME`, and a file system with file handles that
+    /// takes a filesystem mark. The group is made with `FAN_UNLIMITED_QUEUE`: a filesystem
+    /// mark reports every change on the file system, outside the root too, so a bounded queue
+    /// would overflow (and force a full crawl) from work that is none of the root's; the
+    /// reader drains the queue as fast as it fills, and the kernel charges the events to the
+    /// daemon's memory cgroup, which bounds them.
+    public static func openFanotify(root: FileDescriptor) -> Result<FanotifyWatches, FanotifyUnavailable> {
+        let group: FanotifyDescriptor
+        do {
+            group = try FanotifyDescriptor(unlimitedQueue: true)
+        } catch {
+            return .failure(FanotifyUnavailable(initFailure: error))
+        }
+        do {
+            _ = try root.fileHandle(fileSystem: 0)
+        } catch {
+            group.close()
+            return .failure(FanotifyUnavailable(handleFailure: error))
+        }
+        do {
+            return .success(try FanotifyWatches(group: group, root: root))
+        } catch {
+            group.close()
+            return .failure(FanotifyUnavailable(markFailure: error))
+        }
+    }
+
+    /// The backend for `choice`, with its reason, not started yet. `changedFiles` gets what
+    /// fanotify reports by inode (``FanotifyBackend``).
+    public static func open(
+        _ choice: BackendChoice, root: FileDescriptor, changedFiles: @escaping @Sendable ([ChangedFile]) -> Void
+    ) -> Result<SelectedBackend, BackendFailure> {
+        func inotifyBackend(_ reason: String) -> Result<SelectedBackend, BackendFailure> {
+            let inotify: InotifyDescriptor
+            do {
+                inotify = try InotifyDescriptor()
+            } catch {
+                return .failure(.inotify(error))
+            }
+            do {
+                return .success(
+                    SelectedBackend(backend: try InotifyBackend(inotify: inotify), name: "inotify", reason: reason))
+            } catch {
+                inotify.close()
+                return .failure(.reader(error))
+            }
+        }
+        func fanotifyBackend(_ watches: FanotifyWatches, _ reason: String) -> Result<SelectedBackend, BackendFailure> {
+            do {
+                let backend = try FanotifyBackend(watches: watches, changedFiles: changedFiles)
+                return .success(SelectedBackend(backend: backend, name: "fanotify", reason: reason))
+            } catch {
+                watches.close()
+                return .failure(.reader(error))
+            }
+        }
+        switch choice {
+        case .inotify:
+            return inotifyBackend("--backend inotify")
+        case .fanotify:
+            switch openFanotify(root: root) {
+            case .success(let watches):
+                return fanotifyBackend(watches, "--backend fanotify")
+            case .failure(let unavailable):
+                return .failure(.fanotify(unavailable))
+            }
+        case .auto:
+            switch openFanotify(root: root) {
+            case .success(let watches):
+                return fanotifyBackend(
+                    watches,
+                    "auto: fanotify works here (CAP_SYS_ADMIN, FAN_REPORT_DFID_NAME, file handles on the root's "
+                        + "file system): one mark per file system instead of a watch per directory")
+            case .failure(let unavailable):
+                return inotifyBackend("auto: fanotify cannot work here: \(unavailable.reason)")
+            }
+        }
+    }
+}
+
+public enum BackendFailure: Error, Sendable {
+    /// inotify_init1 failed (the instance limit, most likely).
+    case inotify(Errno)
+    /// The reader's wake-up pipe could not be made.
+    case reader(Errno)
+    case fanotify(FanotifyUnavailable)
+}
+
+/// Why the fanotify backend cannot work, in words that name the cause and the way out.
+public struct FanotifyUnavailable: Error, Sendable, CustomStringConvertible {
+    public var reason: String
+
+    init(initFailure error: Errno) {
+        switch error {
+        case .notPermitted:
+            reason = "a filesystem mark needs CAP_SYS_ADMIN (run as root, or use --backend inotify)"
+        case .invalidArgument:
+            reason = "this kernel has no FAN_REPORT_DFID_NAME (Linux 5.9 or later; use --backend inotify)"
+        case .notImplemented:
+            reason = "this kernel was built without fanotify (use --backend inotify)"
+        default:
+            reason = "fanotify_init failed: \(error) (use --backend inotify)"
+        }
+    }
+
+    init(handleFailure error: Errno) {
+        switch error {
+        case .notSupported:
+            reason = "the root's file system has no file handles (name_to_handle_at: EOPNOTSUPP; use --backend inotify)"
+        default:
+            reason = "name_to_handle_at on the root failed: \(error) (use --backend inotify)"
+        }
+    }
+
+    init(markFailure error: Errno) {
+        switch error {
+        case .crossDevice:
+            reason =
+                "the root's file system cannot take a filesystem mark (EXDEV: a subvolume or an id-mapped mount; "
+                + "use --backend inotify)"
+        case .notSupported, .noDevice:
+            reason =
+                "the root's file system does not report file ids to fanotify (\(error == .noDevice ? "ENODEV" : "EOPNOTSUPP")"
+                + "; use --backend inotify)"
+        case .invalidArgument:
+            reason = "this kernel has no FAN_RENAME (Linux 5.17 or later; use --backend inotify)"
+        default:
+            reason = "fanotify_mark on the root's file system failed: \(error) (use --backend inotify)"
+        }
+    }
+
+    public var description: String { reason }
 }

@@ -1,0 +1,117 @@
+/// Turns fanotify events into the changes the live tree applies, given the table that maps a
+/// directory's file handle to the key its crawl gave it.
+///
+/// A filesystem mark reports the whole file system, so an event whose directory is not in
+/// the table (outside ROOT, or not listed yet, in which case its listing will see the
+/// change) is dropped. A write or attribute change of a file whose directory misses, or
+/// that names no directory at all (a link count change reaches the inode only), is handed
+/// on by the file's own handle instead: the file may be an inode the tree holds under
+/// another name, written through a hard link outside ROOT.
+public struct FanotifyTranslator: Sendable {
+    /// What one batch of fanotify events became.
+    public struct Output: Sendable, Equatable {
+        public var changes: [FileSystemChange] = []
+        /// Directories whose own removal was reported: their keys are forgotten (the handle of
+        /// a removed object never comes back).
+        public var removedDirectories: [FileHandleKey] = []
+        /// Files changed through a name the table does not hold, in first-seen order, once each.
+        public var changedFiles: [FileHandleKey] = []
+
+        public init() {}
+    }
+
+    /// Rename cookies, so that the two halves of one rename pair as inotify's would.
+    private var nextCookie: UInt32 = 1
+
+    public init() {}
+
+    public mutating func translate(_ events: [FanotifyEvent], watch: (FileHandleKey) -> Int32?) -> Output {
+        var output = Output()
+        var seenFiles: Set<FileHandleKey> = []
+        for event in events {
+            translate(event, watch: watch, into: &output, seenFiles: &seenFiles)
+        }
+        return output
+    }
+
+    private mutating func translate(
+        _ event: FanotifyEvent, watch: (FileHandleKey) -> Int32?, into output: inout Output,
+        seenFiles: inout Set<FileHandleKey>
+    ) {
+        let mask = event.mask
+        if mask.contains(.queueOverflow) {
+            output.changes.append(.overflow)
+            return
+        }
+        let isDirectory = mask.contains(.onDirectory)
+        if mask.contains(.rename) {
+            translateRename(event, isDirectory: isDirectory, watch: watch, into: &output)
+        }
+        guard let named = event.record(.directoryName) ?? event.record(.directory) else {
+            noteFileChange(event, into: &output, seenFiles: &seenFiles)
+            return
+        }
+        guard let directoryWatch = watch(named.handle) else {
+            noteFileChange(event, into: &output, seenFiles: &seenFiles)
+            return
+        }
+        if named.isSelf {
+            var kind: ChangeKind = []
+            if mask.contains(.attrib) { kind.insert(.attributes) }
+            if mask.contains(.deleteSelf) { kind.insert(.selfRemoved) }
+            if mask.contains(.moveSelf) { kind.insert(.selfMoved) }
+            guard !kind.isEmpty else { return }
+            output.changes.append(FileSystemChange(watch: directoryWatch, kind: kind, isDirectory: isDirectory))
+            if mask.contains(.deleteSelf) {
+                // As inotify's IN_IGNORED follows IN_DELETE_SELF: no change comes for it again.
+                output.changes.append(FileSystemChange(watch: directoryWatch, kind: .forgotten, isDirectory: true))
+                output.removedDirectories.append(named.handle)
+            }
+            return
+        }
+        // The kernel merges entry events on one name, so `create | delete` may be either
+        // order. Deletion first, then creation: the stat or listing the creation causes finds
+        // what is there now, whichever order it was.
+        func append(_ kind: ChangeKind) {
+            output.changes.append(
+                FileSystemChange(watch: directoryWatch, kind: kind, name: named.name, isDirectory: isDirectory))
+        }
+        if mask.contains(.delete) { append(.removed) }
+        if mask.contains(.create) { append(.created) }
+        var contents: ChangeKind = []
+        if mask.contains(.modify) { contents.insert(.modified) }
+        if mask.contains(.closeWrite) { contents.insert(.closedAfterWrite) }
+        if mask.contains(.attrib) { contents.insert(.attributes) }
+        if !contents.isEmpty { append(contents) }
+    }
+
+    /// One rename record becomes inotify's pair under a fresh cookie; a half whose
+    /// directory is outside the table is left out, which the tree reads as a move in from
+    /// outside (or, after its window, out of the tree).
+    private mutating func translateRename(
+        _ event: FanotifyEvent, isDirectory: Bool, watch: (FileHandleKey) -> Int32?, into output: inout Output
+    ) {
+        let cookie = nextCookie
+        nextCookie = nextCookie == UInt32.max ? 1 : nextCookie + 1
+        if let old = event.record(.oldDirectoryName), let from = watch(old.handle) {
+            output.changes.append(
+                FileSystemChange(
+                    watch: from, kind: .movedFrom, name: old.name, isDirectory: isDirectory, cookie: cookie))
+        }
+        if let new = event.record(.newDirectoryName), let to = watch(new.handle) {
+            output.changes.append(
+                FileSystemChange(watch: to, kind: .movedTo, name: new.name, isDirectory: isDirectory, cookie: cookie))
+        }
+    }
+
+    private func noteFileChange(_ event: FanotifyEvent, into output: inout Output, seenFiles: inout Set<FileHandleKey>)
+    {
+        // A file whose last link went (`deleteSelf`) is gone: each name the tree held had its
+        // own delete event.
+        guard !event.mask.contains(.onDirectory), !event.mask.contains(.deleteSelf),
+            !event.mask.isDisjoint(with: [.modify, .closeWrite, .attrib]),
+            let file = event.record(.object), seenFiles.insert(file.handle).inserted
+        else { return }
+        output.changedFiles.append(file.handle)
+    }
+}

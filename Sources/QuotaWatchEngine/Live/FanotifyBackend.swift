@@ -1,0 +1,40 @@
+import QuotaWatchCore
+import QuotaWatchSystem
+
+/// ``ChangeBackend`` on fanotify: one filesystem mark per file system and a table of
+/// directory handles (``FanotifyWatches``) instead of a watch per directory, read by a reader
+/// thread on a ``FanotifyEventSource``. Also reports files changed through names outside the
+/// tree, by inode, to `changedFiles`, before the changes of the same batch.
+public final class FanotifyBackend: ChangeBackend {
+    public let watches: FanotifyWatches
+    private let reader: InotifyReader
+    private let changedFiles: @Sendable ([ChangedFile]) -> Void
+
+    /// Takes `watches` over: ``stop()`` closes the group, which drops every mark.
+    public init(watches: FanotifyWatches, changedFiles: @escaping @Sendable ([ChangedFile]) -> Void) throws(Errno) {
+        self.watches = watches
+        self.changedFiles = changedFiles
+        reader = try InotifyReader(source: FanotifyEventSource(watches: watches))
+    }
+
+    public func watch(_ directory: FileDescriptor) -> Int32 { watches.register(directory) }
+
+    /// Opens would need `FAN_OPEN` on the whole file system (every open on it, inside the
+    /// root or not): not asked for, so `order: lru` falls back to access times here.
+    public func watchOpens(_ directory: FileDescriptor, key: Int32) -> Bool { false }
+
+    public func watchRemovals(in parent: FileDescriptor) -> Int32? {
+        let key = watches.register(parent)
+        return key >= 0 ? key : nil
+    }
+
+    public func unwatch(_ key: Int32) { watches.remove(key) }
+
+    public func start(
+        changes: @escaping @Sendable ([FileSystemChange]) -> Void, failed: @escaping @Sendable (Errno) -> Void
+    ) {
+        reader.start(changes: changes, files: changedFiles, failed: failed)
+    }
+
+    public func stop() { reader.stop() }
+}

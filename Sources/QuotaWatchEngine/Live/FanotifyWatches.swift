@@ -1,0 +1,130 @@
+import QuotaWatchCore
+import QuotaWatchSystem
+import Synchronization
+
+/// The fanotify backend's stand-in for inotify watches: a table from each directory's file
+/// handle to a watch number of its own, filled by the crawl (`name_to_handle_at` where the
+/// inotify backend calls `inotify_add_watch`) and read by the reader thread to turn events
+/// into the tree's inotify events. One mark per file system covers every directory on it,
+/// so a directory costs a table entry, not a kernel watch.
+///
+/// Shared by the crawl's workers, the engine thread and the reader thread, behind one lock.
+public final class FanotifyWatches: Sendable {
+    public let group: FanotifyDescriptor
+    private let state: Mutex<State>
+    /// The root, for `open_by_handle_at` on its file system. No descriptor is kept on another
+    /// file system: it would keep that mount busy (umount: target is busy).
+    private let root: FileDescriptor
+    private let rootFileSystem: UInt64
+
+    struct State {
+        var watchByHandle: [FileHandleKey: Int32] = [:]
+        var handleByWatch: [Int32: FileHandleKey] = [:]
+        /// Watch numbers are never reused, so an event translated just before a directory left
+        /// the table can never be taken for another directory.
+        var nextWatch: Int32 = 1
+        /// statfs's fsid for each mount seen (by its unique id where the kernel has one, since a
+        /// classic mount id is reused): one `fstatfs` and one mark per mount, not per directory.
+        var fileSystemByMount: [UInt64: UInt64] = [:]
+        /// File systems that could not be marked, with the reason; their directories are
+        /// polled like directories past inotify's watch limit.
+        var unmarkable: [UInt64: Errno] = [:]
+    }
+
+    /// `root` is marked at once: a root that cannot be marked is no place for this backend.
+    /// It stays the caller's, and open for as long as this table is used.
+    public init(group: FanotifyDescriptor, root: FileDescriptor) throws(Errno) {
+        self.group = group
+        self.root = root
+        state = Mutex(State())
+        rootFileSystem = try root.fileSystemID()
+        try group.markFileSystem(of: root, mask: .quotaWatch)
+    }
+
+    /// Gives the directory open at `directory` its watch number, marking its file system
+    /// first if it is seen through a new mount (marking again is harmless, and a file system
+    /// unmounted and mounted again is a new super block that has no mark); the same number for a directory seen before (one directory
+    /// at two places, bind mounts). Runs before the directory is listed, as an inotify watch
+    /// is added: nothing made after the listing can be missed, and an event read before the
+    /// directory had a number was about a change the listing sees.
+    public func register(_ directory: FileDescriptor) -> Int32 {
+        let found: (handle: FileHandleKey, mountID: UInt64)
+        do {
+            found = try directory.fileHandle(fileSystem: 0)
+        } catch .tooManyOpenFiles, .tooManyOpenFilesInSystem {
+            return WatchOutcome.outOfDescriptors
+        } catch {
+            return WatchOutcome.limitReached
+        }
+        var handle = found.handle
+        let known = state.withLock { $0.fileSystemByMount[found.mountID] }
+        if let known {
+            handle.fileSystem = known
+        } else {
+            guard let fileSystem = try? directory.fileSystemID() else { return WatchOutcome.failed }
+            handle.fileSystem = fileSystem
+            markIfNew(fileSystem, mountID: found.mountID, directory: directory)
+        }
+        return state.withLock { state in
+            guard state.unmarkable[handle.fileSystem] == nil else { return WatchOutcome.limitReached }
+            if let watch = state.watchByHandle[handle] { return watch }
+            let watch = state.nextWatch
+            state.nextWatch += 1
+            state.watchByHandle[handle] = watch
+            state.handleByWatch[watch] = handle
+            return watch
+        }
+    }
+
+    private func markIfNew(_ fileSystem: UInt64, mountID: UInt64, directory: FileDescriptor) {
+        do throws(Errno) {
+            try group.markFileSystem(of: directory, mask: .quotaWatch)
+            state.withLock { state in
+                state.fileSystemByMount[mountID] = fileSystem
+                state.unmarkable[fileSystem] = nil
+            }
+        } catch {
+            state.withLock { state in
+                state.fileSystemByMount[mountID] = fileSystem
+                state.unmarkable[fileSystem] = error
+            }
+        }
+    }
+
+    public func remove(_ watch: Int32) {
+        state.withLock { state in
+            guard let handle = state.handleByWatch.removeValue(forKey: watch) else { return }
+            if state.watchByHandle[handle] == watch { state.watchByHandle[handle] = nil }
+        }
+    }
+
+    /// Directories in the table.
+    public var count: Int { state.withLock { $0.handleByWatch.count } }
+
+    /// File systems that could not be marked, each with its reason.
+    public var unmarkableReasons: [Errno] { state.withLock { Array($0.unmarkable.values) } }
+
+    /// Translates a batch under one lock; a directory reported removed leaves the table.
+    func translate(_ events: [FanotifyEvent], with translator: inout FanotifyTranslator) -> FanotifyTranslator.Output {
+        state.withLock { state in
+            let output = translator.translate(events) { state.watchByHandle[$0] }
+            for handle in output.removedDirectories {
+                if let watch = state.watchByHandle.removeValue(forKey: handle) { state.handleByWatch[watch] = nil }
+            }
+            return output
+        }
+    }
+
+    /// The device and inode of the object `handle` names, if it still exists on the root's
+    /// file system (a write through an outside name to a file on another file system below
+    /// the root is caught by the re-stat at sync only, as under inotify).
+    func resolve(_ handle: FileHandleKey) -> (device: UInt64, inode: UInt64)? {
+        guard handle.fileSystem == rootFileSystem, let opened = try? root.open(handle: handle) else { return nil }
+        defer { opened.close() }
+        guard let status = try? opened.status() else { return nil }
+        return (status.device, status.inode)
+    }
+
+    /// Closes the group, which drops every mark; the table is of no use after.
+    public func close() { group.close() }
+}

@@ -1,0 +1,58 @@
+import Glibc
+import QuotaWatchCore
+
+/// A fanotify notification group reporting directory handles and names
+/// (`FAN_REPORT_DFID_NAME | FAN_REPORT_FID`), close-on-exec and non-blocking.
+public struct FanotifyDescriptor: Sendable {
+    public let descriptor: FileDescriptor
+
+    /// `unlimitedQueue`: the kernel never drops events for lack of queue space (needs
+    /// CAP_SYS_ADMIN, which a filesystem mark needs anyway). EPERM without CAP_SYS_ADMIN,
+    /// EINVAL on a kernel without `FAN_REPORT_DFID_NAME` (before 5.9).
+    ///
+    /// The corresponding C function is `fanotify_init`.
+    public init(unlimitedQueue: Bool) throws(Errno) {
+        var flags =
+            FanotifyInitFlag.notificationClass | FanotifyInitFlag.reportDirectoryAndName
+            | FanotifyInitFlag.closeOnExec | FanotifyInitFlag.nonBlocking
+        if unlimitedQueue { flags |= FanotifyInitFlag.unlimitedQueue }
+        let raw = try valueOrErrno { system_fanotify_init(flags, UInt32(O_RDONLY)) }.get()
+        descriptor = FileDescriptor(rawValue: raw)
+    }
+
+    /// Marks the whole file system `directory` is on. EXDEV for a subvolume or an id-mapped
+    /// mount whose fsid differs from its super block's, EOPNOTSUPP or ENODEV for a file system
+    /// without file handles or fsid, EINVAL for a kernel without `FAN_RENAME` (before 5.17).
+    ///
+    /// The corresponding C function is `fanotify_mark`.
+    public func markFileSystem(of directory: FileDescriptor, mask: FanotifyMask) throws(Errno) {
+        _ = try valueOrErrno {
+            system_fanotify_mark(
+                descriptor.rawValue, FanotifyMarkFlag.add | FanotifyMarkFlag.fileSystem, mask.rawValue,
+                directory.rawValue, nil)
+        }.get()
+    }
+
+    /// Reads whatever events are queued into `buffer`, decoding them onto `events`.
+    /// Returns false when nothing was queued (the descriptor is non-blocking).
+    ///
+    /// The corresponding C function is `read`.
+    public func readEvents(buffer: inout [UInt8], into events: inout [FanotifyEvent]) throws(Errno) -> Bool {
+        let result = unsafe buffer.withUnsafeMutableBytes { raw in
+            valueOrErrno { unsafe system_read(descriptor.rawValue, raw.baseAddress!, raw.count) }
+        }
+        switch result {
+        case .success(let count):
+            unsafe buffer.withUnsafeBytes { raw in
+                unsafe FanotifyEvent.decode(raw: UnsafeRawBufferPointer(rebasing: raw[0..<count]), into: &events)
+            }
+            return count > 0
+        case .failure(.resourceTemporarilyUnavailable):
+            return false
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    public func close() { descriptor.close() }
+}

@@ -1,0 +1,47 @@
+import Glibc
+import QuotaWatchCore
+
+extension FileDescriptor {
+    /// The file handle of the object open here, and the id of the mount it was opened through.
+    /// Fails with EOPNOTSUPP on a file system that has no file handles, EOVERFLOW for a handle
+    /// longer than the 128 bytes the kernel allows.
+    ///
+    /// The corresponding C function is `name_to_handle_at` (with `AT_EMPTY_PATH`).
+    public func fileHandle(fileSystem: UInt64) throws(Errno) -> (handle: FileHandleKey, mountID: UInt64) {
+        var bytes = [UInt8](repeating: 0, count: 128)
+        var length: UInt32 = 0
+        var type: CInt = 0
+        var mountID: UInt64 = 0
+        _ = try unsafe bytes.withUnsafeMutableBufferPointer { buffer throws(Errno) in
+            try valueOrErrno {
+                unsafe system_name_to_handle(
+                    rawValue, buffer.baseAddress!, UInt32(buffer.count), &length, &type, &mountID)
+            }.get()
+        }
+        return (FileHandleKey(fileSystem: fileSystem, type: type, bytes: Array(bytes[0..<Int(length)])), mountID)
+    }
+
+    /// statfs's `f_fsid` for the file system this descriptor is on, as fanotify reports it.
+    ///
+    /// The corresponding C function is `fstatfs`.
+    public func fileSystemID() throws(Errno) -> UInt64 {
+        var fsid: UInt64 = 0
+        _ = try valueOrErrno { unsafe system_file_system_id(rawValue, &fsid) }.get()
+        return fsid
+    }
+
+    /// Opens the object `handle` names, on the file system this descriptor is on, as an
+    /// `O_PATH` descriptor: enough to stat it, and no access to its data. Needs
+    /// CAP_DAC_READ_SEARCH; ESTALE once the object is gone.
+    ///
+    /// The corresponding C function is `open_by_handle_at`.
+    public func open(handle: FileHandleKey) throws(Errno) -> FileDescriptor {
+        guard !handle.bytes.isEmpty else { throw .invalidArgument }
+        let raw = try unsafe handle.bytes.withUnsafeBufferPointer { buffer throws(Errno) in
+            try valueOrErrno {
+                unsafe system_open_by_handle(rawValue, buffer.baseAddress!, UInt32(buffer.count), handle.type)
+            }.get()
+        }
+        return FileDescriptor(rawValue: raw)
+    }
+}

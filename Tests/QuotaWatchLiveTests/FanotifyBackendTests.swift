@@ -1,0 +1,95 @@
+import Foundation
+import Glibc
+import QuotaWatchTestSupport
+import Testing
+
+/// The fanotify backend as a root user runs it: chosen by `auto` and said so, refused with
+/// its reason where it cannot work, and what only it can see (a write through a hard link
+/// outside the root, counted with no re-stat at sync). The suites shared with inotify run on
+/// it with QUOTAWATCH_TEST_BACKEND=fanotify.
+@Suite("the fanotify backend")
+struct FanotifyBackendTests {
+    private let root = LiveFixture.root
+    private let outside = LiveFixture.outside
+    static let notRoot: String? = geteuid() == 0 ? nil : "needs root: a filesystem mark needs CAP_SYS_ADMIN"
+
+    private func object(_ text: some StringProtocol) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test(
+        "auto picks fanotify as root, and the ready event, status --json and the log say so and why",
+        .enabled(if: notRoot == nil, "\(notRoot ?? "")"))
+    func autoPicksFanotify() throws {
+        let fixture = try LiveFixture()
+        let daemon = try fixture.start(options: ["--backend", "auto"])
+        let ready = try object(try #require(daemon.events("ready").first).text)
+        #expect(ready["backend"] as? String == "fanotify", "\(ready)")
+        #expect((ready["backend_reason"] as? String)?.contains("CAP_SYS_ADMIN") == true, "\(ready)")
+        let result = try daemon.statusCommand(["status", fixture.rootPath, "--socket", fixture.socketPath, "--json"])
+        let engine = try #require(try object(result.outputText)["engine"] as? [String: Any])
+        #expect(engine["backend"] as? String == "fanotify", "\(engine)")
+        #expect(daemon.errorText.contains("with fanotify (auto:"), "\(daemon.errorText)")
+        try fixture.stopCleanly()
+    }
+
+    @Test(
+        "as an unprivileged user --backend fanotify exits 1 naming CAP_SYS_ADMIN, and auto falls back to inotify saying why",
+        .enabled(if: UnprivilegedExecution.isAvailable, "\(UnprivilegedExecution.unavailableReason ?? "")"))
+    func unprivilegedUser() throws {
+        let fixture = try LiveFixture(as: .nobody)
+        let refused = try Daemon.launch(
+            fixture.cli, root: fixture.rootPath, socket: fixture.socketPath, options: ["--backend", "fanotify"],
+            as: .nobody)
+        let exit = try refused.waitForExit()
+        #expect(exit.exitStatus == 1, "\(exit)")
+        #expect(exit.errorText.contains("--backend fanotify cannot work here"), "\(exit)")
+        #expect(exit.errorText.contains("CAP_SYS_ADMIN"), "\(exit)")
+
+        let daemon = try fixture.start(options: ["--backend", "auto"])
+        let ready = try object(try #require(daemon.events("ready").first).text)
+        #expect(ready["backend"] as? String == "inotify", "\(ready)")
+        #expect((ready["backend_reason"] as? String)?.contains("CAP_SYS_ADMIN") == true, "\(ready)")
+        try fixture.stopCleanly()
+    }
+
+    @Test("a --backend that is not one of the three is a usage error naming it")
+    func badBackend() throws {
+        let fixture = try LiveFixture()
+        let result = try fixture.cli.run([
+            "run", fixture.rootPath, "--socket", fixture.socketPath, "--backend", "kqueue",
+        ])
+        #expect(result.exitStatus == 64, "\(result)")
+        #expect(
+            result.errorText.contains("'kqueue'") && result.errorText.contains("auto, inotify or fanotify"), "\(result)"
+        )
+    }
+
+    /// inotify cannot see these writes and re-stats every linked inode at each sync instead;
+    /// the fanotify backend does no such re-stat, so only the write's own event can make
+    /// this exact.
+    @Test(
+        "a write through a hard link outside the root is counted from its event, with no re-stat at sync",
+        .enabled(if: notRoot == nil, "\(notRoot ?? "")"))
+    func writeThroughOutsideLink() throws {
+        let fixture = try LiveFixture()
+        let tree = fixture.tree
+        try tree.writeFile(outside / "big", byteCount: 100_000)
+        try tree.makeDirectories(root / "a" / "b")
+        try tree.makeHardLink(root / "a" / "b" / "big", to: outside / "big")
+        try tree.writeFile(outside / "single", byteCount: 4_000)
+        try fixture.start(options: ["--backend", "fanotify"])
+        try fixture.expectLiveMatchesScan("at start", du: true)
+
+        try tree.appendToFile(outside / "big", byteCount: 300_000)
+        try fixture.expectLiveMatchesScan("after a write through the outside name", du: true)
+        // The link count change reaches the inode only: no directory event says it.
+        try tree.makeHardLink(root / "a" / "single", to: outside / "single")
+        try tree.unlinkEntry(outside / "big")
+        try tree.appendToFile(outside / "single", byteCount: 50_000)
+        try fixture.expectLiveMatchesScan("after linking in and unlinking outside", du: true)
+        try tree.truncateFile(outside / "single", to: 0)
+        try fixture.expectLiveMatchesScan("after truncating through the outside name", du: true)
+        try fixture.stopCleanly()
+    }
+}
