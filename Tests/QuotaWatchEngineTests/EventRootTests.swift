@@ -24,7 +24,8 @@ struct EventRootTests {
             runID: "1-1", triggers: [.manual("manual")], cleaners: [], seconds: 0.5, dryRun: true,
             time: WallTime(millisecondsSinceEpoch: 0))
         let events: [EngineEvent] = [
-            .ready(directories: 1, files: 2, allocated: 3, seconds: 0.25), .overflow,
+            .ready(directories: 1, files: 2, allocated: 3, seconds: 0.25, backend: "inotify", backendReason: "r"),
+            .overflow,
             .resynced(directories: 1, seconds: 1),
             .degraded(paths: [root], watchesNeeded: 1, maxUserWatches: 1, message: "m"),
             .rootGone(message: "gone"), .configError(message: "bad", time: "t"),

@@ -139,7 +139,7 @@ final class InotifyReader: Sendable {
             // gather for a moment turns thousands of hand-offs a second into a few hundred
             // (the queue takes over 16 000 events; a storm adds about 100 a millisecond).
             // A lone event still goes at once: the pause comes after a batch, not before.
-            if batch.count < Self.smallBatch {
+            if events.count < Self.smallBatch {
                 do {
                     if try !Readiness.wait(for: [wakeup.readEnd], timeoutMilliseconds: Self.gatherMilliseconds).isEmpty
                     {
