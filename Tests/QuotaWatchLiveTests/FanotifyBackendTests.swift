@@ -34,7 +34,7 @@ struct FanotifyBackendTests {
     }
 
     @Test(
-        "as an unprivileged user --backend fanotify exits 1 naming CAP_SYS_ADMIN, and auto falls back to inotify saying why",
+        "as an unprivileged user --backend fanotify exits 71 (the system cannot give it) naming CAP_SYS_ADMIN, and auto falls back to inotify saying why",
         .enabled(if: UnprivilegedExecution.isAvailable, "\(UnprivilegedExecution.unavailableReason ?? "")"))
     func unprivilegedUser() throws {
         let fixture = try LiveFixture(as: .nobody)
@@ -42,7 +42,7 @@ struct FanotifyBackendTests {
             fixture.cli, root: fixture.rootPath, socket: fixture.socketPath, options: ["--backend", "fanotify"],
             as: .nobody)
         let exit = try refused.waitForExit()
-        #expect(exit.exitStatus == 1, "\(exit)")
+        #expect(exit.exitStatus == 71, "\(exit)")
         #expect(exit.errorText.contains("--backend fanotify cannot work here"), "\(exit)")
         #expect(exit.errorText.contains("CAP_SYS_ADMIN"), "\(exit)")
 
