@@ -46,6 +46,27 @@ struct LiveTreeRecoveryTests {
         expectExact(h, "readable again")
     }
 
+    /// A file known by one name gets a second one below a directory without search permission,
+    /// and is written through it: the link count change reaches no watched directory and the
+    /// write only the hidden one, while du, seeing the one name it can reach, counts the new
+    /// size. A sync must re-stat the file by the name it has in the tree. (The unprivileged
+    /// randomized live test's seed 20 found it: `.` kept the size from before the write.)
+    @Test(arguments: handleCapacities)
+    func writeThroughALinkHiddenBelowAnUnreadableDirectory(handles: Int) throws {
+        var fs = FakeFileSystem(handleCapacity: handles)
+        try fs.mkdir("locked")
+        try fs.mkdir("locked/deep")
+        try fs.createFile("f", size: 3530)
+        var h = LiveTreeHarness(fs)
+        try h.fs.chmod("locked", readable: false)
+        h.sync()
+        expectExact(h, "locked")
+        try h.fs.link("f", "locked/deep/g")
+        try h.fs.write("locked/deep/g", size: 369_743)
+        h.sync()
+        expectExact(h, "written through the hidden name")
+    }
+
     /// A hard link inside a polled subtree, written through and removed between two syncs: the
     /// sync must re-stat a name of the inode that still exists once polling has run. (The
     /// randomized sweep's seed 439 found the ordering bug in a longer sequence; this is the

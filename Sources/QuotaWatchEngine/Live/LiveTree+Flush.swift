@@ -88,7 +88,27 @@ extension LiveTree {
                 PendingName(directory: tree.directory(containing: file), name: Array(tree.name(of: file))))
         }
         flush()
+        if unreadable.contains(where: { tree.contains($0) }) { restatEveryFile() }
         relistLostDirectories()
+    }
+
+    /// A directory without search permission hides its subtree, and a name made there for a
+    /// file the tree knows by one name tells no watched directory (the link count change goes
+    /// to watches on the inode alone), nor does a write through that name; du still counts the
+    /// file's new size at the name it can reach. While a part of the tree is hidden so, a sync
+    /// re-stats every file by its name in the tree, at once rather than through `pendingNames`.
+    mutating func restatEveryFile() {
+        var names: [PendingName] = []
+        for directory in tree.subtree(of: tree.root) where !unreadable.contains(directory) {
+            for file in tree.files(in: directory) {
+                let name = tree.name(of: file)
+                // Parked names are not real: their entries wait for the rest of a move.
+                if name.first != 0 { names.append(PendingName(directory: directory, name: Array(name))) }
+            }
+        }
+        for pending in names where !refresh(pending) { deferredNames[pending, default: 0] += 1 }
+        // A name that turned out to be something else now (a directory, say) is settled too.
+        flush()
     }
 
     /// At a sync every queued event has been applied, so a directory whose path still leads
