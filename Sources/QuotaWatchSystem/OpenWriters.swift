@@ -72,15 +72,22 @@ public enum OpenWriters {
     /// The corresponding C functions are `openat`, `getdents64`, `fstatat`, `read` and `kcmp`.
     public static func first(device: UInt64, inode: UInt64) throws(Errno) -> Writer? {
         let target = FileIdentity(device: device, inode: inode)
-        return try census(of: target).writers[target]
+        return try census(of: [target]).writers[target]
     }
 
-    /// One pass over `/proc`: every writer of every file, or with `target` only until a writer
-    /// of that one is found.
-    static func census(of target: FileIdentity?) throws(Errno) -> Census {
+    /// One pass over `/proc` for many files at once (a group of removals): a writer of each
+    /// of `targets` that has one, and the processes `/proc` could not show. The pass stops
+    /// early only when every target has a writer.
+    public static func writers(of targets: Set<FileIdentity>) throws(Errno) -> Census {
+        try census(of: targets)
+    }
+
+    /// One pass over `/proc`: every writer of every file, or with `targets` only those, until
+    /// each has one.
+    static func census(of targets: Set<FileIdentity>?) throws(Errno) -> Census {
         let proc = try FileDescriptor.currentWorkingDirectory.openDirectory(Array("/proc".utf8), followSymlinks: true)
         defer { proc.close() }
-        var scanner = ProcScanner(proc: proc, target: target)
+        var scanner = ProcScanner(proc: proc, targets: targets)
         for name in try DirectoryEntries.names(of: proc) {
             guard let processID = Int32(decimal: name) else { continue }
             scanner.scanProcess(name, processID: processID)

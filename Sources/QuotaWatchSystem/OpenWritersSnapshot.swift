@@ -65,20 +65,27 @@ public final class OpenWritersSnapshot: Sendable {
 
     /// What a reading of `/proc` at most `maximumAge` old says about `identity`.
     public func check(_ identity: FileIdentity) throws(Errno) -> WriterFinding {
+        try check(all: [identity])[identity] ?? .noWriter
+    }
+
+    /// What one reading of `/proc`, at most `maximumAge` old, says about each of `identities`
+    /// (a group of removals): at most one reading for all of them.
+    public func check(all identities: Set<FileIdentity>) throws(Errno) -> [FileIdentity: WriterFinding] {
         let now = ContinuousClock.now
-        let result: Result<WriterFinding, Errno> = state.withLock { state in
-            if let takenAt = state.takenAt, now - takenAt < maximumAge {
-                return .success(WriterFinding(identity, in: state.census))
-            }
+        let result: Result<OpenWriters.Census, Errno> = state.withLock { state in
+            if let takenAt = state.takenAt, now - takenAt < maximumAge { return .success(state.census) }
             do throws(Errno) {
                 state.census = try read()
             } catch {
                 return .failure(error)
             }
             state.takenAt = ContinuousClock.now
-            return .success(WriterFinding(identity, in: state.census))
+            return .success(state.census)
         }
-        return try result.get()
+        let census = try result.get()
+        var findings: [FileIdentity: WriterFinding] = [:]
+        for identity in identities { findings[identity] = WriterFinding(identity, in: census) }
+        return findings
     }
 }
 
@@ -95,8 +102,10 @@ extension Deleter {
     public init(
         root: FileDescriptor, dryRun: Bool, isProtected: @escaping Protection, writers: OpenWritersSnapshot
     ) throws(Errno) {
+        // A group (``removeGroup(_:journal:)``) asks the reading once for all its files.
         try self.init(
             root: root, dryRun: dryRun, isProtected: isProtected,
-            openWriter: { identity throws(Errno) in try writers.check(identity) })
+            openWriter: { identity throws(Errno) in try writers.check(identity) },
+            groupWriters: { identities throws(Errno) in try writers.check(all: identities) })
     }
 }

@@ -6,20 +6,21 @@ import QuotaWatchCore
 /// its threads that have their own, and its shared writable mappings.
 struct ProcScanner {
     let proc: FileDescriptor
-    /// Only this file is asked about: the scan stops at its first writer.
-    let target: FileIdentity?
+    /// Only these files are asked about (nil: every file): a descriptor of any other is not
+    /// followed to its flags, and the scan stops once each has a writer.
+    let targets: Set<FileIdentity>?
     var census = OpenWriters.Census()
 
-    init(proc: FileDescriptor, target: FileIdentity?) {
+    init(proc: FileDescriptor, targets: Set<FileIdentity>?) {
         self.proc = proc
-        self.target = target
+        self.targets = targets
     }
 
-    var isDone: Bool { target.map { census.writers[$0] != nil } ?? false }
+    var isDone: Bool { targets.map { census.writers.count >= $0.count } ?? false }
 
     /// Whether a writer of `identity` is still worth looking for.
     private func wanted(_ identity: FileIdentity) -> Bool {
-        if let target { return identity == target && census.writers[target] == nil }
+        if let targets, !targets.contains(identity) { return false }
         return census.writers[identity] == nil
     }
 

@@ -3,6 +3,7 @@
     python3 harness.py scan --binary BIN --empty DIR --runs N NAME=ROOT...
     python3 harness.py live --binary BIN --run-dir DIR [options] NAME=ROOT...
     python3 harness.py memory --binary BIN --run-dir DIR --work DIR [--names N] [--huge-files N] [--runs N]
+    python3 harness.py eviction --binary BIN --run-dir DIR [--files N] [--runs N]
 
 scripts/bench builds, makes the trees, and adds the dated heading and machine facts.
 """
@@ -10,7 +11,7 @@ scripts/bench builds, makes the trees, and adds the dated heading and machine fa
 import argparse
 import sys
 
-from qwbench import live, memory_bench, scan
+from qwbench import cleanup_bench, live, memory_bench, scan
 from qwbench.children import Children
 
 
@@ -55,9 +56,17 @@ def main() -> int:
     memory_parser.add_argument("--huge-files", type=int, default=200_000)
     memory_parser.add_argument("--runs", type=int, default=3)
 
+    eviction_parser = commands.add_parser("eviction")
+    eviction_parser.add_argument("--binary", required=True)
+    eviction_parser.add_argument("--run-dir", required=True)
+    eviction_parser.add_argument("--files", type=int, default=20_000)
+    eviction_parser.add_argument("--runs", type=int, default=3)
+
     arguments = parser.parse_args()
     children = Children()
-    if arguments.command == "memory":
+    if arguments.command == "eviction":
+        body = cleanup_bench.side_by_side(children, arguments.binary, arguments.run_dir, arguments.runs, arguments.files)
+    elif arguments.command == "memory":
         body = memory_bench.run(
             children, arguments.binary, arguments.run_dir, arguments.work, arguments.names, arguments.huge_files,
             arguments.runs,

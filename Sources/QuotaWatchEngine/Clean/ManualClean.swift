@@ -14,11 +14,17 @@ public enum ManualClean {
     /// item's category (with the kind for user files).
     static func remove(_ items: [CleanItem], remover: Remover) throws -> CleanupResult {
         var result = CleanupResult()
-        for item in items {
+        // A group at a time (one sync of the intents, one look at `/proc`), cancellable between.
+        var start = 0
+        while start < items.count {
             try Task.checkCancellation()
-            let outcome = remover.remove(
-                path: item.path, identity: FileIdentity(device: item.device, inode: item.inode), rule: item.auditRule)
-            guard result.record(outcome, path: item.path, inDirectory: nil) else { break }
+            let group = items[start..<min(start + Deleter.groupSize, items.count)]
+            let outcomes = remover.removeGroup(
+                group.map { ($0.path, FileIdentity(device: $0.device, inode: $0.inode), $0.auditRule) })
+            for (item, outcome) in zip(group, outcomes) {
+                guard result.record(outcome, path: item.path, inDirectory: nil) else { return result }
+            }
+            start += group.count
         }
         return result
     }

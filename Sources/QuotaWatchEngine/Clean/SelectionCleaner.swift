@@ -17,7 +17,7 @@ struct SelectionCleaner: Cleaner {
         guard let plan = plans.active(context.trigger), let items = plan.selection else { return CleanupResult() }
         let remover = Remover(
             backend: backend(items, context.dryRun || plan.dryRun), trigger: context.remover.trigger, cleaner: name,
-            run: context.runID)
+            run: context.runID, progress: context.remover.progress)
         return try ManualClean.remove(items, remover: remover)
     }
 }

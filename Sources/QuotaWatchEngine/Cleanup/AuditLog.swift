@@ -20,7 +20,8 @@ public struct AuditContext: Sendable, Hashable {
 }
 
 /// The audit log of deletions: JSON lines in `audit.jsonl` under the state directory. Before
-/// each unlink an intent record is appended and synced (`fdatasync`); after it, the outcome.
+/// each unlink an intent record is appended and synced (`fdatasync`; a group's intents share
+/// one write and one sync, all before the group's first unlink); after it, the outcome.
 /// A crash in between leaves an intent without an outcome, which ``recover(using:)`` resolves
 /// at the next start. When the intent cannot be written (a full disk), the name is not
 /// removed. Rotated by size: `audit.jsonl.1` … `.keep`, the oldest replaced.
@@ -70,30 +71,53 @@ public final class AuditLog: Sendable {
     /// A journal for one removal call, recording `context` with every entry.
     public func journal(_ context: AuditContext) -> any DeletionJournal { AuditJournal(log: self, context: context) }
 
+    /// A journal for one group of removals, `contexts[i]` recorded with request `i`.
+    public func groupJournal(_ contexts: [AuditContext]) -> any GroupDeletionJournal {
+        AuditGroupJournal(log: self, contexts: contexts)
+    }
+
     /// Appends the intent record; returns its sequence number.
     func writeIntent(_ entry: DeletionEntry, context: AuditContext) throws(DeletionJournalError) -> UInt64 {
-        let result: Result<UInt64, Errno> = state.withLock { state in
-            state.sequence += 1
-            let sequence = state.sequence
-            var fields = AuditRecord.intent(entry, context: context, sequence: sequence)
-            fields["time"] = .string(clock().iso8601)
+        try writeIntents([(entry, context)])[0]
+    }
+
+    /// Appends the intent records of a group with one write and one `fdatasync`; returns their
+    /// sequence numbers in order. Either all are on disk when this returns, or it throws and
+    /// none of their names may be removed.
+    func writeIntents(
+        _ intents: [(entry: DeletionEntry, context: AuditContext)]
+    ) throws(DeletionJournalError)
+        -> [UInt64]
+    {
+        let result: Result<[UInt64], Errno> = state.withLock { state in
+            let time = PolicyJSON.string(clock().iso8601)
+            var sequences: [UInt64] = []
+            var bytes: [UInt8] = []
+            for intent in intents {
+                state.sequence += 1
+                sequences.append(state.sequence)
+                var fields = AuditRecord.intent(intent.entry, context: intent.context, sequence: state.sequence)
+                fields["time"] = time
+                bytes += Array((PolicyJSON.object(fields).encoded + "\n").utf8)
+            }
             do throws(Errno) {
                 if state.file.size >= settings.maximumBytes { try state.file.rotate(keep: settings.keep) }
-                try state.file.append(Array((PolicyJSON.object(fields).encoded + "\n").utf8))
-                return .success(sequence)
+                try state.file.append(bytes)
+                return .success(sequences)
             } catch {
                 return .failure(error)
             }
         }
         switch result {
-        case .success(let sequence): return sequence
+        case .success(let sequences): return sequences
         case .failure(let error):
             throw DeletionJournalError(message: AuditLogError(path: path, errno: error).intentMessage)
         }
     }
 
-    /// Appends an outcome record. A failure here is not fatal: the name is already gone (or
-    /// kept), and the next start resolves the intent.
+    /// Appends an outcome record, without a sync of its own (the next intent's sync carries
+    /// it). A failure or a crash here is not fatal: the name is already gone (or kept), and
+    /// the next start resolves the intent.
     func writeOutcome(path entryPath: [UInt8], run: String, sequence: UInt64, result: String) {
         let fields: [String: PolicyJSON] = [
             "record": .string("outcome"), "seq": .unsigned(sequence), "run": .string(run),
@@ -101,7 +125,7 @@ public final class AuditLog: Sendable {
             "time": .string(clock().iso8601),
         ]
         state.withLock { state in
-            try? state.file.append(Array((PolicyJSON.object(fields).encoded + "\n").utf8))
+            try? state.file.append(Array((PolicyJSON.object(fields).encoded + "\n").utf8), synced: false)
         }
     }
 
@@ -135,6 +159,31 @@ final class AuditJournal: DeletionJournal {
         let result = failure.map { "skipped: \($0.code)" } ?? "removed"
         log.writeOutcome(path: entry.path, run: context.run, sequence: pendingSequence, result: result)
     }
+}
+
+/// The journal of one group of removals, each with its own context.
+final class AuditGroupJournal: GroupDeletionJournal {
+    let log: AuditLog
+    let contexts: [AuditContext]
+    private var sequences: [Int: UInt64] = [:]
+
+    init(log: AuditLog, contexts: [AuditContext]) {
+        self.log = log
+        self.contexts = contexts
+    }
+
+    func recordIntents(_ entries: [(request: Int, entry: DeletionEntry)]) throws(DeletionJournalError) {
+        let written = try log.writeIntents(entries.map { ($0.entry, contexts[$0.request]) })
+        for (entry, sequence) in zip(entries, written) { sequences[entry.request] = sequence }
+    }
+
+    func recordOutcome(request: Int, entry: DeletionEntry, failure: SkipReason?) {
+        let result = failure.map { "skipped: \($0.code)" } ?? "removed"
+        log.writeOutcome(
+            path: entry.path, run: contexts[request].run, sequence: sequences[request] ?? 0, result: result)
+    }
+
+    func single(request: Int) -> any DeletionJournal { log.journal(contexts[request]) }
 }
 
 /// The fields of audit records.

@@ -14,4 +14,10 @@ public struct AuditedDeleter: RemovalBackend {
     public func remove(_ request: RemovalRequest) -> DeletionOutcome {
         deleter.remove(request.path, expecting: request.identity, journal: log.journal(request.audit))
     }
+
+    public func removeGroup(_ requests: [RemovalRequest]) -> [DeletionOutcome] {
+        deleter.removeGroup(
+            requests.map { GroupedRemoval(path: $0.path, identity: $0.identity) },
+            journal: log.groupJournal(requests.map(\.audit)))
+    }
 }

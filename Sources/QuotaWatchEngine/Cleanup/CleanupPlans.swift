@@ -110,8 +110,15 @@ struct UnrecordedDeleter: RemovalBackend {
         deleter.remove(request.path, expecting: request.identity, journal: NoJournal())
     }
 
-    private struct NoJournal: DeletionJournal {
+    func removeGroup(_ requests: [RemovalRequest]) -> [DeletionOutcome] {
+        deleter.removeGroup(requests.map { GroupedRemoval(path: $0.path, identity: $0.identity) }, journal: NoJournal())
+    }
+
+    private struct NoJournal: DeletionJournal, GroupDeletionJournal {
         func recordIntent(_ entry: DeletionEntry) throws(DeletionJournalError) {}
         func recordOutcome(_ entry: DeletionEntry, failure: SkipReason?) {}
+        func recordIntents(_ entries: [(request: Int, entry: DeletionEntry)]) throws(DeletionJournalError) {}
+        func recordOutcome(request: Int, entry: DeletionEntry, failure: SkipReason?) {}
+        func single(request: Int) -> any DeletionJournal { self }
     }
 }

@@ -132,11 +132,13 @@ public final class CleanupRunner: Sendable {
         for trigger in triggers {
             let inputs = await prepare(trigger)
             for (index, cleaner) in cleaners.enumerated() {
-                let remover = Remover(backend: backend, trigger: trigger.name, cleaner: cleaner.name, run: runID)
+                let progress = CleanupProgress(clock: clock)
+                let remover = Remover(
+                    backend: backend, trigger: trigger.name, cleaner: cleaner.name, run: runID, progress: progress)
                 let context = CleanupContext(
                     trigger: trigger, inputs: inputs, dryRun: settings.dryRun, remover: remover, runID: runID,
                     root: settings.root)
-                let outcome = await call(cleaner, context)
+                let outcome = await call(cleaner, context, progress: progress)
                 if case .notConcerned = outcome { continue }
                 concerned[index] = true
                 switch outcome {
@@ -176,8 +178,15 @@ public final class CleanupRunner: Sendable {
     }
 
     /// Calls one cleaner, racing it against the timeout. Whichever ends first answers; the
-    /// loser is cancelled and not waited for.
-    private func call(_ cleaner: any Cleaner, _ context: CleanupContext) async -> CallResult {
+    /// loser is cancelled and not waited for. The timeout bounds a stall, not a large job: it
+    /// counts from the cleaner's last removal answered (``CleanupProgress``), so one removing
+    /// 60 000 files in a steady stream is not killed, and one that answers nothing for the
+    /// whole timeout is.
+    private func call(
+        _ cleaner: any Cleaner, _ context: CleanupContext, progress: CleanupProgress
+    ) async
+        -> CallResult
+    {
         let race = Race()
         let timeout = cleaner.callTimeout ?? settings.timeout
         let clock = clock
@@ -194,7 +203,16 @@ public final class CleanupRunner: Sendable {
             }
             let timer = Task {
                 do {
-                    try await clock.sleep(for: timeout)
+                    var wait = timeout
+                    var seen = progress.reading.answered
+                    while true {
+                        try await clock.sleep(for: wait)
+                        let now = progress.reading
+                        if now.answered == seen { break }
+                        // Progress since the last look: wait a whole timeout from the last answer.
+                        seen = now.answered
+                        wait = timeout - min(clock.monotonic - now.at, timeout)
+                    }
                     race.finish(.threw("timed out after \(timeout)"))
                     work.cancel()
                 } catch {

@@ -30,38 +30,68 @@ public struct EvictionCleaner: Cleaner {
             size: directory.size)
         var remaining = directory.used
         var result = CleanupResult()
-        for pick in picks where remaining > target {
+        var next = 0
+        while next < picks.count, remaining > target, result.error == nil {
             try Task.checkCancellation()
-            var allGone = true
-            var removedNames: [[UInt8]] = []
-            for path in pick.names {
-                let outcome = context.remover.remove(
-                    path: path, identity: FileIdentity(device: pick.device, inode: pick.inode), rule: pick.rule)
-                switch outcome {
-                case .removed:
-                    removedNames.append(path)
-                case .skipped(.gone):
-                    // Removed since the run was planned (by a cleaner before this one, a
-                    // registered program): its bytes have left the directory all the same.
-                    result.skipped.append(SkippedItem(path: path, reason: Self.reason(outcome)))
-                default:
-                    allGone = false
-                    result.skipped.append(SkippedItem(path: path, reason: Self.reason(outcome)))
-                }
-                if case .notRecorded(let error) = outcome {
-                    result.error = error.message
-                    break
-                }
+            // The picks one-by-one eviction would take if each went: every one starts above
+            // the target. Those refused leave the directory fuller, so the next group goes on
+            // from there; no pick is taken that one-by-one eviction would not take.
+            var group: [EvictionPick] = []
+            var expected = remaining
+            var names = 0
+            while next < picks.count, expected > target, names < Deleter.groupSize {
+                group.append(picks[next])
+                expected -= min(picks[next].freesInDirectory, expected)
+                names += picks[next].names.count
+                next += 1
             }
-            // The directory's total drops only with the inode's last name in it.
-            for (index, path) in removedNames.enumerated() {
-                let freed = allGone && index == removedNames.count - 1 ? pick.freesInDirectory : 0
-                result.removed.append(RemovedItem(path: path, freedBytes: freed))
+            let outcomes = context.remover.removeGroup(
+                group.flatMap { pick in
+                    pick.names.map { ($0, FileIdentity(device: pick.device, inode: pick.inode), pick.rule) }
+                })
+            var offset = 0
+            for pick in group {
+                let pickOutcomes = outcomes[offset..<offset + pick.names.count]
+                offset += pick.names.count
+                if record(pick, zip(pick.names, pickOutcomes), into: &result) {
+                    remaining -= min(pick.freesInDirectory, remaining)
+                }
+                if result.error != nil { break }
             }
-            if allGone { remaining -= min(pick.freesInDirectory, remaining) }
-            if result.error != nil { break }
         }
         return result
+    }
+
+    /// Notes what became of each name of one pick; true when all of them went (its bytes have
+    /// left the directory). Stops at the first intent that could not be recorded.
+    private func record(
+        _ pick: EvictionPick, _ outcomes: some Sequence<([UInt8], DeletionOutcome)>, into result: inout CleanupResult
+    ) -> Bool {
+        var allGone = true
+        var removedNames: [[UInt8]] = []
+        for (path, outcome) in outcomes {
+            switch outcome {
+            case .removed:
+                removedNames.append(path)
+            case .skipped(.gone):
+                // Removed since the run was planned (by a cleaner before this one, a
+                // registered program): its bytes have left the directory all the same.
+                result.skipped.append(SkippedItem(path: path, reason: Self.reason(outcome)))
+            default:
+                allGone = false
+                result.skipped.append(SkippedItem(path: path, reason: Self.reason(outcome)))
+            }
+            if case .notRecorded(let error) = outcome {
+                result.error = error.message
+                break
+            }
+        }
+        // The directory's total drops only with the inode's last name in it.
+        for (index, path) in removedNames.enumerated() {
+            let freed = allGone && index == removedNames.count - 1 ? pick.freesInDirectory : 0
+            result.removed.append(RemovedItem(path: path, freedBytes: freed))
+        }
+        return allGone
     }
 
     static func reason(_ outcome: DeletionOutcome) -> String {

@@ -17,4 +17,23 @@ public struct RemovalRequest: Sendable, Hashable {
 /// What actually removes: the ``Deleter`` with the audit log in production, a recorder in tests.
 public protocol RemovalBackend: Sendable {
     func remove(_ request: RemovalRequest) -> DeletionOutcome
+    /// Removes many at once, one outcome per request in order (the Deleter's group: one sync
+    /// of the intents, one look at `/proc`). After a `notRecorded`, every later request is
+    /// `notRecorded` too.
+    func removeGroup(_ requests: [RemovalRequest]) -> [DeletionOutcome]
+}
+
+extension RemovalBackend {
+    /// One request after another.
+    public func removeGroup(_ requests: [RemovalRequest]) -> [DeletionOutcome] {
+        var outcomes: [DeletionOutcome] = []
+        for request in requests {
+            if case .notRecorded = outcomes.last {
+                outcomes.append(outcomes[outcomes.count - 1])
+                continue
+            }
+            outcomes.append(remove(request))
+        }
+        return outcomes
+    }
 }

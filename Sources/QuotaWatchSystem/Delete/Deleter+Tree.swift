@@ -142,17 +142,13 @@ extension Deleter {
     ) -> NameResult {
         var lease: WriteLease?
         if let hidden {
-            switch WriteLease.take(name, in: directory, identity: FileIdentity(status)) {
+            switch takeLease(name, in: directory, path: path, status: status, hidden: hidden) {
             case .success(let taken): lease = taken
-            case .failure(.resourceTemporarilyUnavailable): return .kept(.openUnseen(hiddenProcesses: hidden))
-            case .failure(.noSuchFileOrDirectory): return .kept(.gone(path))
-            case .failure(let error): return .kept(.writersUnverifiable(hiddenProcesses: hidden, lease: error))
+            case .failure(let reason): return .kept(reason)
             }
         }
         defer { lease?.release() }
-        let entry = DeletionEntry(
-            path: path, identity: FileIdentity(status), kind: status.kind, allocatedBytes: status.allocatedBytes,
-            linkCount: status.linkCount)
+        let entry = DeletionEntry(status, path: path)
         if dryRun {
             removal.entries.append(entry)
             removal.freedBytes = Saturating.sum(removal.freedBytes, links.freedByRemoving(entry))
@@ -163,45 +159,60 @@ extension Deleter {
         } catch {
             return .notRecorded(error)
         }
+        let kept = unlinkRecorded(name, in: directory, entry: entry, lease: lease, hidden: hidden)
+        journal.recordOutcome(entry, failure: kept)
+        if let kept { return .kept(kept) }
+        removal.entries.append(entry)
+        removal.freedBytes = Saturating.sum(removal.freedBytes, links.freedByRemoving(entry))
+        return .removed
+    }
+
+    /// A write lease on the file `name`, for a removal `/proc` could not clear (`hidden`
+    /// processes it could not show), or why the file is kept.
+    func takeLease(
+        _ name: [UInt8], in directory: FileDescriptor, path: [UInt8], status: FileStatus, hidden: Int
+    ) -> Result<WriteLease, SkipReason> {
+        switch WriteLease.take(name, in: directory, identity: FileIdentity(status)) {
+        case .success(let taken): return .success(taken)
+        case .failure(.resourceTemporarilyUnavailable): return .failure(.openUnseen(hiddenProcesses: hidden))
+        case .failure(.noSuchFileOrDirectory): return .failure(.gone(path))
+        case .failure(let error): return .failure(.writersUnverifiable(hiddenProcesses: hidden, lease: error))
+        }
+    }
+
+    /// After its intent is on disk: checks once more that `name` is the inode recorded (and
+    /// that the lease, if any, is intact), then unlinks it. Returns nil when it is gone, else
+    /// why it was kept; the caller records the outcome either way.
+    func unlinkRecorded(
+        _ name: [UInt8], in directory: FileDescriptor, entry: DeletionEntry, lease: WriteLease?, hidden: Int?
+    ) -> SkipReason? {
         // The intent's fdatasync took a while: make sure the name is still what was checked.
         let now = try? directory.status(of: name)
         guard let now, FileIdentity(now) == entry.identity else {
-            let reason: SkipReason =
-                now.map { .changedInode(expected: entry.identity, found: FileIdentity($0)) } ?? .gone(path)
-            journal.recordOutcome(entry, failure: reason)
-            return .kept(reason)
+            return now.map { .changedInode(expected: entry.identity, found: FileIdentity($0)) } ?? .gone(entry.path)
         }
         // Someone opened the file since the lease was granted: they are waiting for it.
-        if let lease, !lease.isIntact, let hidden {
-            let reason = SkipReason.openUnseen(hiddenProcesses: hidden)
-            journal.recordOutcome(entry, failure: reason)
-            return .kept(reason)
-        }
-        let flags = status.kind == .directory ? AT_REMOVEDIR : 0
-        let result: Result<CInt, Errno>
+        if let lease, !lease.isIntact, let hidden { return .openUnseen(hiddenProcesses: hidden) }
+        let flags = entry.kind == .directory ? AT_REMOVEDIR : 0
         do {
-            result = .success(
-                try unsafe withCString(name) { cName throws(Errno) in
-                    try valueOrErrno { unsafe system_unlinkat(directory.rawValue, cName, flags) }.get()
-                })
+            _ = try unsafe withCString(name) { cName throws(Errno) in
+                try valueOrErrno { unsafe system_unlinkat(directory.rawValue, cName, flags) }.get()
+            }
+            return nil
+        } catch .noSuchFileOrDirectory {
+            return .gone(entry.path)
+        } catch .directoryNotEmpty, .fileExists {
+            return .notEmpty
         } catch {
-            result = .failure(error)
+            return .cannotRemove(error)
         }
-        switch result {
-        case .success:
-            journal.recordOutcome(entry, failure: nil)
-            removal.entries.append(entry)
-            removal.freedBytes = Saturating.sum(removal.freedBytes, links.freedByRemoving(entry))
-            return .removed
-        case .failure(let error):
-            let reason: SkipReason =
-                switch error {
-                case .noSuchFileOrDirectory: .gone(path)
-                case .directoryNotEmpty, .fileExists: .notEmpty
-                default: .cannotRemove(error)
-                }
-            journal.recordOutcome(entry, failure: reason)
-            return .kept(reason)
-        }
+    }
+}
+
+extension DeletionEntry {
+    init(_ status: FileStatus, path: [UInt8]) {
+        self.init(
+            path: path, identity: FileIdentity(status), kind: status.kind, allocatedBytes: status.allocatedBytes,
+            linkCount: status.linkCount)
     }
 }

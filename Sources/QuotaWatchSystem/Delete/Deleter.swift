@@ -29,6 +29,9 @@ public struct Deleter: Sendable {
     public typealias Protection = @Sendable (_ relativePath: [UInt8]) -> Bool
     /// Who can write a file, as far as `/proc` can tell.
     public typealias WriterCheck = @Sendable (_ identity: FileIdentity) throws(Errno) -> WriterFinding
+    /// Who can write each of many files, from one look at `/proc` (a group of removals).
+    public typealias GroupWriterCheck =
+        @Sendable (_ identities: Set<FileIdentity>) throws(Errno) -> [FileIdentity: WriterFinding]
 
     /// How many directories deep a tree is emptied; deeper ones are kept (`too_deep`), so that
     /// a hostile tree cannot make the deleter hold more descriptors than this.
@@ -51,11 +54,13 @@ public struct Deleter: Sendable {
     public let dryRun: Bool
     let isProtected: Protection
     let openWriter: WriterCheck
+    let groupWriters: GroupWriterCheck
     let usesOpenat2: Bool
 
+    /// With `openWriter` and no `groupWriters`, a group's files are each asked of `openWriter`.
     public init(
         root: FileDescriptor, dryRun: Bool, isProtected: @escaping Protection,
-        openWriter: WriterCheck? = nil, walk: WalkMethod = .automatic
+        openWriter: WriterCheck? = nil, groupWriters: GroupWriterCheck? = nil, walk: WalkMethod = .automatic
     ) throws(Errno) {
         self.root = root
         self.rootDevice = try root.status().device
@@ -64,8 +69,19 @@ public struct Deleter: Sendable {
         self.isProtected = isProtected
         if let openWriter {
             self.openWriter = openWriter
+            // Not `??`: its autoclosure over a typed-throws function type crashes Swift 6.3's SILGen.
+            if let groupWriters {
+                self.groupWriters = groupWriters
+            } else {
+                self.groupWriters = Self.eachAsked(openWriter)
+            }
         } else {
             self.openWriter = Self.firstWriterInProc
+            if let groupWriters {
+                self.groupWriters = groupWriters
+            } else {
+                self.groupWriters = Self.writersInProc
+            }
         }
         switch walk {
         case .automatic: usesOpenat2 = Self.kernelHasOpenat2(root)
@@ -153,8 +169,26 @@ public struct Deleter: Sendable {
 
     // MARK: Checks
 
+    /// A group's check made of a one-file check, asked for each file.
+    static func eachAsked(_ openWriter: @escaping WriterCheck) -> GroupWriterCheck {
+        { identities throws(Errno) in
+            var findings: [FileIdentity: WriterFinding] = [:]
+            for identity in identities { findings[identity] = try openWriter(identity) }
+            return findings
+        }
+    }
+
+    /// One pass over `/proc` for every file of a group.
+    @Sendable static func writersInProc(_ identities: Set<FileIdentity>) throws(Errno) -> [FileIdentity: WriterFinding]
+    {
+        let census = try OpenWriters.writers(of: identities)
+        var findings: [FileIdentity: WriterFinding] = [:]
+        for identity in identities { findings[identity] = WriterFinding(identity, in: census) }
+        return findings
+    }
+
     @Sendable private static func firstWriterInProc(_ identity: FileIdentity) throws(Errno) -> WriterFinding {
-        try WriterFinding(identity, in: OpenWriters.census(of: identity))
+        try WriterFinding(identity, in: OpenWriters.census(of: [identity]))
     }
 
     /// Whether a name (already stat'ed) lies where the deleter may remove it: on ROOT's device
@@ -182,8 +216,13 @@ public struct Deleter: Sendable {
 
     func writerVerdict(_ status: FileStatus) -> WriterVerdict {
         guard status.kind == .regular else { return .clear }
+        return Self.verdict(Result(catching: { () throws(Errno) in try openWriter(FileIdentity(status)) }))
+    }
+
+    /// What a finding (or the error asking for it) says about removing a file.
+    static func verdict(_ finding: Result<WriterFinding, Errno>) -> WriterVerdict {
         do {
-            switch try openWriter(FileIdentity(status)) {
+            switch try finding.get() {
             case .noWriter: return .clear
             case .notSeen(let hidden): return .leaseNeeded(hiddenProcesses: hidden)
             case .writer(let writer):

@@ -1,7 +1,7 @@
 import Glibc
 import QuotaWatchCore
 
-/// An append-only file whose every record is on disk when ``append(_:)`` returns: the audit
+/// An append-only file whose records are on disk when a synced ``append(_:synced:)`` returns: the audit
 /// log's storage. One owner at a time; it does no locking of its own.
 public final class DurableAppendFile {
     public let path: [UInt8]
@@ -47,15 +47,18 @@ public final class DurableAppendFile {
         return FileDescriptor(rawValue: raw)
     }
 
-    /// Appends `record` and waits until it is on disk.
+    /// Appends `record` (one or more whole lines: a group of intents is written by one call)
+    /// and, when `synced`, waits until it and everything appended before it is on disk. An
+    /// outcome record needs no wait of its own: the next intent's sync carries it, and a crash
+    /// before that only leaves an intent for recovery to resolve.
     ///
     /// The corresponding C functions are `write` and `fdatasync`.
-    public func append(_ record: [UInt8]) throws(Errno) {
+    public func append(_ record: [UInt8], synced: Bool = true) throws(Errno) {
         guard let descriptor else { throw Errno.badFileDescriptor }
         let bytes = lineMayBeOpen ? [UInt8(ascii: "\n")] + record : record
         do {
             try descriptor.writeAll(bytes)
-            _ = try valueOrErrno { system_fdatasync(descriptor.rawValue) }.get()
+            if synced { _ = try valueOrErrno { system_fdatasync(descriptor.rawValue) }.get() }
             lineMayBeOpen = false
             size += UInt64(bytes.count)
         } catch {

@@ -133,6 +133,108 @@ struct AuditLogTests {
         #expect(try reopened.recover(using: setup.deleter).isEmpty)
     }
 
+    @Test("a group's intents are all on disk, by one write, before its first unlink; outcomes follow")
+    func groupIntentsBeforeUnlinks() throws {
+        let setup = try Setup()
+        var removals: [GroupedRemoval] = []
+        for index in 0..<40 {
+            try setup.tree.writeFile(TreePath("root/f\(index)"), byteCount: 100)
+            removals.append(GroupedRemoval(path: Array("f\(index)".utf8), identity: try setup.identity("f\(index)")))
+        }
+        let log = try AuditLog(directory: setup.state, clock: Self.fixedTime)
+        let contexts = (0..<40).map {
+            AuditContext(rule: "r\($0 % 3)", trigger: "quota_breach", cleaner: "evict", run: "g")
+        }
+        let journal = PeekingGroupJournal(inner: log.groupJournal(contexts), setup: setup, log: log)
+        let outcomes = setup.deleter.removeGroup(removals, journal: journal)
+        #expect(outcomes.allSatisfy { if case .removed = $0 { true } else { false } })
+        #expect(journal.seen.count == 1)
+        #expect(journal.seen.first?.intents == 40)
+        #expect(journal.seen.first?.filesThere == 40)
+        let lines = try setup.lines(log)
+        #expect(lines.count == 80)
+        #expect(lines.prefix(40).allSatisfy { $0["record"] as? String == "intent" })
+        #expect(lines.prefix(40).map { $0["rule"] as? String } == contexts.map(\.rule))
+        #expect(lines.suffix(40).allSatisfy { $0["result"] as? String == "removed" })
+        #expect(lines.suffix(40).map { $0["seq"] as? NSNumber } == lines.prefix(40).map { $0["seq"] as? NSNumber })
+    }
+
+    /// Reads the log file from disk the moment a group's intents are recorded.
+    final class PeekingGroupJournal: GroupDeletionJournal {
+        let inner: any GroupDeletionJournal
+        let setup: Setup
+        let log: AuditLog
+        var seen: [(intents: Int, filesThere: Int)] = []
+
+        init(inner: any GroupDeletionJournal, setup: Setup, log: AuditLog) {
+            self.inner = inner
+            self.setup = setup
+            self.log = log
+        }
+
+        func recordIntents(_ entries: [(request: Int, entry: DeletionEntry)]) throws(DeletionJournalError) {
+            try inner.recordIntents(entries)
+            let intents = ((try? setup.lines(log)) ?? []).filter { $0["record"] as? String == "intent" }.count
+            let there = entries.filter {
+                FileManager.default.fileExists(
+                    atPath: setup.tree.absolutePath(TreePath("root/" + String(decoding: $0.entry.path, as: UTF8.self))))
+            }.count
+            seen.append((intents, there))
+        }
+
+        func recordOutcome(request: Int, entry: DeletionEntry, failure: SkipReason?) {
+            inner.recordOutcome(request: request, entry: entry, failure: failure)
+        }
+
+        func single(request: Int) -> any DeletionJournal { inner.single(request: request) }
+    }
+
+    @Test("a crash in the middle of a group: every name gone has an intent, recovery resolves each")
+    func groupRecovery() throws {
+        let setup = try Setup()
+        var entries: [(request: Int, entry: DeletionEntry)] = []
+        for index in 0..<30 {
+            try setup.tree.writeFile(TreePath("root/f\(index)"), byteCount: 100)
+            let entry = DeletionEntry(
+                path: Array("f\(index)".utf8), identity: try setup.identity("f\(index)"), kind: .regular,
+                allocatedBytes: 4096, linkCount: 1)
+            entries.append((index, entry))
+        }
+        let contexts = (0..<30).map { _ in
+            AuditContext(rule: "r", trigger: "quota_breach", cleaner: "evict", run: "crashed")
+        }
+        do {
+            let log = try AuditLog(directory: setup.state, clock: Self.fixedTime)
+            let journal = log.groupJournal(contexts)
+            // One sync for the group's intents, then the unlinks: the process dies after the
+            // twentieth, and of the outcomes (written without a sync of their own) only the
+            // first five reached the disk.
+            try journal.recordIntents(entries)
+            for (request, entry) in entries.prefix(20) {
+                try FileManager.default.removeItem(atPath: setup.tree.absolutePath(TreePath("root/f\(request)")))
+                if request < 5 { journal.recordOutcome(request: request, entry: entry, failure: nil) }
+            }
+        }
+        // A torn last line: the crash cut an outcome in half.
+        let handle = try FileHandle(
+            forWritingTo: URL(fileURLWithPath: setup.tree.absolutePath("state/quotawatch/audit.jsonl")))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"record\":\"outcome\",\"seq\":6".utf8))
+        try handle.close()
+
+        let reopened = try AuditLog(directory: setup.state, clock: Self.fixedTime)
+        let lines = try setup.lines(reopened)
+        let intents = Set(lines.filter { $0["record"] as? String == "intent" }.compactMap { $0["path"] as? String })
+        for index in 0..<30
+        where !FileManager.default.fileExists(atPath: setup.tree.absolutePath(TreePath("root/f\(index)"))) {
+            #expect(intents.contains("f\(index)"), "f\(index) is gone without an intent")
+        }
+        let recovered = try reopened.recover(using: setup.deleter)
+        #expect(recovered.map { String(decoding: $0.path, as: UTF8.self) } == (5..<30).map { "f\($0)" })
+        #expect(recovered.map(\.present) == (5..<30).map { $0 >= 20 })
+        #expect(try reopened.recover(using: setup.deleter).isEmpty)
+    }
+
     @Test("rotation by size keeps N old files and never loses the current record")
     func rotation() throws {
         let setup = try Setup()
