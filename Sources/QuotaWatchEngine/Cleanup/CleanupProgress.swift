@@ -1,3 +1,4 @@
+import QuotaWatchPolicy
 import Synchronization
 
 /// How far a cleaner has got: the count of removals answered and when the last was, so that
@@ -6,7 +7,7 @@ public final class CleanupProgress: Sendable {
     public struct Reading: Sendable, Equatable {
         public var answered: Int
         /// The clock's monotonic reading at the last answer (at the start, before any).
-        public var at: Duration
+        public var at: Moment
     }
 
     private let clock: any CleanupClock
