@@ -73,24 +73,26 @@ struct AuditLogFaultTests {
         #expect(faults.calls(.unlinkat).isEmpty)
     }
 
-    /// The third sync is the second file's intent (the first's intent, then its outcome): the
-    /// first file goes with its intent on disk, the second stays, the third is not tried.
+    /// Intents are committed a group at a time (one fdatasync before any unlink of the group):
+    /// the second group's sync fails, so the first group goes with its intents on disk, the
+    /// second stays whole, and nothing after it is tried.
     @Test("a sync fails midway: what was deleted has its intent on disk, the rest is kept")
     func syncFailsMidway() throws {
-        let setup = try Setup(names: ["one.bin", "two.bin", "three.bin"])
+        let count = Deleter.groupSize + 6
+        let names = (0..<count).map { String(format: "f%05d.bin", $0) }
+        let setup = try Setup(names: names)
         let faults = FaultPlan()
-        faults.fail(.fdatasync, with: .noSpace, skipping: 2)
+        faults.fail(.fdatasync, with: .noSpace, skipping: 1)
         let report = try setup.clean(under: faults)
-        #expect(report.removed.map(\.path) == [Array("tmp/one.bin".utf8)])
-        #expect(try !setup.exists("one.bin"))
-        #expect(try setup.exists("two.bin") && setup.exists("three.bin"))
+        #expect(report.removed.count == Deleter.groupSize, "the first group went")
+        let removed = Set(report.removed.map { String(decoding: $0.path, as: UTF8.self) })
+        let kept = try names.filter { try setup.exists($0) }
+        #expect(kept.count == count - Deleter.groupSize, "the second group stayed whole")
+        #expect(kept.allSatisfy { !removed.contains("tmp/\($0)") })
         #expect(report.error?.contains("(ENOSPC)") == true, "\(report.error ?? "no error")")
-        let records = try setup.records()
-        for removed in report.removed {
-            let path = String(decoding: removed.path, as: UTF8.self)
-            #expect(records.contains { $0.record == "intent" && $0.path == path }, "\(path) went with its intent")
-        }
-        #expect(faults.calls(.unlinkat).count == 1)
-        #expect(faults.calls(.fdatasync).map(\.injected) == [nil, nil, .noSpace])
+        let intents = Set(try setup.records().filter { $0.record == "intent" }.map(\.path))
+        #expect(removed.isSubset(of: intents), "every file gone went with its intent")
+        #expect(faults.calls(.unlinkat).count == Deleter.groupSize)
+        #expect(faults.calls(.fdatasync).map(\.injected) == [nil, .noSpace])
     }
 }
