@@ -82,22 +82,9 @@ public final class AlertmanagerServer {
     public func waitFor(
         _ what: String, timeout: Duration = .seconds(60), until condition: ([Alert]) -> Bool
     ) throws -> [Alert] {
-        let deadline = ContinuousClock.now + timeout
-        var last: [Alert] = []
-        var lastError: (any Error)?
-        while ContinuousClock.now < deadline {
-            do {
-                last = try alerts()
-                if condition(last) { return last }
-            } catch {
-                lastError = error
-            }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        throw SystemCallError(
-            "waiting for Alertmanager",
-            "\(what) never held within \(timeout); last alerts \(last), last error \(lastError.map { "\($0)" } ?? "none")\nalertmanager log:\n\(log)",
-            errno: ETIMEDOUT)
+        try pollAPI(
+            "Alertmanager", what, timeout: timeout, interval: 0.1, log: log, ask: { try alerts() },
+            until: condition)
     }
 
     /// Stops it with SIGTERM and reaps it.

@@ -91,23 +91,9 @@ public final class PrometheusServer {
     public func waitFor(
         _ expression: String, timeout: Duration = .seconds(60), until condition: ([Sample]) -> Bool
     ) throws -> [Sample] {
-        let deadline = ContinuousClock.now + timeout
-        var last: [Sample] = []
-        var lastError: (any Error)?
-        while ContinuousClock.now < deadline {
-            do {
-                last = try query(expression)
-                if condition(last) { return last }
-            } catch {
-                // Prometheus still starting: the connection is refused until it listens.
-                lastError = error
-            }
-            Thread.sleep(forTimeInterval: 0.2)
-        }
-        throw SystemCallError(
-            "waiting for Prometheus",
-            "\(expression) never held within \(timeout); last result \(last), last error \(lastError.map { "\($0)" } ?? "none")\nprometheus log:\n\(log)",
-            errno: ETIMEDOUT)
+        try pollAPI(
+            "Prometheus", expression, timeout: timeout, interval: 0.2, log: log, ask: { try query(expression) },
+            until: condition)
     }
 
     /// Stops it with SIGTERM and reaps it.
