@@ -38,20 +38,11 @@ public struct FanotifyDescriptor: Sendable {
     ///
     /// The corresponding C function is `read`.
     public func readEvents(buffer: inout [UInt8], into events: inout [FanotifyEvent]) throws(Errno) -> Bool {
-        let result = unsafe buffer.withUnsafeMutableBytes { raw in
-            valueOrErrno { unsafe system_read(descriptor.rawValue, raw.baseAddress!, raw.count) }
+        let count = try descriptor.readAvailable(into: &buffer)
+        unsafe buffer.withUnsafeBytes { raw in
+            unsafe FanotifyEvent.decode(raw: UnsafeRawBufferPointer(rebasing: raw[0..<count]), into: &events)
         }
-        switch result {
-        case .success(let count):
-            unsafe buffer.withUnsafeBytes { raw in
-                unsafe FanotifyEvent.decode(raw: UnsafeRawBufferPointer(rebasing: raw[0..<count]), into: &events)
-            }
-            return count > 0
-        case .failure(.resourceTemporarilyUnavailable):
-            return false
-        case .failure(let error):
-            throw error
-        }
+        return count > 0
     }
 
     public func close() { descriptor.close() }

@@ -40,20 +40,11 @@ public struct InotifyDescriptor: Sendable {
     ///
     /// The corresponding C function is `read`.
     public func readEvents(buffer: inout [UInt8], _ each: (InotifyEvent) -> Void) throws(Errno) -> Bool {
-        let result = unsafe buffer.withUnsafeMutableBytes { raw in
-            valueOrErrno { unsafe system_read(descriptor.rawValue, raw.baseAddress!, raw.count) }
+        let count = try descriptor.readAvailable(into: &buffer)
+        unsafe buffer.withUnsafeBytes { raw in
+            unsafe InotifyEvent.decode(raw: UnsafeRawBufferPointer(rebasing: raw[0..<count]), each)
         }
-        switch result {
-        case .success(let count):
-            unsafe buffer.withUnsafeBytes { raw in
-                unsafe InotifyEvent.decode(raw: UnsafeRawBufferPointer(rebasing: raw[0..<count]), each)
-            }
-            return count > 0
-        case .failure(.resourceTemporarilyUnavailable):
-            return false
-        case .failure(let error):
-            throw error
-        }
+        return count > 0
     }
 
     public func close() { descriptor.close() }

@@ -68,6 +68,21 @@ extension FileDescriptor {
         }
     }
 
+    /// Reads what a non-blocking descriptor (an inotify or fanotify queue) holds now, up to
+    /// `buffer.count` bytes: how many, 0 when nothing is queued.
+    ///
+    /// The corresponding C function is `read`.
+    public func readAvailable(into buffer: inout [UInt8]) throws(Errno) -> Int {
+        let result = unsafe buffer.withUnsafeMutableBytes { bytes in
+            valueOrErrno { unsafe system_read(rawValue, bytes.baseAddress!, bytes.count) }
+        }
+        switch result {
+        case .success(let count): return count
+        case .failure(.resourceTemporarilyUnavailable): return 0
+        case .failure(let error): throw error
+        }
+    }
+
     /// Sends as much of `bytes[offset...]` as the socket takes now; returns how many bytes
     /// went (0 when its buffer is full). A peer that has gone away is EPIPE (or ECONNRESET),
     /// never SIGPIPE.
