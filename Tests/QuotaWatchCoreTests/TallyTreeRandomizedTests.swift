@@ -18,6 +18,7 @@ struct TallyTreeRandomizedTests {
                 if actual != expected { return }
             }
             #expect(session.tree.fileCount == session.liveFiles().count, "seed \(seed), step \(step)")
+            #expect(session.tree.consistencyViolations() == [], "seed \(seed), step \(step)")
             for file in session.liveFiles().prefix(20) {
                 let record = model.files[file]
                 #expect(

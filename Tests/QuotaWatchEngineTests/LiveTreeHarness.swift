@@ -102,7 +102,7 @@ struct LiveTreeHarness {
         let tree = live.tree
         let fake = live.fileSystem
         let degraded = live.degradedDirectories
-        var problems: [String] = []
+        var problems = tree.consistencyViolations()
         var names = 0
         let totals = fake.duTotals()
         for expected in totals {

@@ -23,6 +23,9 @@ struct OpenAddressingTable {
 
     var slotCount: Int { slots.count }
 
+    /// Every stored value, in slot order (for consistency checks).
+    var storedValues: [UInt32] { slots.filter { $0 != Self.empty } }
+
     private var mask: Int { slots.count - 1 }
 
     func find(hash: UInt64, where matches: (UInt32) -> Bool) -> UInt32? {

@@ -50,6 +50,7 @@ public struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
     /// directories listed, or nil when the root could not be crawled (tried again later).
     public mutating func resyncTree() -> Int? {
         guard let listed = live.resync() else { return nil }
+        live.checkConsistency(after: "a resync")
         schedule.resynced(at: clock.now)
         return listed
     }
@@ -62,6 +63,7 @@ public struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
     where Actions.FileSystem == FileSystem, Actions.Clock == Clock {
         let now = clock.now
         live.runTimers(now: now)
+        live.checkConsistency(after: "timers")
         actions.completeSyncs(&self)
         actions.expireSyncs(schedule.due(conditions(), now: now).expiredSyncs, &self)
         if schedule.due(conditions(), now: now).resync { actions.resync(&self) }
@@ -72,6 +74,7 @@ public struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
         }
         if due.flush {
             live.flush()
+            live.checkConsistency(after: "a flush")
             schedule.flushed(at: now)
         }
         if due.poll {

@@ -156,8 +156,12 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     // MARK: Changes
 
     public mutating func apply(_ changes: [FileSystemChange], now: UInt64) {
-        for change in changes { apply(change, now: now) }
+        for change in changes {
+            apply(change, now: now)
+            checkConsistency(after: "change \(change)")
+        }
         settleDisplaced()
+        checkConsistency(after: "settling displaced directories")
     }
 
     public mutating func apply(_ change: FileSystemChange, now: UInt64) {
