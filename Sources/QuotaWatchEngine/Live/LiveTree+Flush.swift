@@ -11,7 +11,13 @@ extension LiveTree {
         let deferred = deferredNames
         deferredNames.removeAll()
         names.formUnion(deferred.keys)
-        for pending in names where !refresh(pending) {
+        for pending in names {
+            let refreshed = refresh(pending)
+            checkConsistency(
+                after:
+                    "refreshing \(String(decoding: pending.name, as: UTF8.self)) in directory \(pending.directory.rawValue)"
+            )
+            if refreshed { continue }
             let attempts = deferred[pending, default: 0] + 1
             if attempts > deferralLimit {
                 needsResync = true
@@ -33,13 +39,30 @@ extension LiveTree {
         let deferredSelves = deferredDirectories
         deferredDirectories.removeAll()
         for directory in directories.union(deferredSelves.keys) where tree.contains(directory) {
-            switch fileSystem.status(of: directory, tree: tree) {
+            let lookup = fileSystem.status(of: directory, tree: tree)
+            switch lookup {
             case .found(let status) where status.kind == .directory:
                 tree.updateDirectory(directory, status: status)
                 if directory == tree.root && status.linkCount == 0 { rootIsGone = true }
-            case .directoryUnavailable:
+            case .directoryUnavailable, .missing:
+                // Parked names are not real: their records wait for the rest of a move.
+                guard directory != tree.root, tree.name(of: directory).first != 0 else { break }
+                // Another directory or nothing at the record's place: a queued rename or
+                // removal will say where it went. If none does (the record was put there by
+                // the stale half of an exchange the tree had already caught up with), the
+                // next sync lists the place again (``relistLostDirectories()``).
                 let attempts = deferredSelves[directory, default: 0] + 1
-                if attempts > deferralLimit { needsResync = true } else { deferredDirectories[directory] = attempts }
+                if attempts <= deferralLimit {
+                    deferredDirectories[directory] = attempts
+                } else if case .missing = lookup, let parent = tree.parent(of: directory) {
+                    // Nothing said so for all that time: the directory is gone, and so are its
+                    // events. Its place alone is looked at again; nothing else is in doubt.
+                    let place = PendingName(directory: parent, name: Array(tree.name(of: directory)))
+                    removeDirectory(directory)
+                    pendingNames.insert(place)
+                } else {
+                    needsResync = true
+                }
             default:
                 break
             }
@@ -207,8 +230,18 @@ extension LiveTree {
             // record ahead of them); its re-stat timers would otherwise stay 35 s.
             if existing == nil { restats.forget(pending) }
         case .found(let status) where status.kind == .directory:
-            if case .file(let file)? = existing { tree.removeFile(file) }
-            if case .directory? = existing { return true }
+            switch existing {
+            case .file(let file)?: tree.removeFile(file)
+            case .directory(let child)?:
+                if tree.inode(of: child) == status.inode && tree.device(of: child) == status.device { return true }
+                // Another directory has the name now: the record was moved here by a rename
+                // pair whose other half named a directory the tree never had (moved in from
+                // one it cannot see, then exchanged). Kept, it would stand for the wrong
+                // directory for good; if its own directory is elsewhere in the tree, the crawl
+                // below or that place's next refresh finds it again by its watch or its name.
+                removeDirectory(child)
+            case nil: break
+            }
             createDirectory(named: pending.name, in: directory)
         case .found(let status):
             switch existing {
