@@ -1,3 +1,4 @@
+import Foundation
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchHistory
@@ -63,5 +64,20 @@ struct GoldenJSONCLITests {
         Self.expectFixture(HistoryOutput.jsonLines(events), "history")
         let samples = [HistorySample(time: time, path: "Caches", allocated: 8192, apparent: 5000, reason: "periodic")]
         Self.expectFixture(HistoryOutput.growthJSON(path: "Caches", samples), "history-growth")
+    }
+
+    @Test("clean-now reads the clean reply with the contract's type and describes it")
+    func cleanNowDescribes() throws {
+        let fixture = GoldenFixture.directory.appendingPathComponent("reply-clean.json")
+        let summary = try CleanupSummaryDocument.decode(Array(try Data(contentsOf: fixture)))
+        let text = CleanNowCommand.describe(summary)
+        #expect(
+            text == """
+                  evict: removed 1, freeing 131.1 KB
+                    Caches/caf\\xe9\\\\x
+                  feed: removed 0, freeing 0 B; error: timed out after 10.0 seconds
+                cleanup 4242-3: removed 1 name(s), freeing 131.1 KB in 0.043 s
+
+                """)
     }
 }

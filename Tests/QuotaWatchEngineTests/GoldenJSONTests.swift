@@ -221,6 +221,10 @@ struct GoldenJSONTests {
         Self.expectFixture(deletion.replyJSON(), "reply-clean_delete")
         #expect(try CleanDeletionReport.decode(deletion.replyJSON()) == deletion)
         Self.expectFixture(Self.cleanupSummary.jsonLine, "reply-clean")
+        let read = try CleanupSummaryDocument.decode(Array(Self.cleanupSummary.jsonLine.utf8))
+        #expect(read.run == "4242-3" && read.freed == 131_072 && read.seconds == 0.043 && !read.dryRun)
+        #expect(read.cleaners.map(\.name) == ["evict", "feed"] && read.cleaners[0].paths == [#"Caches/caf\xe9\\x"#])
+        #expect(read.cleaners[1].error == "timed out after 10.0 seconds")
     }
 
     @Test("check-config --json of the default config")
