@@ -35,10 +35,9 @@ public struct WatchFrame: Sendable, Equatable {
         public var used: UInt64?
         public var limit: UInt64
         public var effectiveLimit: UInt64
-        /// "ok", "warning" or "breach".
-        public var state: String
+        public var state: QuotaState
 
-        public init(path: String, used: UInt64?, limit: UInt64, effectiveLimit: UInt64, state: String) {
+        public init(path: String, used: UInt64?, limit: UInt64, effectiveLimit: UInt64, state: QuotaState) {
             self.path = path
             self.used = used
             self.limit = limit
@@ -64,8 +63,8 @@ public struct WatchFrame: Sendable, Equatable {
     public var entries: [Entry] = []
     /// Every quota directory; empty without quotas.
     public var quotas: [Quota] = []
-    /// The disk level's name ("normal", "warning", "critical"); nil before the policy starts.
-    public var level: String?
+    /// The disk level; nil before the policy starts.
+    public var level: DiskLevel?
     public var free: UInt64?
     public var diskTotal: UInt64?
     /// inotify events read since the engine started.
@@ -105,7 +104,13 @@ extension WatchFrame.Quota {
     /// Whether this rule's state is more urgent than `other`'s: breach before warning before
     /// ok, then the larger share of its limit in use.
     func isStricter(than other: WatchFrame.Quota) -> Bool {
-        func rank(_ state: String) -> Int { ["breach": 2, "warning": 1][state] ?? 0 }
+        func rank(_ state: QuotaState) -> Int {
+            switch state {
+            case .breach: 2
+            case .warning: 1
+            case .ok: 0
+            }
+        }
         if rank(state) != rank(other.state) { return rank(state) > rank(other.state) }
         return share > other.share
     }

@@ -45,7 +45,7 @@ extension WatchLayout {
         case nil: detail.append("The daemon deletes only if started with --clean, else it only reports.")
         }
         let leftovers = model.candidates.values
-        let breached = (model.frame?.quotas ?? []).filter { $0.state == "breach" }
+        let breached = (model.frame?.quotas ?? []).filter { $0.state == .breach }
         if leftovers.isEmpty && breached.isEmpty {
             detail.append("The view knows of no leftover and no quota past its limit.")
         } else {

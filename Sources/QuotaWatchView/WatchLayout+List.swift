@@ -33,7 +33,7 @@ extension WatchLayout {
     public func row(_ row: WatchRow, selected: Bool, format: ByteFormat, columns names: Columns? = nil) -> StyledLine {
         let names = names ?? Columns(totalColumns: columns)
         let state = row.quota?.state
-        var nameStyle = state.map(Self.quotaStyle) ?? .plain
+        var nameStyle = state.map { Self.quotaStyle($0) } ?? .plain
         if selected { nameStyle.reverse = true }
         var line = StyledLine(selected ? "> " : "  ", selected ? .bold : .plain)
         line.append(width.padded(row.display + (row.isDirectory ? "/" : ""), to: names.name), nameStyle)

@@ -173,7 +173,7 @@ public struct WatchLayout: Sendable {
         var parts: [(spans: [StyledSpan], priority: Int)] = []
         if model.state.paused { parts.append(([StyledSpan(" "), StyledSpan("PAUSED", .reverse), StyledSpan(" ")], 9)) }
         if let level = frame.level {
-            parts.append(([StyledSpan(" level "), StyledSpan(level, Self.levelStyle(level))], 8))
+            parts.append(([StyledSpan(" level "), StyledSpan(level.rawValue, Self.levelStyle(level))], 8))
             if let free = frame.free, let total = frame.diskTotal {
                 parts.append(([StyledSpan(", \(model.format.string(free)) free")], 6))
                 parts.append(([StyledSpan(" of \(model.format.string(total))")], 1))
@@ -191,8 +191,10 @@ public struct WatchLayout: Sendable {
         if !frame.quotas.isEmpty {
             let states = Dictionary(grouping: frame.quotas, by: \.state).mapValues(\.count)
             var spans = [StyledSpan("  quotas:")]
-            for state in ["ok", "warning", "breach"] {
-                if let count = states[state] { spans.append(StyledSpan(" \(count) \(state)", Self.quotaStyle(state))) }
+            for state in QuotaState.allCases {
+                if let count = states[state] {
+                    spans.append(StyledSpan(" \(count) \(state.rawValue)", Self.quotaStyle(state)))
+                }
             }
             parts.append((spans, 7))
         }
@@ -260,11 +262,13 @@ public struct WatchLayout: Sendable {
         }
     }
 
-    static func levelStyle(_ level: String) -> TextStyle {
+    public static func quotaStyle(_ state: QuotaState) -> TextStyle { quotaStyle(state.rawValue) }
+
+    static func levelStyle(_ level: DiskLevel) -> TextStyle {
         switch level {
-        case "normal": quotaStyle("ok")
-        case "warning": quotaStyle("warning")
-        default: quotaStyle("breach")
+        case .normal: quotaStyle(.ok)
+        case .warning: quotaStyle(.warning)
+        case .critical: quotaStyle(.breach)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import QuotaWatchCore
 import QuotaWatchTestSupport
 import Testing
 
@@ -130,7 +131,7 @@ struct CleanupLiveTests {
             $0.event.hasPrefix("quota_") && $0.event != "quota_forecast" && $0.path == "Caches/a"
         }.map(\.event)
         #expect(states == ["quota_breach", "quota_ok"], "\(daemon.transcript)")
-        #expect((try daemon.quotas().row("Caches/a").state) == "ok")
+        #expect((try daemon.quotas().row("Caches/a").state) == .ok)
         try setup.fixture.stopCleanly()
     }
 

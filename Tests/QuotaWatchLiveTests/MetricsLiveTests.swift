@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import QuotaWatchCore
 import QuotaWatchTestSupport
 import Testing
 
@@ -97,14 +98,14 @@ struct MetricsLiveTests {
         for row in quotas.quotas {
             let labels = ["path": row.path, "rule": row.rule]
             #expect(metrics.value("quotawatch_quota_limit_bytes", labels) == Double(row.limit))
-            #expect(metrics.value("quotawatch_quota_effective_limit_bytes", labels) == Double(row.effective_limit))
+            #expect(metrics.value("quotawatch_quota_effective_limit_bytes", labels) == Double(row.effectiveLimit))
             #expect(metrics.value("quotawatch_quota_used_bytes", labels) == row.used.map { Double($0) })
-            #expect(metrics.value("quotawatch_quota_breached", labels) == (row.state == "breach" ? 1 : 0))
-            #expect(metrics.value("quotawatch_quota_state", labels.merging(["state": row.state]) { $1 }) == 1)
+            #expect(metrics.value("quotawatch_quota_breached", labels) == (row.state == .breach ? 1 : 0))
+            #expect(metrics.value("quotawatch_quota_state", labels.merging(["state": row.state.rawValue]) { $1 }) == 1)
         }
-        #expect(try quotas.row("Caches/a").state == "breach")
+        #expect(try quotas.row("Caches/a").state == .breach)
         #expect(metrics.value("quotawatch_quota_breaches_total") == 1)
-        #expect(metrics.value("quotawatch_level", ["level": quotas.level.level]) == 1)
+        #expect(metrics.value("quotawatch_level", ["level": quotas.level.level.rawValue]) == 1)
         #expect(metrics.value("quotawatch_filesystem_size_bytes") == quotas.level.total.map { Double($0) })
 
         // HEAD answers like GET without a body; any other path is 404.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import QuotaWatchCore
 import QuotaWatchTestSupport
 import Testing
 
@@ -50,7 +51,7 @@ struct PolicyConfigLiveTests {
         try daemon.waitForEvent("quota_breach", path: "Caches/a")
 
         try tree.writeFile(caches / "b" / "some", byteCount: 30_000)
-        #expect(try daemon.quotas().row("Caches/b").state == "ok")
+        #expect(try daemon.quotas().row("Caches/b").state == .ok)
         try writeConfig(fixture, limit: "20kB")
         daemon.send(SIGHUP)
         try daemon.waitForEvent("config_reloaded")
@@ -106,8 +107,8 @@ struct DiskLevelLiveTests {
             options: ["--quota", "Caches/*=24MB", "--level-free", "50%,25%"], wrapper: wrapper)
         try inside(daemon, #"mkdir -p "$1/Caches/a" "$1/Caches/b" && head -c 12000000 /dev/zero > "$1/Caches/b/f""#)
         let start = try daemon.quotas()
-        #expect(start.level.level == "normal" && start.level.total == 64 << 20, "\(start.level)")
-        #expect(try start.row("Caches/b").state == "ok")
+        #expect(start.level.level == .normal && start.level.total == 64 << 20, "\(start.level)")
+        #expect(try start.row("Caches/b").state == .ok)
 
         // Another process fills the disk: 40 MB in a, leaving under 25 % free.
         try inside(daemon, #"head -c 40000000 /dev/zero > "$1/Caches/a/fill""#)
@@ -117,8 +118,8 @@ struct DiskLevelLiveTests {
         let breach = try daemon.waitForEvent("quota_breach", path: "Caches/b")
         #expect(breach.level == "critical" && breach.effectiveLimit == 9_600_000, "\(breach)")
         let quotas = try daemon.quotas()
-        #expect(quotas.level.level == "critical")
-        #expect(try quotas.row("Caches/b").effective_limit == 9_600_000)
+        #expect(quotas.level.level == .critical)
+        #expect(try quotas.row("Caches/b").effectiveLimit == 9_600_000)
 
         try inside(daemon, #"rm "$1/Caches/a/fill""#)
         try daemon.waitForEvent("level", description: "back to normal") { $0.to == "normal" }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import QuotaWatchCore
 import QuotaWatchTestSupport
 import Testing
 
@@ -97,8 +98,8 @@ struct QuotaLiveTests {
         try daemon.waitForEvent("quota_breach", path: "Caches/a")
         try daemon.waitForEvent("quota_warning", path: "Caches/b")
         let quotas = try daemon.quotas()
-        #expect(try quotas.row("Caches/a").state == "breach")
-        #expect(try quotas.row("Caches/b").state == "warning")
+        #expect(try quotas.row("Caches/a").state == .breach)
+        #expect(try quotas.row("Caches/b").state == .warning)
         #expect(daemon.events("quota_breach").count == 1 && daemon.events("quota_warning").count == 1)
         let events = daemon.events.map(\.event)
         #expect(events.firstIndex(of: "ready")! < events.firstIndex(of: "quota_breach")!)
@@ -123,8 +124,8 @@ struct QuotaLiveTests {
             let row = try quotas.row(path)
             #expect(row.used == UInt64(du.sizes[TreePath(path)]!.allocated), "\(path): \(row) vs du \(du.sizes)")
         }
-        #expect(try quotas.row("Caches/c").state == "breach")
-        #expect(try quotas.row("Caches/b").state == "ok")
+        #expect(try quotas.row("Caches/c").state == .breach)
+        #expect(try quotas.row("Caches/b").state == .ok)
         #expect(try quotas.row("Caches").limit == 1_000_000)
         #expect(quotas.level.total != nil && quotas.level.free != nil)
         let table = try daemon.statusCommand(["status", daemon.root, "--socket", daemon.socketPath, "--quotas"])

@@ -1,4 +1,5 @@
 import Foundation
+import QuotaWatchCore
 import QuotaWatchTestSupport
 import Testing
 
@@ -54,9 +55,9 @@ struct QuotaRandomizedTests {
                 #expect(row.used == allocated, "\(context)")
                 if allocated > Self.limit {
                     overLimit += 1
-                    #expect(row.state == "breach", "\(context)")
+                    #expect(row.state == .breach, "\(context)")
                 } else if allocated < Self.okLine {
-                    #expect(row.state == "ok", "\(context)")
+                    #expect(row.state == .ok, "\(context)")
                 }
             }
             // The events tell the same story as the rows.
@@ -66,7 +67,7 @@ struct QuotaRandomizedTests {
                 }
                 let state = try quotas.row(path).state
                 #expect(
-                    (last?.event ?? "quota_ok") == "quota_" + state,
+                    (last?.event ?? "quota_ok") == "quota_" + state.rawValue,
                     "checkpoint \(checkpoint), \(path): last event \(last?.text ?? "none"), state \(state); \(TestSeeds.describe(seed))"
                 )
             }

@@ -1,27 +1,12 @@
 import Foundation
+import QuotaWatchCore
 import QuotaWatchTestSupport
 import Testing
 
-/// `status --quotas --json`, as a test reads it.
-struct QuotaReply: Decodable {
-    struct Level: Decodable {
-        var level: String
-        var free: UInt64?
-        var total: UInt64?
-    }
+/// `status --quotas --json`, read with the contract's own shape (the CLI decodes it the same way).
+typealias QuotaReply = QuotaStatus
 
-    struct Row: Decodable {
-        var path: String
-        var rule: String
-        var used: UInt64?
-        var limit: UInt64
-        var effective_limit: UInt64
-        var state: String
-    }
-
-    var level: Level
-    var quotas: [Row]
-
+extension QuotaStatus {
     /// The row of `path`; throws when there is none.
     func row(_ path: String) throws -> Row {
         guard let row = quotas.first(where: { $0.path == path }) else {

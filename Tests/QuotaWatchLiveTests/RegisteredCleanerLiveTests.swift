@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchTestSupport
 import Testing
@@ -147,7 +148,7 @@ struct RegisteredCleanerLiveTests {
         // The run waits for it; every other client is answered meanwhile.
         let status = try daemon.status(sync: true)
         #expect(status.engine.watches > 0, "\(status.engine)")
-        #expect(try daemon.quotas().row("Caches/slow").state == "ok")
+        #expect(try daemon.quotas().row("Caches/slow").state == .ok)
         let again = Result { try setup.connect("slow", ["Caches/slow"]) }
         guard case .failure(let refusal) = again else { throw DaemonError("a second 'slow' was registered") }
         #expect("\(refusal)".contains("already registered"), "\(refusal)")
@@ -354,7 +355,7 @@ struct RegisteredCleanerLiveTests {
         while true {
             let skipping: Set<String> = ["quota_forecast", "quota_warning", "cleanup", "level"]
             guard case .quotas(let status) = try next(cleaner, skipping: skipping) else { continue }
-            #expect(status.level.level != "normal" && status.quotas.map(\.path) == ["Caches/feed"], "\(status)")
+            #expect(status.level.level != .normal && status.quotas.map(\.path) == ["Caches/feed"], "\(status)")
             break
         }
         cleaner.close()

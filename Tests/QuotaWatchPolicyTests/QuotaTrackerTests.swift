@@ -1,3 +1,4 @@
+import QuotaWatchCore
 import QuotaWatchPolicy
 import Testing
 

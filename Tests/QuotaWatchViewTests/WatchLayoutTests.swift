@@ -13,7 +13,7 @@ func frame(
     var frame = WatchFrame(root: "/data/app", directory: Array(directory.utf8))
     frame.rootAllocated = 12_345_678
     frame.rootApparent = 10_000_000
-    frame.level = "normal"
+    frame.level = .normal
     frame.free = 4_200_000_000
     frame.diskTotal = 10_000_000_000
     frame.entries = children.map { name, size in
@@ -67,7 +67,7 @@ let layout80 = WatchLayout(rows: 24, columns: 80, width: .builtIn)
         var breached = frame([("Feed", 15_000_000), ("Other", 1_000)])
         breached.quotas = [
             WatchFrame.Quota(
-                path: "Feed", used: 15_000_000, limit: 10_000_000, effectiveLimit: 10_000_000, state: "breach")
+                path: "Feed", used: 15_000_000, limit: 10_000_000, effectiveLimit: 10_000_000, state: .breach)
         ]
         model.receive(breached, listRows: 10)
         let line = layout80.row(model.rows()[0], selected: false, format: .decimal)

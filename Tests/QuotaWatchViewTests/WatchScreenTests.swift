@@ -14,13 +14,13 @@ func sandboxModel(deletes: Bool? = false) throws -> WatchModel {
         ], seconds: 0, events: 0)
     first.quotas = [
         WatchFrame.Quota(
-            path: "Documents", used: 2_100_000, limit: 50_000_000, effectiveLimit: 50_000_000, state: "ok"),
+            path: "Documents", used: 2_100_000, limit: 50_000_000, effectiveLimit: 50_000_000, state: .ok),
         WatchFrame.Quota(
             path: "Library/Caches/com.example.video", used: 3_000_000, limit: 1_000_000, effectiveLimit: 1_000_000,
-            state: "breach"),
+            state: .breach),
         WatchFrame.Quota(
             path: "Library/Caches/com.example.feed", used: 1_500_000, limit: 1_000_000, effectiveLimit: 1_000_000,
-            state: "breach"),
+            state: .breach),
     ]
     model.receive(first, listRows: 10)
     for index in 1...57 {

@@ -151,19 +151,19 @@ struct WatchListSelectionTests {
         shown.quotas = [
             WatchFrame.Quota(
                 path: "Library/Caches/com.example.video", used: 22_000_000, limit: 50_000_000,
-                effectiveLimit: 50_000_000, state: "ok"),
+                effectiveLimit: 50_000_000, state: .ok),
             WatchFrame.Quota(
                 path: "Library/Caches/com.example.video", used: 22_000_000, limit: 16_000_000,
-                effectiveLimit: 16_000_000, state: "breach"),
+                effectiveLimit: 16_000_000, state: .breach),
             WatchFrame.Quota(
                 path: "Library/Caches/com.example.video", used: 22_000_000, limit: 20_000_000,
-                effectiveLimit: 30_000_000, state: "warning"),
+                effectiveLimit: 30_000_000, state: .warning),
         ]
         _ = model.handle(.enter, listRows: 10)
         model.state.directory = Array("Library/Caches".utf8)
         model.receive(shown, listRows: 10)
         let quota = model.rows().first?.quota
-        #expect(quota?.state == "breach" && quota?.limit == 16_000_000, "\(String(describing: quota))")
+        #expect(quota?.state == .breach && quota?.limit == 16_000_000, "\(String(describing: quota))")
         // The order given does not matter.
         shown.quotas.reverse()
         model.receive(shown, listRows: 10)

@@ -28,8 +28,6 @@ public struct CleanListing: Sendable, ControlReplyDocument {
     ]
 
     public func replyJSON() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var rows: [Row] = []
         rows.reserveCapacity(items.count)
         for var item in items {
@@ -45,13 +43,13 @@ public struct CleanListing: Sendable, ControlReplyDocument {
             rows.append(Row(item))
         }
         let wire = Wire(columns: Self.columns, engine: engine, root: root, rows: rows)
-        return Array((try? encoder.encode(wire)) ?? Data())
+        return ContractJSON.encode(wire)
     }
 
     /// Reads a reply; rows whose path has no category here (a daemon of another version) are
     /// left out.
     public static func decode(_ reply: [UInt8]) throws -> CleanListing {
-        let wire = try JSONDecoder().decode(Wire.self, from: Data(reply))
+        let wire = try ContractJSON.decode(Wire.self, from: reply)
         guard Array(wire.columns.prefix(columns.count)) == columns else {
             throw ControlProtocol.Failure("the clean_list reply has columns \(wire.columns), not \(columns)")
         }

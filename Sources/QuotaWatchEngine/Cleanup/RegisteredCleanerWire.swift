@@ -62,7 +62,7 @@ public enum RegisteredCleanerWire {
         }
         let reply: Reply
         do {
-            reply = try JSONDecoder().decode(Reply.self, from: Data(line))
+            reply = try ContractJSON.decode(Reply.self, from: line)
         } catch let failure as ControlProtocol.Failure {
             return .failure(failure)
         } catch {

@@ -226,12 +226,10 @@ enum PolicyJSONLine {
     /// `{"event":"registered","name":…,"paths":[…],"timeout_ms":N}`: the first line a registered
     /// cleaner gets.
     static func registered(_ registration: RegisteredCleaners.Registration, timeout: Duration) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let greeting = Greeting(
             name: registration.name, paths: registration.paths.map { EscapedName.string($0) },
             timeout_ms: timeout.clampedMilliseconds)
-        return String(decoding: (try? encoder.encode(greeting)) ?? Data(), as: UTF8.self)
+        return ContractJSON.encodedString(greeting)
     }
 
     private struct Greeting: Encodable {

@@ -26,10 +26,7 @@ public struct ControlRequest: Hashable, Sendable {
 
     /// The request as sent: its JSON and a newline.
     public func encodedLine() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Strings, integers and booleans only: encoding cannot fail.
-        return Array((try? encoder.encode(self)) ?? Data()) + [UInt8(ascii: "\n")]
+        ContractJSON.encode(self) + [UInt8(ascii: "\n")]
     }
 }
 
@@ -308,7 +305,7 @@ public enum ControlProtocol {
                         + "write a name's bytes that are not UTF-8 as \\xNN, as status --json shows them"))
         }
         do {
-            return .success(try JSONDecoder().decode(ControlRequest.self, from: Data(line)))
+            return .success(try ContractJSON.decode(ControlRequest.self, from: line))
         } catch let failure as Failure {
             return .failure(failure)
         } catch {
@@ -319,9 +316,7 @@ public enum ControlProtocol {
 
     /// `{"error":"message"}`, the reply to a request that cannot be served.
     public static func errorDocument(_ message: String) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array((try? encoder.encode(ErrorDocument(error: message))) ?? Data())
+        ContractJSON.encode(ErrorDocument(error: message))
     }
 
     /// What a reply holds.

@@ -155,7 +155,7 @@ public final class RegisteredCleanerConnection: Sendable {
         let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]
         if let event = object?["event"] as? String {
             if event == "context",
-                let context = try? JSONDecoder().decode(RegisteredCleanerContext.self, from: Data(line))
+                let context = try? ContractJSON.decode(RegisteredCleanerContext.self, from: line)
             {
                 return .context(context)
             }

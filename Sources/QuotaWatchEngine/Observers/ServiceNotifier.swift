@@ -121,8 +121,8 @@ public final class ServiceNotifier: EngineObserver {
                 + "\(ByteFormat.decimal.string(total.allocated)) allocated"
         ]
         if let quotas = view.quotas() {
-            let breached = Set(quotas.quotas.filter { $0.state == "breach" }.map(\.path)).count
-            parts.append("level \(quotas.level.level)")
+            let breached = Set(quotas.quotas.filter { $0.state == .breach }.map(\.path)).count
+            parts.append("level \(quotas.level.level.rawValue)")
             parts.append("\(counted(breached, "quota directory", "quota directories")) in breach")
         }
         if !view.counters.degraded.isEmpty {

@@ -1,3 +1,5 @@
+import QuotaWatchCore
+
 /// One name a cleaner may remove, as the engine knows it from its live tree: enough to choose
 /// and to account without asking the kernel.
 public struct CleanupCandidate: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import QuotaWatchCore
+
 /// The periodic fallback: a cleanup run when nothing else triggered one for a while, sooner
 /// the fuller the disk.
 public struct PeriodicCleanupSchedule: Sendable, Hashable {

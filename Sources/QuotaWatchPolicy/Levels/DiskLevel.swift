@@ -1,19 +1,4 @@
-/// How full the disk is, from best to worst.
-public enum DiskLevel: String, Sendable, Hashable, CaseIterable, Comparable {
-    case normal
-    case warning
-    case critical
-
-    var rank: Int {
-        switch self {
-        case .normal: 0
-        case .warning: 1
-        case .critical: 2
-        }
-    }
-
-    public static func < (lhs: DiskLevel, rhs: DiskLevel) -> Bool { lhs.rank < rhs.rank }
-}
+import QuotaWatchCore
 
 /// A free-space threshold: an absolute size, or a share of the filesystem's total size.
 public enum SpaceThreshold: Sendable, Hashable, CustomStringConvertible {

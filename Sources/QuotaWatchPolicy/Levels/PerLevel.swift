@@ -1,3 +1,5 @@
+import QuotaWatchCore
+
 /// A value for each level.
 public struct PerLevel<Value: Sendable & Hashable>: Sendable, Hashable {
     public var normal: Value

@@ -1,3 +1,5 @@
+import QuotaWatchCore
+
 /// What a directory holds, both ways of counting.
 public struct DirectoryUsage: Sendable, Hashable {
     public var allocated: UInt64

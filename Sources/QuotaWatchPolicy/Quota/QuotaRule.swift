@@ -1,13 +1,5 @@
 import QuotaWatchCore
 
-/// Which of a directory's two totals a rule counts.
-public enum SizeKind: String, Sendable, Hashable, CaseIterable {
-    /// Blocks on disk, as `du -sB1`: what fills the disk. The default.
-    case allocated
-    /// Sizes as `ls` shows them, as `du -sb`: what a program wrote.
-    case apparent
-}
-
 /// What every quota directory shares, fixed limit or budget share alike.
 public struct QuotaThresholds: Sendable, Hashable {
     /// The share of the effective limit at which a directory enters the warning state.

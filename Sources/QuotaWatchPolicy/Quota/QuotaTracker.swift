@@ -1,9 +1,4 @@
-/// The state of one quota directory.
-public enum QuotaState: String, Sendable, Hashable, CaseIterable {
-    case ok
-    case warning
-    case breach
-}
+import QuotaWatchCore
 
 /// The hysteresis state machine of one quota directory. It reports a transition exactly
 /// once, at the change that crosses a line, and never while a directory hovers at one.

@@ -81,7 +81,7 @@ enum CleanNowCommand {
             Console.json(String(decoding: reply, as: UTF8.self) + "\n")
             return .success
         }
-        guard let summary = try? JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any] else {
+        guard let summary = try? CleanupSummaryDocument.decode(reply) else {
             Console.failure("the daemon's answer is not a cleanup summary")
             return .failure
         }
@@ -93,23 +93,22 @@ enum CleanNowCommand {
     /// The summary for people: one line per cleaner with the paths it removed (`listed` of
     /// them), then the run's line, last, where it is seen after a long list. Sizes in the
     /// decimal units of every other command (`--iec`, `--bytes`).
-    static func describe(_ summary: [String: Any], format: ByteFormat = .decimal, listed: Int? = nil) -> String {
-        let dryRun = summary["dry_run"] as? Bool ?? false
-        let verb = dryRun ? "would remove" : "removed"
-        func number(_ value: Any?) -> UInt64 { (value as? NSNumber)?.uint64Value ?? 0 }
+    static func describe(
+        _ summary: CleanupSummaryDocument, format: ByteFormat = .decimal, listed: Int? = nil
+    ) -> String {
+        let verb = summary.dryRun ? "would remove" : "removed"
         var text = ""
-        for cleaner in summary["cleaners"] as? [[String: Any]] ?? [] {
-            text +=
-                "  \(TableRenderer.printable(cleaner["name"] as? String ?? "?")): \(verb) \(number(cleaner["removed"])), "
-            text += "freeing \(format.string(number(cleaner["freed"])))"
-            if let error = cleaner["error"] as? String { text += "; error: \(TableRenderer.printable(error))" }
+        for cleaner in summary.cleaners {
+            text += "  \(TableRenderer.printable(cleaner.name)): \(verb) \(cleaner.removed), "
+            text += "freeing \(format.string(cleaner.freed))"
+            if let error = cleaner.error { text += "; error: \(TableRenderer.printable(error))" }
             text += "\n"
-            let paths = (cleaner["paths"] as? [String] ?? []).map { TableRenderer.printable($0) }
-            text += CappedList.lines(paths, limit: listed, indent: "    ")
+            text += CappedList.lines(cleaner.paths.map { TableRenderer.printable($0) }, limit: listed, indent: "    ")
         }
-        text += "cleanup \(summary["run"] as? String ?? "?"): \(verb) \(number(summary["removed"])) name(s), "
-        text += "freeing \(format.string(number(summary["freed"]))) in \(summary["seconds"] ?? 0) s"
-        text += dryRun ? " (dry run: nothing was removed)\n" : "\n"
+        text += "cleanup \(summary.run): \(verb) \(summary.removed) name(s), "
+        // As the summary wrote it: at most three decimals, an integer without a point.
+        text += "freeing \(format.string(summary.freed)) in \(PolicyJSON.numberText(summary.seconds)) s"
+        text += summary.dryRun ? " (dry run: nothing was removed)\n" : "\n"
         return text
     }
 }

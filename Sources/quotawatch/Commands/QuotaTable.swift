@@ -6,7 +6,7 @@ import QuotaWatchEngine
 enum QuotaTable {
     static func render(_ status: QuotaStatus, format: ByteFormat) -> String {
         var output = "ROOT: \(TableRenderer.printable(status.root))\n"
-        output += "LEVEL: \(TableRenderer.printable(status.level.level))"
+        output += "LEVEL: \(TableRenderer.printable(status.level.level.rawValue))"
         if let free = status.level.free, let total = status.level.total {
             output += " (free \(format.string(free)) of \(format.string(total))"
         } else {
@@ -25,7 +25,7 @@ enum QuotaTable {
         for row in rows {
             table.append([
                 row.used.map(format.string) ?? "-", format.string(row.limit), format.string(row.effectiveLimit),
-                row.state, row.secondsSinceChange.map { duration($0) + " ago" } ?? "-",
+                row.state.rawValue, row.secondsSinceChange.map { duration($0) + " ago" } ?? "-",
                 row.bytesPerSecond >= 1 ? format.string(Saturating.uint64(row.bytesPerSecond)) + "/s" : "-",
                 row.secondsToBreach.map(duration) ?? "-", TableRenderer.printable(row.rule),
                 TableRenderer.printable(row.path),

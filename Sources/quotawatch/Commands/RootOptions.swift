@@ -61,10 +61,5 @@ enum RootOptions {
 }
 
 enum JSONOutput {
-    static func encode(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        guard let data = try? encoder.encode(value) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
-    }
+    static func encode(_ value: some Encodable) -> String { ContractJSON.encodedString(value) }
 }

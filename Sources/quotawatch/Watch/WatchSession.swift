@@ -30,10 +30,10 @@ struct WatchSession {
                 let reply = try ControlClient.request(
                     socketPath: socketPath, ControlRequest(.clean(CleanRequest(trigger: "manual"))),
                     timeout: .seconds(600))
-                let object = (try? JSONSerialization.jsonObject(with: Data(reply))) as? [String: Any]
-                let removed = (object?["removed"] as? NSNumber)?.intValue ?? 0
-                let freed = (object?["freed"] as? NSNumber)?.uint64Value ?? 0
-                let dryRun = object?["dry_run"] as? Bool == true
+                let summary = try? CleanupSummaryDocument.decode(reply)
+                let removed = summary?.removed ?? 0
+                let freed = summary?.freed ?? 0
+                let dryRun = summary?.dryRun == true
                 feed.notice(
                     "cleanup done: \(dryRun ? "would remove" : "removed") \(removed), "
                         + "\(dryRun ? "would free" : "freed") \(format.string(freed))")

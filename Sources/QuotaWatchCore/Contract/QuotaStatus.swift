@@ -1,6 +1,4 @@
 import Foundation
-import QuotaWatchCore
-import QuotaWatchPolicy
 
 /// `status --quotas --json`, which is also the control socket's reply to
 /// `{"command":"status","select":"quotas"}`:
@@ -14,7 +12,7 @@ import QuotaWatchPolicy
 /// `used`, `seconds_since_change` and `seconds_to_breach` null when not known.
 public struct QuotaStatus: Codable, Sendable, Equatable {
     public struct Level: Codable, Sendable, Equatable {
-        public var level: String
+        public var level: DiskLevel
         public var free: UInt64?
         public var total: UInt64?
         public var rootAllocated: UInt64
@@ -23,18 +21,24 @@ public struct QuotaStatus: Codable, Sendable, Equatable {
             case level, free, total
             case rootAllocated = "root_allocated"
         }
+
+        public init(level: DiskLevel, free: UInt64?, total: UInt64?, rootAllocated: UInt64) {
+            self.level = level
+            self.free = free
+            self.total = total
+            self.rootAllocated = rootAllocated
+        }
     }
 
     public struct Row: Codable, Sendable, Equatable {
         public var path: String
         public var rule: String
-        /// Which size the rule counts: "allocated" or "apparent".
-        public var size: String
+        /// Which size the rule counts.
+        public var size: SizeKind
         public var used: UInt64?
         public var limit: UInt64
         public var effectiveLimit: UInt64
-        /// "ok", "warning" or "breach".
-        public var state: String
+        public var state: QuotaState
         public var secondsSinceChange: Double?
         public var bytesPerSecond: Double
         public var secondsToBreach: Double?
@@ -45,6 +49,22 @@ public struct QuotaStatus: Codable, Sendable, Equatable {
             case secondsSinceChange = "seconds_since_change"
             case bytesPerSecond = "bytes_per_second"
             case secondsToBreach = "seconds_to_breach"
+        }
+
+        public init(
+            path: String, rule: String, size: SizeKind, used: UInt64?, limit: UInt64, effectiveLimit: UInt64,
+            state: QuotaState, secondsSinceChange: Double?, bytesPerSecond: Double, secondsToBreach: Double?
+        ) {
+            self.path = path
+            self.rule = rule
+            self.size = size
+            self.used = used
+            self.limit = limit
+            self.effectiveLimit = effectiveLimit
+            self.state = state
+            self.secondsSinceChange = secondsSinceChange
+            self.bytesPerSecond = bytesPerSecond
+            self.secondsToBreach = secondsToBreach
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -68,52 +88,16 @@ public struct QuotaStatus: Codable, Sendable, Equatable {
     public var level: Level
     public var quotas: [Row]
 
-    public func encodedJSON() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array((try? encoder.encode(self)) ?? Data())
+    public init(root: String, level: Level, quotas: [Row]) {
+        self.root = root
+        self.level = level
+        self.quotas = quotas
     }
+
+    public func encodedJSON() -> [UInt8] { ContractJSON.encode(self) }
 
     /// Reads a reply; throws when it is not a quota status.
     public static func decode(_ bytes: [UInt8]) throws -> QuotaStatus {
-        try JSONDecoder().decode(QuotaStatus.self, from: Data(bytes))
-    }
-}
-
-/// What the engine hands over for `status --quotas`: the book's rows with raw paths, and the
-/// last disk reading. The connection's thread escapes and encodes it.
-struct QuotaSnapshot: ControlReplyDocument {
-    var root: String
-    var level: DiskLevel
-    var reading: LevelPolicy.Reading?
-    var rootAllocated: UInt64
-    var rows: [QuotaBook<DirectoryID>.Row]
-
-    var status: QuotaStatus {
-        QuotaStatus(
-            root: root,
-            level: QuotaStatus.Level(
-                level: level.rawValue, free: reading?.free, total: reading?.total, rootAllocated: rootAllocated),
-            quotas: rows.map { row in
-                QuotaStatus.Row(
-                    path: EscapedName.string(row.path), rule: row.rule, size: row.size.rawValue, used: row.used,
-                    limit: row.limit, effectiveLimit: row.effectiveLimit, state: row.state.rawValue,
-                    secondsSinceChange: row.sinceLastChange.map {
-                        Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18
-                    },
-                    bytesPerSecond: row.bytesPerSecond, secondsToBreach: row.secondsToBreach)
-            })
-    }
-
-    func replyJSON() -> [UInt8] { status.encodedJSON() }
-}
-
-extension PolicyMonitor {
-    /// The rows of `status --quotas`, as of the last evaluation.
-    func snapshot(root: String, tree: TallyTree, now: UInt64) -> QuotaSnapshot {
-        QuotaSnapshot(
-            root: root, level: level.level, reading: lastReading,
-            rootAllocated: tree.tally(of: tree.root).usage.allocated,
-            rows: book.rows(level: level.level, at: Self.moment(now)))
+        try ContractJSON.decode(QuotaStatus.self, from: bytes)
     }
 }

@@ -65,12 +65,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var treeReport: TreeReport { TreeReport(root: root, directories: directories) }
 
     /// The documented JSON: keys sorted, one line.
-    public func encodedJSON() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Strings and numbers only: encoding cannot fail.
-        return Array((try? encoder.encode(self)) ?? Data())
-    }
+    public func encodedJSON() -> [UInt8] { ContractJSON.encode(self) }
 }
 
 /// What the engine hands over for a status request: the selected rows, paths still raw
@@ -102,9 +97,7 @@ public struct StatusSnapshot: Sendable, Equatable {
             root: root, columns: StatusWire.columns,
             rows: rows.map { StatusWire.Row($0.report) }, engine: engine,
             files: files.map { $0.map { StatusWire.Row($0.report) } })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array((try? encoder.encode(wire)) ?? Data())
+        return ContractJSON.encode(wire)
     }
 }
 
@@ -151,7 +144,7 @@ public struct StatusWire: Codable, Sendable, Equatable {
     /// Reads a reply; throws when it is not a status reply or its columns do not start with
     /// the five this build knows.
     public static func report(from bytes: [UInt8]) throws -> StatusReport {
-        let wire = try JSONDecoder().decode(StatusWire.self, from: Data(bytes))
+        let wire = try ContractJSON.decode(StatusWire.self, from: bytes)
         guard wire.columns.starts(with: columns) else {
             throw SelectionError(
                 "the daemon's rows have the columns \(wire.columns), not \(columns); "

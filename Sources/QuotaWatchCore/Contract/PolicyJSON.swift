@@ -1,5 +1,6 @@
 /// A JSON value with a stable encoding: object keys sorted, no spaces, numbers as integers
-/// or with at most three decimals. Events and check-config's `--json` use it.
+/// or with at most three decimals: the contract's second encoder (see ``ContractJSON``), for
+/// shapes whose fields vary by kind. Events and check-config's `--json` use it.
 public enum PolicyJSON: Sendable, Hashable {
     case string(String)
     case integer(Int64)
@@ -43,7 +44,7 @@ public enum PolicyJSON: Sendable, Hashable {
         }
     }
 
-    static func numberText(_ value: Double) -> String {
+    public static func numberText(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
         let rounded = (value * 1000).rounded() / 1000
         if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
