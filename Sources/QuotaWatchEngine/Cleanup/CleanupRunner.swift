@@ -225,7 +225,7 @@ public final class CleanupRunner: Sendable {
                         seen = now.answered
                         wait = timeout - min(clock.monotonic - now.at, timeout)
                     }
-                    race.finish(.threw("timed out after \(timeout)"))
+                    race.finish(.threw(Self.timedOut(after: timeout, progress.reading)))
                     work.cancel()
                 } catch {
                     // Cancelled: the cleaner answered first.
@@ -244,6 +244,14 @@ public final class CleanupRunner: Sendable {
 }
 
 extension CleanupRunner {
+    /// A timed-out cleaner's result is dropped, not what it already removed: said here, so
+    /// the report never reads as though nothing went.
+    static func timedOut(after timeout: Duration, _ reading: CleanupProgress.Reading) -> String {
+        guard reading.removed > 0 else { return "timed out after \(timeout)" }
+        return "timed out after \(timeout), having removed \(reading.removed) "
+            + "(\(ByteFormat.decimal.string(reading.freedBytes)) freed; the audit log lists them)"
+    }
+
     /// Reports `progress` every `interval` in which something was answered, until cancelled.
     fileprivate static func report(
         _ progress: CleanupProgress, of cleaner: String, _ context: CleanupContext, every interval: Duration,
