@@ -26,6 +26,11 @@ public struct EventLine: Sendable, Equatable {
     /// of cleanup candidates.
     public var removedPaths: [String] = []
     public var leftover: Leftover?
+    /// For a `cleanup_progress` line, the run and cleaner it reports on: the view keeps one
+    /// such line per cleaner going on, updated in place, until the run's `cleanup` line.
+    public var progressOf: String?
+    /// For a `cleanup` line, its run: it takes the place of that run's progress lines.
+    public var finishedRun: String?
 
     /// A download left idle, as its event reported it.
     public struct Leftover: Sendable, Equatable {
@@ -121,6 +126,14 @@ public struct EventLine: Sendable, Equatable {
             if fields.object["dry_run"] as? Bool != true {
                 line.removedPaths = cleaners.flatMap { $0["paths"] as? [String] ?? [] }
             }
+            line.finishedRun = fields.object["run"] as? String
+        case "cleanup_progress":
+            let dryRun = fields.object["dry_run"] as? Bool == true
+            line.details =
+                "cleaning (\(fields.string("cleaner")), trigger \(fields.string("trigger"))): "
+                + "\(dryRun ? "would remove" : "removed") \(fields.integer("removed") ?? 0), "
+                + "\(dryRun ? "would free" : "freed") \(fields.size("freed")) so far, \(fields.seconds("seconds"))"
+            line.progressOf = fields.string("run") + "/" + fields.string("cleaner")
         case "hook_failed":
             var text = "\(fields.string("hook")) for \(fields.string("failed_event")): "
             if let signal = fields.integer("signal") {

@@ -74,6 +74,13 @@ public struct WatchModel: Sendable {
 
     /// Takes one event (already parsed).
     public mutating func receive(_ event: EventLine) {
+        if let run = event.finishedRun {
+            log.removeAll { $0.progressOf?.hasPrefix(run + "/") == true }
+        }
+        // A cleaner's progress updates its line in place: one line while it goes on.
+        if let progress = event.progressOf, let index = log.lastIndex(where: { $0.progressOf == progress }) {
+            log.remove(at: index)
+        }
         log.append(event)
         if log.count > logCapacity { log.removeFirst(log.count - logCapacity) }
         if let leftover = event.leftover { candidates[leftover.path] = leftover }

@@ -53,6 +53,14 @@ public enum PolicyJSON: Sendable, Hashable {
 
     private static func writeString(_ text: String, to output: inout String) {
         output += "\""
+        // Only ASCII is escaped: a string with no quote, backslash or control byte (nearly
+        // every path an audit record names) goes in whole, not a scalar at a time. This was
+        // a quarter of an eviction's CPU, one intent and one outcome per name.
+        guard text.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) else {
+            output += text
+            output += "\""
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""

@@ -21,11 +21,17 @@ public final class CleanupRunner: Sendable {
         public var dryRun: Bool
         /// The daemon's ROOT, handed to every cleaner in its context (``CleanupContext/root``).
         public var root: String?
+        /// How often a cleaner's progress is reported while it runs (``CleanupProgressReport``).
+        public var progressInterval: Duration
 
-        public init(timeout: Duration = .seconds(60), dryRun: Bool, root: String? = nil) {
+        public init(
+            timeout: Duration = .seconds(60), dryRun: Bool, root: String? = nil,
+            progressInterval: Duration = .milliseconds(500)
+        ) {
             self.timeout = timeout
             self.dryRun = dryRun
             self.root = root
+            self.progressInterval = progressInterval
         }
     }
 
@@ -33,6 +39,9 @@ public final class CleanupRunner: Sendable {
     /// start of the trigger's turn so it is current.
     public typealias Prepare = @Sendable (CleanupTrigger) async -> CleanupInputs
     public typealias Completion = @Sendable (CleanupSummary) -> Void
+    /// Told how far a cleaner has got, from the runner's own task: it must not block (the
+    /// daemon posts it to the engine's mailbox, which only appends).
+    public typealias ProgressSink = @Sendable (CleanupProgressReport) -> Void
 
     private struct State {
         var cleaners: [any Cleaner] = []
@@ -47,15 +56,18 @@ public final class CleanupRunner: Sendable {
     let clock: any CleanupClock
     let prepare: Prepare
     let completion: Completion
+    let reportProgress: ProgressSink?
     /// Distinguishes this runner's runs from those of earlier starts in the audit log.
     let instance: String
     private let state = Mutex(State())
 
     public init(
         settings: Settings, backend: any RemovalBackend, clock: any CleanupClock = SystemCleanupClock(),
-        instance: String, prepare: @escaping Prepare, completion: @escaping Completion
+        instance: String, prepare: @escaping Prepare, completion: @escaping Completion,
+        reportProgress: ProgressSink? = nil
     ) {
         self.settings = settings
+        self.reportProgress = reportProgress
         self.backend = backend
         self.clock = clock
         self.instance = instance
@@ -213,13 +225,50 @@ public final class CleanupRunner: Sendable {
                         seen = now.answered
                         wait = timeout - min(clock.monotonic - now.at, timeout)
                     }
-                    race.finish(.threw("timed out after \(timeout)"))
+                    race.finish(.threw(Self.timedOut(after: timeout, progress.reading)))
                     work.cancel()
                 } catch {
                     // Cancelled: the cleaner answered first.
                 }
             }
-            race.onFinish { timer.cancel() }
+            let interval = settings.progressInterval
+            let reporter = reportProgress.map { report in
+                Task { await Self.report(progress, of: cleaner.name, context, every: interval, clock, report) }
+            }
+            race.onFinish {
+                timer.cancel()
+                reporter?.cancel()
+            }
+        }
+    }
+}
+
+extension CleanupRunner {
+    /// A timed-out cleaner's result is dropped, not what it already removed: said here, so
+    /// the report never reads as though nothing went.
+    static func timedOut(after timeout: Duration, _ reading: CleanupProgress.Reading) -> String {
+        guard reading.removed > 0 else { return "timed out after \(timeout)" }
+        return "timed out after \(timeout), having removed \(reading.removed) "
+            + "(\(ByteFormat.decimal.string(reading.freedBytes)) freed; the audit log lists them)"
+    }
+
+    /// Reports `progress` every `interval` in which something was answered, until cancelled.
+    fileprivate static func report(
+        _ progress: CleanupProgress, of cleaner: String, _ context: CleanupContext, every interval: Duration,
+        _ clock: any CleanupClock, _ report: ProgressSink
+    ) async {
+        let started = clock.monotonic
+        var shown = 0
+        while true {
+            do { try await clock.sleep(for: interval) } catch { return }
+            let now = progress.reading
+            guard now.answered != shown else { continue }
+            shown = now.answered
+            report(
+                CleanupProgressReport(
+                    runID: context.runID, trigger: context.trigger, cleaner: cleaner, removed: now.removed,
+                    freedBytes: now.freedBytes, answered: now.answered,
+                    seconds: Double((clock.monotonic - started) / .milliseconds(1)) / 1000, dryRun: context.dryRun))
         }
     }
 }

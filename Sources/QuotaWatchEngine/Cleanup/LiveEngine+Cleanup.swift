@@ -100,7 +100,10 @@ extension LiveEngine {
                     }
                 }
                 mailbox.post(.cleanupFinished(summary))
-            })
+            },
+            // Posted, never written from here: the engine emits it; the event stream and
+            // the socket's subscribers queue it on their own threads.
+            reportProgress: { report in mailbox.post(.cleanupProgress(report)) })
         let group = registeredCleaners.map { RegisteredCleanerGroup(registry: $0, plans: plans) }
         for (slot, spec) in settings.cleaners.enumerated() {
             guard let inner = CleanupCoordinator.cleaner(spec) else {

@@ -29,8 +29,9 @@ public struct Remover: Sendable {
     }
 
     public func remove(path: [UInt8], identity: FileIdentity, rule: String) -> DeletionOutcome {
-        defer { progress?.note(answered: 1) }
-        return backend.remove(request(path: path, identity: identity, rule: rule))
+        let outcome = backend.remove(request(path: path, identity: identity, rule: rule))
+        progress?.note(answered: 1, outcomes: CollectionOfOne(outcome))
+        return outcome
     }
 
     /// Removes many names at once (see ``RemovalBackend/removeGroup(_:)``), in groups of
@@ -41,9 +42,10 @@ public struct Remover: Sendable {
         var start = 0
         while start < names.count {
             let end = min(start + Deleter.groupSize, names.count)
-            outcomes += backend.removeGroup(
+            let group = backend.removeGroup(
                 names[start..<end].map { request(path: $0.path, identity: $0.identity, rule: $0.rule) })
-            progress?.note(answered: end - start)
+            progress?.note(answered: end - start, outcomes: group)
+            outcomes += group
             start = end
             if case .notRecorded = outcomes.last {
                 outcomes += Array(repeating: outcomes[outcomes.count - 1], count: names.count - end)

@@ -17,6 +17,8 @@ public enum EngineEvent: Sendable {
     case configReloaded(quotas: Int, budgets: Int, time: String)
     /// A cleanup run ended: its summary (``CleanupSummary/jsonLine``).
     case cleanup(CleanupSummary)
+    /// A cleaner of a run going on has got this far (``CleanupProgressReport/fields``).
+    case cleanupProgress(CleanupProgressReport)
 
     /// The JSON line, without its newline. Keys are sorted, so each line is stable; `root` is
     /// ROOT, absolute and escaped as paths are, as in every event line (``PolicyEvent/fields(root:)``).
@@ -52,6 +54,8 @@ public enum EngineEvent: Sendable {
             ]
         case .cleanup(let summary):
             fields = summary.fields
+        case .cleanupProgress(let report):
+            fields = report.fields
         }
         fields["root"] = .string(root)
         return PolicyJSON.object(fields).encoded

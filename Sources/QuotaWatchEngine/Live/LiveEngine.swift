@@ -264,6 +264,8 @@ public final class LiveEngine: @unchecked Sendable {
                     return .failure(.runtime("reading \(backendName) events failed: \(error)"))
                 case .cleanupFinished(let summary):
                     cleanupFinished(summary)
+                case .cleanupProgress(let report):
+                    emit(.cleanupProgress(report))
                 case .mountsChanged:
                     followMounts(&step.live)
                 }

@@ -21,6 +21,8 @@ enum EngineMessage: Sendable {
     case participant(Int, any Sendable)
     /// A cleanup run ended (its summary, from the runner's task).
     case cleanupFinished(CleanupSummary)
+    /// A cleaner of a run going on reported how far it has got.
+    case cleanupProgress(CleanupProgressReport)
     /// The mount table changed (``MountFollower``).
     case mountsChanged
 }

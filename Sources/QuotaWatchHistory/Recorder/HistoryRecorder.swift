@@ -90,6 +90,9 @@ public final class HistoryRecorder: EngineObserver {
                 let shown = EscapedName.string(path)
                 engineSide.withLock { $0.breached.append(shown) }
             }
+        case .engine(.cleanupProgress):
+            // Twice a second during a long run: the run's `cleanup` event is its record.
+            break
         case .engine:
             queue.push(.event(event, WallTime.now()))
         }

@@ -159,7 +159,7 @@ enum CleanCommand {
             }
             output.engine = listing.engine
             items = listing.items
-            place = .daemon(socket: socket, timeout: timeout)
+            place = .daemon(socket: socket, timeout: timeout, items: items)
         } catch ControlClientError.noDaemon where explicitSocket == nil {
             output.source = "crawl"
             let opened: FileDescriptor
@@ -222,7 +222,8 @@ enum CleanCommand {
     /// Where the page came from, and so who deletes.
     private enum Place {
         /// The daemon serving ROOT: it deletes, on its cleanup runner.
-        case daemon(socket: [UInt8], timeout: Int)
+        /// `items` is its page, for the progress bar's total.
+        case daemon(socket: [UInt8], timeout: Int, items: [CleanItem])
         /// This command's own crawl of ROOT, open here: it deletes itself.
         case local(root: FileDescriptor, stateDirectory: [UInt8]?, items: [CleanItem])
     }
@@ -244,12 +245,21 @@ enum CleanCommand {
     ) -> ExitStatus {
         let report: CleanDeletionReport
         switch place {
-        case .daemon(let socket, let timeout):
+        case .daemon(let socket, let timeout, let items):
             let request = ControlRequest(.cleanDelete(CleanDeleteRequest(selection: selection, dryRun: dryRun)))
+            // As many as the daemon's planner will choose: the same filter on the same page.
+            let total = CleanPlanner.offer(items) { _ in false }.offered.count {
+                selection.selects($0, nowNanoseconds: output.nowNanoseconds)
+            }
+            let bar = CleanProgressBar.start(
+                socket: socket, total: total, format: output.format,
+                enabled: !json && FileDescriptor.standardOutput.isTerminal && Console.errorIsTerminal)
+            defer { bar?.finish() }
             do {
                 report = try CleanDeletionReport.decode(
                     try ControlClient.request(socketPath: socket, request, timeout: .seconds(timeout)))
             } catch {
+                bar?.finish()
                 Console.failure("\(error)")
                 return .failure
             }
