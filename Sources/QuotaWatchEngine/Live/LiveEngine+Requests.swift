@@ -17,9 +17,11 @@ extension LiveEngine {
         let query: StatusQuery
         switch request.command {
         case .status(let status): query = status
-        case .clean(let clean): return answerClean(clean, reply)
-        case .cleanList: return answerCleanList(reply, &live)
-        case .cleanDelete(let delete): return answerCleanDelete(delete, reply, &live)
+        case .clean, .cleanList, .cleanDelete:
+            let served = ParticipantRequest(
+                command: request.command, reply: reply, monitor: monitor, counters: view(of: live).counters)
+            for participant in options.participants where participant.answer(served, &live) { return }
+            return reply.fail("\(request.command.name) is not served: this daemon runs no cleaners")
         case .events, .registerCleaner:
             return reply.fail("\(request.command.name) is served by the control server, not the engine")
         }

@@ -75,15 +75,6 @@ extension LiveEngine {
             notifyObservers(.reloaded(applied: false), live)
             return
         }
-        if options.policy.cleanup != config.cleanup {
-            // The runner holds its cleaners and a run may be under way: they change at a restart.
-            Log.write(
-                .warning,
-                Diagnostic.note(
-                    "SIGHUP: 'cleaners', 'periodic', 'app_version' and 'protect' changed in the config; "
-                        + "the cleaners in force stay until the daemon is restarted (quotas, levels, leftovers and "
-                        + "hooks are reloaded now)"))
-        }
         for participant in options.participants { participant.reloaded(config) }
         var events =
             monitor?.rebuild(&live.tree, config: config, keepingQuotaStates: true, now: clock.now, time: .now()) ?? []
