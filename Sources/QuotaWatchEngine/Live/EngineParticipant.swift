@@ -8,8 +8,8 @@ import QuotaWatchSystem
 /// control requests it serves, hear every policy event the engine publishes, get the messages
 /// its own threads post back, hear of every good reload, and is stopped before
 /// ``LiveEngine/run(progress:)`` returns. The alert hooks (``HookParticipant``) and the
-/// cleaners (``CleanupParticipant``: triggers, runs, leftovers' cleaner and `quotawatch clean`)
-/// are given in ``EngineOptions/participants``, in the order they hear events.
+/// cleaners (``CleanupParticipant``: triggers, runs and `quotawatch clean`) and the leftover
+/// rules (``LeftoverParticipant``) are given in ``EngineOptions/participants``, in the order they hear events.
 ///
 /// Every method runs on the engine thread and must return at once: the work goes to the
 /// participant's own threads, whose results come back through ``ParticipantStart/post``.
@@ -32,6 +32,18 @@ public protocol EngineParticipant: AnyObject, Sendable {
     /// At the end of every turn, after the policy pass: reads and changes the tree and the
     /// policy layer. Returns true when the policy layer must be evaluated again now.
     func endTurn(_ live: inout LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor?, now: UInt64) -> Bool
+
+    /// The policy layer is about to forget the directories `removed` (their ids may be reused
+    /// at once): the events of what it kept there.
+    func forgetting(_ removed: [DirectoryID], _ monitor: inout PolicyMonitor) -> [PolicyEvent]
+
+    /// The policy layer has evaluated the tree (each turn, at the start, after a reload or a
+    /// resync); `changed` are the files re-stat'ed since the last time. Returns the events it
+    /// finds, which the engine publishes with the policy layer's own.
+    func evaluated(
+        _ live: inout LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor,
+        changed: [StructureChanges.FileName], now: UInt64
+    ) -> [PolicyEvent]
 
     /// A control request the engine does not answer itself; false when it is not this one's.
     func answer(_ request: ParticipantRequest, _ live: inout LiveTree<KernelFileSystem>) -> Bool
@@ -95,6 +107,11 @@ extension EngineParticipant {
     )
         -> Bool
     { false }
+    public func forgetting(_ removed: [DirectoryID], _ monitor: inout PolicyMonitor) -> [PolicyEvent] { [] }
+    public func evaluated(
+        _ live: inout LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor,
+        changed: [StructureChanges.FileName], now: UInt64
+    ) -> [PolicyEvent] { [] }
     public func answer(_ request: ParticipantRequest, _ live: inout LiveTree<KernelFileSystem>) -> Bool { false }
     public func published(_ event: PolicyEvent) {}
     public func received(_ message: any Sendable, _ output: ParticipantOutput) {}

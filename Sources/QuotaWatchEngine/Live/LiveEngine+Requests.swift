@@ -146,7 +146,7 @@ extension LiveEngine {
         emit(.resynced(directories: listed, seconds: seconds(since: start)))
         // A new tree with new ids: placed afresh, and every directory past a line reported again.
         var events = monitor?.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now()) ?? []
-        events += leftoverTurn(&live, changed: [])
+        events += evaluated(&live, changed: [])
         for event in events { publish(event) }
         reportDegradation(of: live)
         // The fresh crawl began after every waiting sync was asked for, so it answers them all.

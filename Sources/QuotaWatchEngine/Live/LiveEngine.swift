@@ -217,9 +217,11 @@ public final class LiveEngine: @unchecked Sendable {
                 allocated: total.allocated, seconds: seconds(since: 0), backend: backendName,
                 backendReason: backendReason))
         reportDegradation(of: step.live)
-        let startEvents = startPolicy(&step.live, root: root)
+        var startEvents = startPolicy(&step.live, root: root)
         if let failure = startParticipants(root: root) { return .failure(failure) }
         defer { for participant in options.participants { participant.stop() } }
+        // Every leftover already there.
+        startEvents += evaluated(&step.live, changed: [])
         // Published once every participant has started, so the cleaners hear them.
         for event in startEvents { publish(event) }
         notifyObservers(.ready, step.live)

@@ -82,6 +82,7 @@ enum RunCommand {
             HookParticipant(hooks: policy.hooks, workingDirectory: root.bytes, root: options.rootDisplay))
         let cleanup = given.cleanup.cleanup(absoluteRoot: absolute)
         options.participants.append(CleanupParticipant(options: cleanup, rootDisplay: options.rootDisplay))
+        options.participants.append(LeftoverParticipant())
         if let settings = given.history.settings(
             config: policy.history, absoluteRoot: absolute, stateDirectoryBase: given.cleanup.stateDirectoryBase)
         {
