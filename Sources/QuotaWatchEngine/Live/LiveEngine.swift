@@ -3,48 +3,8 @@ import QuotaWatchCore
 import QuotaWatchPolicy
 import QuotaWatchSystem
 
-public struct EngineOptions: Sendable {
-    public var root: [UInt8]
-    /// The root as shown in reports: absolute, escaped.
-    public var rootDisplay: String
-    public var socketPath: [UInt8]
-    public var crawl = CrawlOptions()
-    /// Changes to one file are stat'ed at most once per this period.
-    public var settle: Duration = .milliseconds(20)
-    /// Subtrees without a watch are re-listed this often.
-    public var pollInterval: Duration = .seconds(2)
-    public var emitsEvents = false
-    public var traces = false
-    /// `--backend`: inotify watches, a fanotify filesystem mark, or fanotify where it works.
-    public var backend: BackendChoice = .inotify
-    /// Quotas, budgets, disk levels and forecasts (see ``PolicyMonitor``).
-    public var policy = PolicyConfig()
-    /// Reads the config again on SIGHUP; nil when there is no file to read (the rules came
-    /// from the command line only). A thrown error's description is reported as it is.
-    public var reloadPolicy: (@Sendable () throws -> PolicyConfig)?
-    /// Told of the engine's life, its events and, when they ask, its tree (``EngineObserver``).
-    public var observers: [any EngineObserver] = []
-    /// Built outside the engine, taking part in it on its thread, in the order they hear
-    /// events: the alert hooks, the cleaners (``EngineParticipant``).
-    public var participants: [any EngineParticipant] = []
-
-    public init(root: [UInt8], rootDisplay: String, socketPath: [UInt8]) {
-        self.root = root
-        self.rootDisplay = rootDisplay
-        self.socketPath = socketPath
-    }
-}
-
 /// The engine's step on the kernel and the monotonic clock.
 typealias KernelStep = EngineStep<KernelFileSystem, MonotonicEngineClock>
-
-/// Why `quotawatch run` stopped.
-public enum EngineExit: Sendable, Equatable {
-    case signal(Int32)
-    /// ``LiveEngine/stop()`` asked it to.
-    case stopped
-    case failure(EngineFailure)
-}
 
 /// `quotawatch run`: crawls once, then keeps the tree exact from inotify events, answering
 /// control requests on the socket, until a termination signal.
@@ -65,7 +25,8 @@ public final class LiveEngine: @unchecked Sendable {
     var pendingSyncs: [[UInt8]: (reply: ControlReply, query: StatusQuery)] = [:]
     var markerCounter = 0
     let markerPrefix: [UInt8]
-    var reportedDegraded: [String] = []
+    /// What was said of the subtrees that cannot be watched.
+    var degradation: DegradationReport
     var requestsAnswered: UInt64 = 0
     /// The backend in use and why, for `ready`, `status` and the log.
     var backendName = "inotify"
@@ -82,6 +43,7 @@ public final class LiveEngine: @unchecked Sendable {
     public init(options: EngineOptions) {
         self.options = options
         markerPrefix = Array(".quotawatch-sync.\(ProcessIdentity.processID).".utf8)
+        degradation = DegradationReport(rootDisplay: options.rootDisplay, pollInterval: options.pollInterval)
     }
 
     /// Asks ``run(progress:)``, running on another thread, to return ``EngineExit/stopped`` as
@@ -243,7 +205,7 @@ public final class LiveEngine: @unchecked Sendable {
                 case .events(let changes):
                     let live = step.live
                     let batch = options.participants.reduce(changes) { $1.changes($0, in: live) }
-                    if options.traces { trace(batch, step.live.tree, step.live) }
+                    if options.traces { Log.requested(ChangeTrace.text(batch, step.live, root: options.rootDisplay)) }
                     let overflowed = step.apply(batch)
                     if step.live.mountTableMayHaveChanged { followMounts(&step.live) }
                     if overflowed { emit(.overflow) }
@@ -378,18 +340,9 @@ public final class LiveEngine: @unchecked Sendable {
         for observer in due { observer.engineTurn(view) }
     }
 
-    func trace(_ batch: [FileSystemChange], _ tree: TallyTree, _ live: LiveTree<KernelFileSystem>) {
-        var text = ""
-        for change in batch {
-            let directory = live.directory(forWatch: change.watch)
-            // The root as a name is shown, like every name: rootDisplay is escaped for JSON only.
-            let root = HumanText.escaped(options.rootDisplay)
-            let path = directory.map { directory in
-                directory == tree.root ? root : root + "/" + HumanText.name(tree.relativePath(of: directory))
-            }
-            text += "\(path ?? "?") \(change) \(HumanText.name(change.name))\n"
-        }
-        Log.requested(text)
+    /// Subtrees that cannot be watched: said once per change of that set.
+    func reportDegradation(of live: LiveTree<KernelFileSystem>) {
+        if let event = degradation.report(of: live) { emit(event) }
     }
 
     func seconds(since start: UInt64) -> Double {
