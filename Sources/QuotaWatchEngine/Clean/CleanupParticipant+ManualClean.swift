@@ -51,8 +51,9 @@ extension CleanupParticipant {
         }
         live.flush()
         // Open writers are the deleter's to check, file by file, when it gets there.
-        let offered = CleanPlanner.offer(live.cleanItems()) { _ in false }.offered
-        let chosen = CleanPlanner.select(offered, delete.selection, nowNanoseconds: WallClock.nanosecondsSinceEpoch())
+        let offered = ManualCleanPlanner.offer(live.cleanItems()) { _ in false }.offered
+        let chosen = ManualCleanPlanner.select(
+            offered, delete.selection, nowNanoseconds: WallClock.nanosecondsSinceEpoch())
         let level = request.monitor?.level.level ?? .normal
         _ = withCoordinator { coordinator in
             coordinator.submitSelection(chosen, level: level, dryRun: delete.dryRun, reply: reply)
