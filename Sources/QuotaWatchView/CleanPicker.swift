@@ -70,7 +70,7 @@ public struct CleanPicker {
 
     /// The marked items, in listing order.
     public var markedItems: [CleanItem] {
-        CleanPlanner.sortedForListing(marked.compactMap { itemsByPath[$0] })
+        ManualCleanPlanner.sortedForListing(marked.compactMap { itemsByPath[$0] })
     }
 
     /// What the marks name, as few words as possible: whole categories, businesses and kinds

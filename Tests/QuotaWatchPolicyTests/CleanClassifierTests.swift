@@ -133,7 +133,7 @@ struct CleanPlannerTests {
 
     @Test("the newest dyld cache and a download open for writing are held back, with the reason")
     func heldBack() {
-        let (offered, held) = CleanPlanner.offer(sample) { $0.path == Array("tmp/CFNetworkDownload_b.tmp".utf8) }
+        let (offered, held) = ManualCleanPlanner.offer(sample) { $0.path == Array("tmp/CFNetworkDownload_b.tmp".utf8) }
         let reasons = Dictionary(
             uniqueKeysWithValues: held.map { (String(decoding: $0.item.path, as: UTF8.self), $0.hold) })
         #expect(
@@ -147,7 +147,7 @@ struct CleanPlannerTests {
 
     @Test("the page: every category, caches by business and user files by kind, largest first")
     func page() {
-        let page = CleanPlanner.page(CleanPlanner.offer(sample) { _ in false }.offered)
+        let page = ManualCleanPlanner.page(ManualCleanPlanner.offer(sample) { _ in false }.offered)
         #expect(page.map(\.category) == CleanCategory.allCases)
         let caches = page.first { $0.category == .caches }!
         #expect(
@@ -171,9 +171,9 @@ struct CleanPlannerTests {
 
     @Test("categories, businesses, kinds and paths select; age and size narrow")
     func selections() throws {
-        let offered = CleanPlanner.offer(sample) { _ in false }.offered
+        let offered = ManualCleanPlanner.offer(sample) { _ in false }.offered
         func chosen(_ selection: CleanSelection) -> [String] {
-            paths(CleanPlanner.select(offered, selection, nowNanoseconds: Self.now))
+            paths(ManualCleanPlanner.select(offered, selection, nowNanoseconds: Self.now))
         }
         #expect(
             chosen(try selection(categories: ["leftovers"])) == [

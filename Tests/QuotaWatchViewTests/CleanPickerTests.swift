@@ -24,7 +24,7 @@ struct CleanPickerTests {
             item("Documents/Other.mov", bytes: 500_000, inode: 5),
             item("Documents/a.pdf", bytes: 8192, inode: 6),
         ]
-        return CleanPicker(page: CleanPlanner.page(items), format: .decimal, nowNanoseconds: Self.now)
+        return CleanPicker(page: ManualCleanPlanner.page(items), format: .decimal, nowNanoseconds: Self.now)
     }
 
     @Test("rows: categories, cache businesses, and your files by kind and one by one")

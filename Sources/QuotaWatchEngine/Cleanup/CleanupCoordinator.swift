@@ -13,9 +13,9 @@ import QuotaWatchSystem
 /// one stat per name in that directory, and handed to the ``CleanupRunner``, which runs off
 /// this thread. Its summary comes back through the mailbox. What the cleaners delete reaches
 /// the tree as ordinary inotify events: nothing is rescanned.
-struct CleanupCoordinator {
+struct CleanupCoordinator: Sendable {
     /// What a trigger carries until its turn.
-    enum Request {
+    enum Request: Sendable {
         case trigger(CleanupTrigger)
         /// A breach, with the limit in force and the size its rule counts.
         case breach(path: [UInt8], size: SizeKind, effectiveLimit: UInt64, rule: String)

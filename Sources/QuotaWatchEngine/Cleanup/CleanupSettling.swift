@@ -10,7 +10,7 @@ import QuotaWatchCore
 /// queued, so the end alone is not enough: a directory settles when none of the paths the run
 /// removed below it is left in the tree, or at `grace` after the end, whichever comes first (a
 /// removed name created again at once would otherwise hold it for ever).
-struct CleanupSettling {
+struct CleanupSettling: Sendable {
     static let grace: Duration = .seconds(2)
 
     struct Pending {

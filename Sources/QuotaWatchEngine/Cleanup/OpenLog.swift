@@ -8,7 +8,7 @@ import QuotaWatchSystem
 /// inotify mask), and each open of a file is noted here,
 /// keyed by the tree's file record with its inode (a reused record is told apart by it).
 /// Open events never reach the tree: they change no size.
-struct OpenLog {
+struct OpenLog: Sendable {
     /// The eviction globs asking for lru (nil: every quota directory).
     let globs: [PathGlob?]
     private var lastOpen: [FileID: (inode: UInt64, nanoseconds: Int64)] = [:]

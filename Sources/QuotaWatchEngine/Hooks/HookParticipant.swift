@@ -27,9 +27,9 @@ public final class HookParticipant: EngineParticipant {
         self.root = root
     }
 
-    public func start(post: @escaping @Sendable (any Sendable) -> Void) -> EngineFailure? {
+    public func start(_ start: ParticipantStart) -> EngineFailure? {
         state.withLock { state in
-            state.post = post
+            state.post = start.post
             return startRunner(&state).map { .hooks($0) }
         }
     }
@@ -57,12 +57,12 @@ public final class HookParticipant: EngineParticipant {
         state.withLock { $0.runner }?.submit(event.hookEvent(root: root), except: failedHook)
     }
 
-    public func received(_ message: any Sendable, publish: (PolicyEvent) -> Void) {
+    public func received(_ message: any Sendable, _ output: ParticipantOutput) {
         guard let failure = message as? HookFailure else { return }
         Log.warning(failure.summary)
         var tail = String(decoding: failure.standardErrorTail, as: UTF8.self)
         if let startError = failure.startError { tail = startError + (tail.isEmpty ? "" : "\n" + tail) }
-        publish(
+        output.publish(
             PolicyEvent(
                 .hookFailed(
                     hook: failure.hookName, failedEvent: failure.eventKind, status: failure.exitStatus,

@@ -1,18 +1,22 @@
 import QuotaWatchCore
 import QuotaWatchPolicy
+import QuotaWatchSystem
 
 /// Something built outside the engine that takes part in it on the engine thread: started
-/// once the first crawl is placed, it hears every policy event the engine publishes, gets the
-/// messages its own threads post back on the engine thread, hears of every good reload, and is
-/// stopped before ``LiveEngine/run(progress:)`` returns. The alert hooks are one
-/// (``HookParticipant``), given in ``EngineOptions/participants``.
+/// once the first crawl is placed, it may take the changes it wants before the tree sees
+/// them, read and change the tree and the policy layer at the end of every turn, answer the
+/// control requests it serves, hear every policy event the engine publishes, get the messages
+/// its own threads post back, hear of every good reload, and is stopped before
+/// ``LiveEngine/run(progress:)`` returns. The alert hooks (``HookParticipant``) and the
+/// cleaners (``CleanupParticipant``: triggers, runs and `quotawatch clean`) and the leftover
+/// rules (``LeftoverParticipant``) are given in ``EngineOptions/participants``, in the order they hear events.
 ///
 /// Every method runs on the engine thread and must return at once: the work goes to the
-/// participant's own threads, whose results come back through `post`.
+/// participant's own threads, whose results come back through ``ParticipantStart/post``.
 public protocol EngineParticipant: AnyObject, Sendable {
-    /// Starts it. `post` hands a message to the engine thread, which gives it back to
-    /// ``received(_:publish:)``. Returns why it cannot start, which stops the engine.
-    func start(post: @escaping @Sendable (any Sendable) -> Void) -> EngineFailure?
+    /// Starts it, after the policy layer has placed the first crawl. Returns why it cannot
+    /// start, which stops the engine.
+    func start(_ start: ParticipantStart) -> EngineFailure?
 
     /// The engine clock's instant at which it next wants ``turn(now:)``; nil while it waits
     /// for nothing. Read once per loop turn: keep it cheap.
@@ -21,12 +25,36 @@ public protocol EngineParticipant: AnyObject, Sendable {
     /// Called at or after ``nextDeadline``, at the end of a turn.
     func turn(now: UInt64)
 
+    /// A batch of changes before the tree applies them: what it returns goes on to the tree
+    /// (the last-open log keeps the opens, which change no size).
+    func changes(_ batch: [FileSystemChange], in live: LiveTree<KernelFileSystem>) -> [FileSystemChange]
+
+    /// At the end of every turn, after the policy pass: reads and changes the tree and the
+    /// policy layer. Returns true when the policy layer must be evaluated again now.
+    func endTurn(_ live: inout LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor?, now: UInt64) -> Bool
+
+    /// The policy layer is about to forget the directories `removed` (their ids may be reused
+    /// at once): the events of what it kept there.
+    func forgetting(_ removed: [DirectoryID], _ monitor: inout PolicyMonitor) -> [PolicyEvent]
+
+    /// The policy layer has evaluated the tree (each turn, at the start, after a reload or a
+    /// resync); `changed` are the files re-stat'ed since the last time. Returns the events it
+    /// finds, which the engine publishes with the policy layer's own.
+    func evaluated(
+        _ live: inout LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor,
+        changed: [StructureChanges.FileName], now: UInt64
+    ) -> [PolicyEvent]
+
+    /// A control request the engine does not answer itself; false when it is not this one's.
+    func answer(_ request: ParticipantRequest, _ live: inout LiveTree<KernelFileSystem>) -> Bool
+
     /// Every policy event the engine publishes, in order.
     func published(_ event: PolicyEvent)
 
-    /// A message it posted, back on the engine thread; `publish` publishes a policy event as
-    /// the engine publishes its own (to every participant, the event stream and observers).
-    func received(_ message: any Sendable, publish: (PolicyEvent) -> Void)
+    /// A message it posted, back on the engine thread; `output` publishes a policy event as
+    /// the engine publishes its own (to every participant, the event stream and observers), or
+    /// emits an engine event.
+    func received(_ message: any Sendable, _ output: ParticipantOutput)
 
     /// A good SIGHUP reload put `config` in force.
     func reloaded(_ config: PolicyConfig)
@@ -35,10 +63,57 @@ public protocol EngineParticipant: AnyObject, Sendable {
     func stop()
 }
 
+/// What a participant is given when it starts.
+public struct ParticipantStart {
+    /// Hands a message to the engine thread, which gives it back to
+    /// ``EngineParticipant/received(_:_:)``.
+    public let post: @Sendable (any Sendable) -> Void
+    /// ROOT's descriptor, open for the whole run.
+    public let root: FileDescriptor
+    /// The config the policy layer placed.
+    public let config: PolicyConfig
+    /// Programs registered as cleaners on the control socket.
+    public let registeredCleaners: RegisteredCleaners
+    /// The engine clock's reading.
+    public let now: UInt64
+}
+
+/// Where a participant's events leave the engine.
+public struct ParticipantOutput {
+    public let publish: (PolicyEvent) -> Void
+    public let emit: (EngineEvent) -> Void
+    /// The engine clock's reading.
+    public let now: UInt64
+}
+
+/// A control request handed to the participants, with what answering it may read.
+public struct ParticipantRequest {
+    public let command: ControlCommand
+    public let reply: ControlReply
+    /// The policy layer, as it stands.
+    public let monitor: PolicyMonitor?
+    /// The engine's counters, for a reply that shows them.
+    public let counters: EngineReport
+}
+
 extension EngineParticipant {
     public var nextDeadline: UInt64? { nil }
     public func turn(now: UInt64) {}
+    public func changes(_ batch: [FileSystemChange], in live: LiveTree<KernelFileSystem>) -> [FileSystemChange] {
+        batch
+    }
+    public func endTurn(
+        _ live: inout LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor?, now: UInt64
+    )
+        -> Bool
+    { false }
+    public func forgetting(_ removed: [DirectoryID], _ monitor: inout PolicyMonitor) -> [PolicyEvent] { [] }
+    public func evaluated(
+        _ live: inout LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor,
+        changed: [StructureChanges.FileName], now: UInt64
+    ) -> [PolicyEvent] { [] }
+    public func answer(_ request: ParticipantRequest, _ live: inout LiveTree<KernelFileSystem>) -> Bool { false }
     public func published(_ event: PolicyEvent) {}
-    public func received(_ message: any Sendable, publish: (PolicyEvent) -> Void) {}
+    public func received(_ message: any Sendable, _ output: ParticipantOutput) {}
     public func reloaded(_ config: PolicyConfig) {}
 }

@@ -17,9 +17,11 @@ extension LiveEngine {
         let query: StatusQuery
         switch request.command {
         case .status(let status): query = status
-        case .clean(let clean): return answerClean(clean, reply)
-        case .cleanList: return answerCleanList(reply, &live)
-        case .cleanDelete(let delete): return answerCleanDelete(delete, reply, &live)
+        case .clean, .cleanList, .cleanDelete:
+            let served = ParticipantRequest(
+                command: request.command, reply: reply, monitor: monitor, counters: view(of: live).counters)
+            for participant in options.participants where participant.answer(served, &live) { return }
+            return reply.fail("\(request.command.name) is not served: this daemon runs no cleaners")
         case .events, .registerCleaner:
             return reply.fail("\(request.command.name) is served by the control server, not the engine")
         }
@@ -144,7 +146,7 @@ extension LiveEngine {
         emit(.resynced(directories: listed, seconds: seconds(since: start)))
         // A new tree with new ids: placed afresh, and every directory past a line reported again.
         var events = monitor?.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now()) ?? []
-        events += leftoverTurn(&live, changed: [])
+        events += evaluated(&live, changed: [])
         for event in events { publish(event) }
         reportDegradation(of: live)
         // The fresh crawl began after every waiting sync was asked for, so it answers them all.

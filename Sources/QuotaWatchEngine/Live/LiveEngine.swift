@@ -3,50 +3,8 @@ import QuotaWatchCore
 import QuotaWatchPolicy
 import QuotaWatchSystem
 
-public struct EngineOptions: Sendable {
-    public var root: [UInt8]
-    /// The root as shown in reports: absolute, escaped.
-    public var rootDisplay: String
-    public var socketPath: [UInt8]
-    public var crawl = CrawlOptions()
-    /// Changes to one file are stat'ed at most once per this period.
-    public var settle: Duration = .milliseconds(20)
-    /// Subtrees without a watch are re-listed this often.
-    public var pollInterval: Duration = .seconds(2)
-    public var emitsEvents = false
-    public var traces = false
-    /// `--backend`: inotify watches, a fanotify filesystem mark, or fanotify where it works.
-    public var backend: BackendChoice = .inotify
-    /// Quotas, budgets, disk levels and forecasts (see ``PolicyMonitor``).
-    public var policy = PolicyConfig()
-    /// Reads the config again on SIGHUP; nil when there is no file to read (the rules came
-    /// from the command line only). A thrown error's description is reported as it is.
-    public var reloadPolicy: (@Sendable () throws -> PolicyConfig)?
-    /// Whether cleaners may delete, and where the audit log goes (see ``CleanupOptions``).
-    public var cleanup = CleanupOptions()
-    /// Told of the engine's life, its events and, when they ask, its tree (``EngineObserver``).
-    public var observers: [any EngineObserver] = []
-    /// Built outside the engine, taking part in it on its thread: the alert hooks
-    /// (``EngineParticipant``).
-    public var participants: [any EngineParticipant] = []
-
-    public init(root: [UInt8], rootDisplay: String, socketPath: [UInt8]) {
-        self.root = root
-        self.rootDisplay = rootDisplay
-        self.socketPath = socketPath
-    }
-}
-
 /// The engine's step on the kernel and the monotonic clock.
 typealias KernelStep = EngineStep<KernelFileSystem, MonotonicEngineClock>
-
-/// Why `quotawatch run` stopped.
-public enum EngineExit: Sendable, Equatable {
-    case signal(Int32)
-    /// ``LiveEngine/stop()`` asked it to.
-    case stopped
-    case failure(EngineFailure)
-}
 
 /// `quotawatch run`: crawls once, then keeps the tree exact from inotify events, answering
 /// control requests on the socket, until a termination signal.
@@ -67,7 +25,8 @@ public final class LiveEngine: @unchecked Sendable {
     var pendingSyncs: [[UInt8]: (reply: ControlReply, query: StatusQuery)] = [:]
     var markerCounter = 0
     let markerPrefix: [UInt8]
-    var reportedDegraded: [String] = []
+    /// What was said of the subtrees that cannot be watched.
+    var degradation: DegradationReport
     var requestsAnswered: UInt64 = 0
     /// The backend in use and why, for `ready`, `status` and the log.
     var backendName = "inotify"
@@ -78,14 +37,13 @@ public final class LiveEngine: @unchecked Sendable {
     var registeredCleaners: RegisteredCleaners?
     /// Quotas and disk levels; set once the first crawl is done.
     var monitor: PolicyMonitor?
-    /// Cleanup triggers and runs; set once the policy layer has started.
-    var cleanup: CleanupCoordinator?
     /// Mounts and unmounts below ROOT; nil when the mount table cannot be read.
     var mounts: MountFollower?
 
     public init(options: EngineOptions) {
         self.options = options
         markerPrefix = Array(".quotawatch-sync.\(ProcessIdentity.processID).".utf8)
+        degradation = DegradationReport(rootDisplay: options.rootDisplay, pollInterval: options.pollInterval)
     }
 
     /// Asks ``run(progress:)``, running on another thread, to return ``EngineExit/stopped`` as
@@ -221,10 +179,12 @@ public final class LiveEngine: @unchecked Sendable {
                 allocated: total.allocated, seconds: seconds(since: 0), backend: backendName,
                 backendReason: backendReason))
         reportDegradation(of: step.live)
-        if let failure = startParticipants() { return .failure(failure) }
+        var startEvents = startPolicy(&step.live, root: root)
+        if let failure = startParticipants(root: root) { return .failure(failure) }
         defer { for participant in options.participants { participant.stop() } }
-        let startEvents = startPolicy(&step.live, root: root)
-        if let failure = startCleanup(root: root, mailbox: mailbox) { return .failure(.cleanup(failure)) }
+        // Every leftover already there.
+        startEvents += evaluated(&step.live, changed: [])
+        // Published once every participant has started, so the cleaners hear them.
         for event in startEvents { publish(event) }
         notifyObservers(.ready, step.live)
         let exit = loop(&step)
@@ -243,8 +203,9 @@ public final class LiveEngine: @unchecked Sendable {
             for message in mailbox.take(until: deadline) {
                 switch message {
                 case .events(let changes):
-                    let batch = takeOpens(changes, step.live)
-                    if options.traces { trace(batch, step.live.tree, step.live) }
+                    let live = step.live
+                    let batch = options.participants.reduce(changes) { $1.changes($0, in: live) }
+                    if options.traces { Log.requested(ChangeTrace.text(batch, step.live, root: options.rootDisplay)) }
                     let overflowed = step.apply(batch)
                     if step.live.mountTableMayHaveChanged { followMounts(&step.live) }
                     if overflowed { emit(.overflow) }
@@ -257,15 +218,11 @@ public final class LiveEngine: @unchecked Sendable {
                 case .reload:
                     step.schedule.reloadRequested(at: clock.now)
                 case .participant(let index, let message):
-                    options.participants[index].received(message, publish: publish)
+                    options.participants[index].received(message, output)
                 case .stop:
                     return .stopped
                 case .readerFailed(let error):
                     return .failure(.runtime("reading \(backendName) events failed: \(error)"))
-                case .cleanupFinished(let summary):
-                    cleanupFinished(summary)
-                case .cleanupProgress(let report):
-                    emit(.cleanupProgress(report))
                 case .mountsChanged:
                     followMounts(&step.live)
                 }
@@ -283,9 +240,9 @@ public final class LiveEngine: @unchecked Sendable {
         }
     }
 
-    /// The earliest moment the policy layer, the cleanup and the observers want a turn.
+    /// The earliest moment the policy layer, the participants and the observers want a turn.
     private var policyDeadline: UInt64? {
-        ([monitor?.nextDeadline, cleanup?.nextDeadline] + options.observers.map(\.nextTurn)
+        ([monitor?.nextDeadline] + options.observers.map(\.nextTurn)
             + options.participants.map(\.nextDeadline)).compactMap { $0 }.min()
     }
 
@@ -300,7 +257,10 @@ public final class LiveEngine: @unchecked Sendable {
         func polled(_ step: inout KernelStep) { engine.reportDegradation(of: step.live) }
         func endTurn(_ step: inout KernelStep, now: UInt64) {
             engine.policyTurn(&step.live)
-            engine.cleanupTurn(&step.live)
+            for participant in engine.options.participants {
+                // Evaluated again at once when it asks: the loop may sleep until the next change.
+                if participant.endTurn(&step.live, &engine.monitor, now: now) { engine.policyTurn(&step.live) }
+            }
             for participant in engine.options.participants where participant.nextDeadline.map({ $0 <= now }) ?? false {
                 participant.turn(now: now)
             }
@@ -312,20 +272,29 @@ public final class LiveEngine: @unchecked Sendable {
 
     func emit(_ event: EngineEvent) { deliver(.engine(event)) }
 
-    /// Where every policy event leaves the engine: the event stream, observers, the
-    /// participants (the hooks) and the cleanup triggers.
+    /// Where every policy event leaves the engine: the event stream, observers and the
+    /// participants (the hooks, the cleanup triggers).
     func publish(_ event: PolicyEvent) {
         deliver(.policy(event))
         for participant in options.participants { participant.published(event) }
-        cleanup?.note(event)
+    }
+
+    /// What a participant's message may publish or emit.
+    private var output: ParticipantOutput {
+        ParticipantOutput(
+            publish: { [unowned self] in publish($0) }, emit: { [unowned self] in emit($0) }, now: clock.now)
     }
 
     /// Starts every participant in order, each with its own way back to this thread; the
     /// first that cannot start stops those before it, and its reason stops the engine.
-    private func startParticipants() -> EngineFailure? {
+    private func startParticipants(root: FileDescriptor) -> EngineFailure? {
+        guard let config = monitor?.config, let registeredCleaners else { return nil }
         for (index, participant) in options.participants.enumerated() {
             let mailbox = self.mailbox
-            guard let failure = participant.start(post: { mailbox.post(.participant(index, $0)) }) else { continue }
+            let start = ParticipantStart(
+                post: { mailbox.post(.participant(index, $0)) }, root: root, config: config,
+                registeredCleaners: registeredCleaners, now: clock.now)
+            guard let failure = participant.start(start) else { continue }
             for started in options.participants.prefix(index) { started.stop() }
             return failure
         }
@@ -371,18 +340,9 @@ public final class LiveEngine: @unchecked Sendable {
         for observer in due { observer.engineTurn(view) }
     }
 
-    func trace(_ batch: [FileSystemChange], _ tree: TallyTree, _ live: LiveTree<KernelFileSystem>) {
-        var text = ""
-        for change in batch {
-            let directory = live.directory(forWatch: change.watch)
-            // The root as a name is shown, like every name: rootDisplay is escaped for JSON only.
-            let root = HumanText.escaped(options.rootDisplay)
-            let path = directory.map { directory in
-                directory == tree.root ? root : root + "/" + HumanText.name(tree.relativePath(of: directory))
-            }
-            text += "\(path ?? "?") \(change) \(HumanText.name(change.name))\n"
-        }
-        Log.requested(text)
+    /// Subtrees that cannot be watched: said once per change of that set.
+    func reportDegradation(of live: LiveTree<KernelFileSystem>) {
+        if let event = degradation.report(of: live) { emit(event) }
     }
 
     func seconds(since start: UInt64) -> Double {

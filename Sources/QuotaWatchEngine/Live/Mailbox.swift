@@ -19,10 +19,6 @@ enum EngineMessage: Sendable {
     /// A message an ``EngineParticipant`` posted from its own thread, for that participant
     /// (by its place in ``EngineOptions/participants``): a failed hook run, say.
     case participant(Int, any Sendable)
-    /// A cleanup run ended (its summary, from the runner's task).
-    case cleanupFinished(CleanupSummary)
-    /// A cleaner of a run going on reported how far it has got.
-    case cleanupProgress(CleanupProgressReport)
     /// The mount table changed (``MountFollower``).
     case mountsChanged
 }

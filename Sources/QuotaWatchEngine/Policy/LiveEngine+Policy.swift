@@ -6,15 +6,14 @@ import QuotaWatchSystem
 /// The engine's side of the policy layer: starting it after the first crawl, one pass per
 /// turn, and SIGHUP.
 extension LiveEngine {
-    /// Places the first crawl's tree; returns the events of every directory already past a line
-    /// and every leftover already there, for the caller to publish once the cleanup coordinator
-    /// exists (published earlier, they would start no run).
+    /// Places the first crawl's tree; returns the events of every directory already past a line,
+    /// for the caller to publish once the participants have started (published earlier, they
+    /// would start no run).
     func startPolicy(_ live: inout LiveTree<KernelFileSystem>, root: FileDescriptor) -> [PolicyEvent] {
         monitor = PolicyMonitor(config: options.policy) { try? root.fileSystemSpace() }
-        var events = monitor?.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now()) ?? []
+        let events = monitor?.rebuild(&live.tree, keepingQuotaStates: false, now: clock.now, time: .now()) ?? []
         // After the rebuild, which finds the leftover rules the tree's shape turns on.
         live.logStructureChanges(monitor?.hasRules ?? false)
-        events += leftoverTurn(&live, changed: [])
         return events
     }
 
@@ -27,26 +26,20 @@ extension LiveEngine {
         let changes = live.drainStructureChanges()
         // Before the monitor forgets them: the removed directories' ids may be reused below.
         var events: [PolicyEvent] = []
-        if monitor != nil {
-            events = LeftoverPass<KernelFileSystem>.leftoversOfRemovedDirectories(changes.removed, &monitor!)
+        if monitor != nil, !changes.removed.isEmpty {
+            for participant in options.participants { events += participant.forgetting(changes.removed, &monitor!) }
         }
         events += monitor?.afterTurn(&live.tree, changes: changes, now: clock.now, time: .now()) ?? []
-        events += leftoverTurn(&live, changed: changes.files)
+        events += evaluated(&live, changed: changes.files)
         for event in events { publish(event) }
     }
 
-    /// The leftover pass (``LeftoverPass``) on the kernel: open writers read from `/proc`.
-    func leftoverTurn(_ live: inout LiveTree<KernelFileSystem>, changed: [LeftoverKey]) -> [PolicyEvent] {
+    /// What the participants find once the policy layer has evaluated the tree (leftovers).
+    func evaluated(_ live: inout LiveTree<KernelFileSystem>, changed: [StructureChanges.FileName]) -> [PolicyEvent] {
         guard monitor != nil else { return [] }
-        let pass = LeftoverPass<KernelFileSystem>(
-            isOpenForWriting: { status in
-                do {
-                    return try OpenWriters.first(device: status.device, inode: status.inode) != nil
-                } catch {
-                    return true
-                }
-            }, wallClock: WallClock.nanosecondsSinceEpoch)
-        return pass.run(&monitor!, &live, changed: changed, now: clock.now)
+        return options.participants.flatMap { participant in
+            participant.evaluated(&live, &monitor!, changed: changed, now: clock.now)
+        }
     }
 
     /// SIGHUP: reads the config again. A bad one is reported and changes nothing; a good one
@@ -75,20 +68,11 @@ extension LiveEngine {
             notifyObservers(.reloaded(applied: false), live)
             return
         }
-        if options.policy.cleanup != config.cleanup {
-            // The runner holds its cleaners and a run may be under way: they change at a restart.
-            Log.write(
-                .warning,
-                Diagnostic.note(
-                    "SIGHUP: 'cleaners', 'periodic', 'app_version' and 'protect' changed in the config; "
-                        + "the cleaners in force stay until the daemon is restarted (quotas, levels, leftovers and "
-                        + "hooks are reloaded now)"))
-        }
         for participant in options.participants { participant.reloaded(config) }
         var events =
             monitor?.rebuild(&live.tree, config: config, keepingQuotaStates: true, now: clock.now, time: .now()) ?? []
         live.logStructureChanges(monitor?.hasRules ?? false)
-        events += leftoverTurn(&live, changed: [])
+        events += evaluated(&live, changed: [])
         emit(.configReloaded(quotas: config.quotas.count, budgets: config.budgets.count, time: WallTime.now().iso8601))
         for event in events { publish(event) }
         notifyObservers(.reloaded(applied: true), live)

@@ -184,7 +184,7 @@ enum CleanCommand {
                 selection, dryRun: dryRun, at: place, output, json: json, config: given.config)
         }
         let writers = OpenWritersSnapshot()
-        let (offered, held) = CleanPlanner.offer(items) { item in
+        let (offered, held) = ManualCleanPlanner.offer(items) { item in
             // A /proc that cannot be read cannot rule a writer out: held back too.
             do {
                 return try writers.check(FileIdentity(device: item.device, inode: item.inode)).writer != nil
@@ -192,7 +192,7 @@ enum CleanCommand {
                 return true
             }
         }
-        let page = CleanPlanner.page(narrowed(offered, by: selection, now: output.nowNanoseconds))
+        let page = ManualCleanPlanner.page(narrowed(offered, by: selection, now: output.nowNanoseconds))
         let onTerminal = FileDescriptor(rawValue: 0).isTerminal && FileDescriptor.standardOutput.isTerminal
         let anything = page.contains { !$0.items.isEmpty }
         guard !json, !given.list, onTerminal, anything else {
@@ -278,8 +278,9 @@ enum CleanCommand {
                 return failure.status
             }
             // The same planner as the daemon: open writers are the deleter's to check.
-            let chosen = CleanPlanner.select(
-                CleanPlanner.offer(items) { _ in false }.offered, selection, nowNanoseconds: output.nowNanoseconds)
+            let chosen = ManualCleanPlanner.select(
+                ManualCleanPlanner.offer(items) { _ in false }.offered, selection, nowNanoseconds: output.nowNanoseconds
+            )
             do {
                 report = try ManualClean.runLocally(
                     root: root, items: chosen, protection: protection, stateDirectory: stateDirectory, dryRun: dryRun)

@@ -80,14 +80,16 @@ enum RunCommand {
         options.policy = policy
         options.participants.append(
             HookParticipant(hooks: policy.hooks, workingDirectory: root.bytes, root: options.rootDisplay))
-        options.cleanup = given.cleanup.cleanup(absoluteRoot: absolute)
+        let cleanup = given.cleanup.cleanup(absoluteRoot: absolute)
+        options.participants.append(CleanupParticipant(options: cleanup, rootDisplay: options.rootDisplay))
+        options.participants.append(LeftoverParticipant())
         if let settings = given.history.settings(
             config: policy.history, absoluteRoot: absolute, stateDirectoryBase: given.cleanup.stateDirectoryBase)
         {
             options.observers.append(HistoryRecorder(settings: settings))
         }
         do {
-            if let state = options.cleanup.stateDirectory { try StateDirectory.checkTrusted(state) }
+            if let state = cleanup.stateDirectory { try StateDirectory.checkTrusted(state) }
         } catch {
             Log.error("\(error)")
             return .exit(.failure)

@@ -45,7 +45,8 @@ enum WatchInProcess {
             }
         }
         return WatchSession(
-            feed: feed, socketPath: options.socketPath, attachedTo: nil, deletes: options.cleanup.deletes,
+            feed: feed, socketPath: options.socketPath, attachedTo: nil,
+            deletes: options.participants.contains { ($0 as? CleanupParticipant)?.deletes == true },
             stop: {
                 engine.stop()
                 thread.join()

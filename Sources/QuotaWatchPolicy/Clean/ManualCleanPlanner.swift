@@ -3,7 +3,10 @@ import QuotaWatchCore
 /// The storage page's decisions on a list of items, all pure: what is listed (and what is
 /// held back, and why), how it is grouped, and what a selection deletes. The CLI and the
 /// daemon call the same functions, so `--dry-run` lists exactly what a real run removes.
-public enum CleanPlanner {
+///
+/// The manual path: what a person picks on `quotawatch clean`. The automatic path, the
+/// cleaners a trigger runs, is planned by the engine's `CleanupPlanner` from the config.
+public enum ManualCleanPlanner {
     /// Splits `items` into those on offer and those held back: a leftover still open for
     /// writing (`isOpenForWriting`, asked only for leftovers) and the newest entry of each
     /// dyld cache directory (only the stale ones are offered).

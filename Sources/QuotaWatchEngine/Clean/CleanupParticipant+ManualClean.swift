@@ -1,29 +1,49 @@
 import QuotaWatchCore
 import QuotaWatchPolicy
 
-/// `quotawatch clean` served by the daemon: the page from the live tree, and deletions on the
-/// cleanup runner.
-extension LiveEngine {
+/// The control requests cleaning serves on the engine thread: `clean` (every cleaner now) and
+/// `quotawatch clean`'s page (`clean_list`) and selections (`clean_delete`), the page from the
+/// live tree and the deletions on the cleanup runner.
+extension CleanupParticipant {
+    public func answer(_ request: ParticipantRequest, _ live: inout LiveTree<KernelFileSystem>) -> Bool {
+        switch request.command {
+        case .clean(let clean): answerClean(clean, request.reply)
+        case .cleanList: answerCleanList(request, &live)
+        case .cleanDelete(let delete): answerCleanDelete(delete, request, &live)
+        default: return false
+        }
+        return true
+    }
+
+    /// `clean`: every cleaner now; the reply waits for the run's summary (the runner sends it).
+    private func answerClean(_ request: CleanRequest, _ reply: ControlReply) {
+        let noted = withCoordinator { coordinator in
+            coordinator.note(.manual(name: request.trigger, dryRun: request.dryRun, reply: reply))
+        }
+        if !noted { reply.fail("the cleaners have not started yet; try again") }
+    }
+
     /// `clean_list`: the storage page's files, after every change seen so far is applied.
-    func answerCleanList(_ reply: ControlReply, _ live: inout LiveTree<KernelFileSystem>) {
+    private func answerCleanList(_ request: ParticipantRequest, _ live: inout LiveTree<KernelFileSystem>) {
         live.flush()
         let items = live.cleanItems(statting: false)
-        var listing = CleanListing(root: options.rootDisplay, items: items, engine: view(of: live).counters)
+        var listing = CleanListing(root: rootDisplay, items: items, engine: request.counters)
         // The connection's thread reads each file's mtime, relative to ROOT's descriptor.
         listing.timesFrom = live.fileSystem.root
-        reply.send(listing)
+        request.reply.send(listing)
     }
 
     /// `clean_delete`: plans the selection from the live tree with the CLI's own planner and
     /// hands it to the runner; the reply waits for the run.
-    func answerCleanDelete(
-        _ request: CleanDeleteRequest, _ reply: ControlReply, _ live: inout LiveTree<KernelFileSystem>
+    private func answerCleanDelete(
+        _ delete: CleanDeleteRequest, _ request: ParticipantRequest, _ live: inout LiveTree<KernelFileSystem>
     ) {
-        guard cleanup != nil else {
+        let reply = request.reply
+        guard hasStarted else {
             reply.fail("the cleaners have not started yet; try again")
             return
         }
-        guard request.dryRun || options.cleanup.deletes else {
+        guard delete.dryRun || deletes else {
             reply.fail(
                 "this daemon was started without --clean (or with --dry-run), so it deletes nothing; "
                     + "restart it with --clean, or use --dry-run to see what would go")
@@ -31,13 +51,18 @@ extension LiveEngine {
         }
         live.flush()
         // Open writers are the deleter's to check, file by file, when it gets there.
-        let offered = CleanPlanner.offer(live.cleanItems()) { _ in false }.offered
-        let chosen = CleanPlanner.select(
-            offered, request.selection, nowNanoseconds: WallClock.nanosecondsSinceEpoch())
-        cleanup!.submitSelection(
-            chosen, level: monitor?.level.level ?? .normal, dryRun: request.dryRun, reply: reply)
+        let offered = ManualCleanPlanner.offer(live.cleanItems()) { _ in false }.offered
+        let chosen = ManualCleanPlanner.select(
+            offered, delete.selection, nowNanoseconds: WallClock.nanosecondsSinceEpoch())
+        let level = request.monitor?.level.level ?? .normal
+        _ = withCoordinator { coordinator in
+            coordinator.submitSelection(chosen, level: level, dryRun: delete.dryRun, reply: reply)
+        }
     }
+}
 
+/// What a run that served `clean` requests and selections tells each of them.
+enum ManualCleanReplies {
     /// The cleaners a summary shows: a run that served only selections shows the selection
     /// cleaner alone; any other run leaves it out (it did nothing there).
     static func reportsShown(_ summary: CleanupSummary, served: [CleanupPlan]) -> [CleanerReport] {
