@@ -58,13 +58,14 @@ qw_require_packages() {
 #          for the deleter's mapping limit); a test needing one is skipped, saying so, where it
 #          is missing
 #   demo   build, and du for the comparison line
-#   bench  build, and the tools QuotaWatch is measured against: gdu, watchman, inotifywait, hyperfine
+#   bench  build, and the tools QuotaWatch is measured against: gdu, watchman, inotifywait, hyperfine;
+#          linux-perf to profile the daemon (docs/BENCHMARKS.md says how)
 QW_BUILD_PACKAGES=(libinotifytools0-dev libyaml-dev libncurses-dev libsqlite3-dev libmicrohttpd-dev libsystemd-dev)
 qw_install_deps() {
     case "${1:-}" in
     test) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils tmux prometheus prometheus-alertmanager man-db btrfs-progs ;;
     demo) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils ;;
-    bench) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils gdu watchman inotify-tools hyperfine ;;
+    bench) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils gdu watchman inotify-tools hyperfine linux-perf ;;
     *)
         echo "qw_install_deps: expected test, demo or bench, got '${1:-}'" >&2
         return 64
