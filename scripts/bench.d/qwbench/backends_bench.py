@@ -66,13 +66,16 @@ class Daemon:
         started = time.perf_counter()
         self.process = children.start(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         reader = LineReader(self.process.stdout.fileno())
+        # A `degraded` event (watches short) comes before `ready`: every line is kept.
+        seen = []
         try:
-            line = reader.read_until(lambda text: b'"event":"ready"' in text, READY_TIMEOUT)
+            line = reader.read_until(lambda text: seen.append(text) or b'"event":"ready"' in text, READY_TIMEOUT)
         except EOFError:
             children.stop(self.process)
             raise RuntimeError(f"quotawatch run --backend {backend} exited before ready") from None
         self.ready_seconds = time.perf_counter() - started
         self.ready_line = line.decode(errors="replace")
+        self.degraded = any(b'"event":"degraded"' in text for text in seen)
 
     def sync(self) -> None:
         subprocess.run(
@@ -195,7 +198,7 @@ def many_directories(children: Children, binary: str, run_dir: str, tree: str, d
             continue
         rss = procfs.status_kib(daemon.process.pid)["VmRSS"]
         slab = slab_kib().get("Slab (meminfo)", 0) - before
-        degraded = "degraded" in daemon.ready_line or "unwatched" in daemon.ready_line
+        degraded = daemon.degraded
         daemon.stop()
         rows.append(
             [backend, stats.seconds(daemon.ready_seconds), stats.mebibytes(rss), f"{slab:+,} KiB", "degraded (polls)" if degraded else "watched"]
