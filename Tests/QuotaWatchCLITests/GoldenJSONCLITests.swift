@@ -39,8 +39,8 @@ struct GoldenJSONCLITests {
                 inode: UInt64(70 + index), allocatedBytes: 8192, apparentBytes: 5000,
                 modifiedNanoseconds: 1_764_000_000_000_000_000)
         }
-        let offer = CleanPlanner.offer(items) { $0.path == download }
-        Self.expectFixture(Self.output.json(CleanPlanner.page(offer.offered), held: offer.held), "clean")
+        let offer = ManualCleanPlanner.offer(items) { $0.path == download }
+        Self.expectFixture(Self.output.json(ManualCleanPlanner.page(offer.offered), held: offer.held), "clean")
         var result = CleanupResult()
         result.removed = [RemovedItem(path: cache, freedBytes: 8192)]
         result.skipped = [SkippedItem(path: download, reason: "open for writing by pid 42")]

@@ -248,7 +248,7 @@ enum CleanCommand {
         case .daemon(let socket, let timeout, let items):
             let request = ControlRequest(.cleanDelete(CleanDeleteRequest(selection: selection, dryRun: dryRun)))
             // As many as the daemon's planner will choose: the same filter on the same page.
-            let total = CleanPlanner.offer(items) { _ in false }.offered.count {
+            let total = ManualCleanPlanner.offer(items) { _ in false }.offered.count {
                 selection.selects($0, nowNanoseconds: output.nowNanoseconds)
             }
             let bar = CleanProgressBar.start(

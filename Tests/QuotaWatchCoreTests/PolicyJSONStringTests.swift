@@ -1,4 +1,4 @@
-import QuotaWatchPolicy
+import QuotaWatchCore
 import Testing
 
 @Suite("PolicyJSON strings: whole when nothing needs escaping, escaped exactly when something does")
