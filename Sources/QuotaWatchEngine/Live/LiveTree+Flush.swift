@@ -44,25 +44,17 @@ extension LiveTree {
             case .found(let status) where status.kind == .directory:
                 tree.updateDirectory(directory, status: status)
                 if directory == tree.root && status.linkCount == 0 { rootIsGone = true }
-            case .directoryUnavailable, .missing:
+            case .missing:
                 // Parked names are not real: their records wait for the rest of a move.
                 guard directory != tree.root, tree.name(of: directory).first != 0 else { break }
-                // Another directory or nothing at the record's place: a queued rename or
-                // removal will say where it went. If none does (the record was put there by
-                // the stale half of an exchange the tree had already caught up with), the
-                // next sync lists the place again (``relistLostDirectories()``).
+                // Nothing at the record's place: a queued rename or removal will say where it
+                // went. If none does (the record was put there by the stale half of an
+                // exchange the tree had already caught up with), the next sync looks at the
+                // place again (``relistLostDirectories()``); nothing is re-stat'ed until then.
+                missingSinceSync.insert(directory)
+            case .directoryUnavailable:
                 let attempts = deferredSelves[directory, default: 0] + 1
-                if attempts <= deferralLimit {
-                    deferredDirectories[directory] = attempts
-                } else if case .missing = lookup, let parent = tree.parent(of: directory) {
-                    // Nothing said so for all that time: the directory is gone, and so are its
-                    // events. Its place alone is looked at again; nothing else is in doubt.
-                    let place = PendingName(directory: parent, name: Array(tree.name(of: directory)))
-                    removeDirectory(directory)
-                    pendingNames.insert(place)
-                } else {
-                    needsResync = true
-                }
+                if attempts > deferralLimit { needsResync = true } else { deferredDirectories[directory] = attempts }
             default:
                 break
             }
@@ -139,6 +131,9 @@ extension LiveTree {
     /// after it had been reused). List each such directory again from its name, shallowest first.
     mutating func relistLostDirectories() {
         var lost = Set(deferredDirectories.keys)
+        // Records freed since (their numbers perhaps reused) are looked at only if in the tree.
+        lost.formUnion(missingSinceSync.filter { tree.contains($0) })
+        missingSinceSync = []
         lost.formUnion(deferredNames.keys.map(\.directory))
         lost.formUnion(deferredReadabilityChecks.keys)
         guard !lost.isEmpty else { return }
@@ -182,6 +177,7 @@ extension LiveTree {
         pendingDirectories.removeAll()
         deferredNames.removeAll()
         deferredDirectories.removeAll()
+        missingSinceSync = []
         deferredReadabilityChecks.removeAll()
         restats.removeAll()
         unreadable.removeAll()

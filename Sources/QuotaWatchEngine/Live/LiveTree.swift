@@ -88,6 +88,8 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// it is still on its way through the queue; retried after the next events, with a count.
     var deferredNames: [PendingName: Int] = [:]
     var deferredDirectories: [DirectoryID: Int] = [:]
+    /// Directories whose own place was empty at a flush: looked at again at the next sync.
+    var missingSinceSync: Set<DirectoryID> = []
     var deferredReadabilityChecks: [DirectoryID: Int] = [:]
     /// A name deferred this many times means the tree lost track: recover with a fresh crawl.
     let deferralLimit = 500
