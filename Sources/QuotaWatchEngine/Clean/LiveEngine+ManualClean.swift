@@ -14,8 +14,9 @@ extension LiveEngine {
         reply.send(listing)
     }
 
-    /// `clean_delete`: plans the selection from the live tree with the CLI's own planner and
-    /// hands it to the runner; the reply waits for the run.
+    /// `clean_delete`: takes the storage page's files from the live tree and hands them with
+    /// the selection to the runner, which plans it with the CLI's own planner (off this
+    /// thread: see ``PlannedSelection``); the reply waits for the run.
     func answerCleanDelete(
         _ request: CleanDeleteRequest, _ reply: ControlReply, _ live: inout LiveTree<KernelFileSystem>
     ) {
@@ -30,12 +31,11 @@ extension LiveEngine {
             return
         }
         live.flush()
-        // Open writers are the deleter's to check, file by file, when it gets there.
-        let offered = CleanPlanner.offer(live.cleanItems()) { _ in false }.offered
-        let chosen = CleanPlanner.select(
-            offered, request.selection, nowNanoseconds: WallClock.nanosecondsSinceEpoch())
+        let selection = PlannedSelection(
+            items: live.cleanItems(statting: false), selection: request.selection,
+            nowNanoseconds: WallClock.nanosecondsSinceEpoch(), root: live.fileSystem.root)
         cleanup!.submitSelection(
-            chosen, level: monitor?.level.level ?? .normal, dryRun: request.dryRun, reply: reply)
+            selection, level: monitor?.level.level ?? .normal, dryRun: request.dryRun, reply: reply)
     }
 
     /// The cleaners a summary shows: a run that served only selections shows the selection

@@ -93,7 +93,7 @@ extension LiveEngine {
                 for plan in served {
                     for reply in plan.replies {
                         if let selection = plan.selection {
-                            reply.send(Self.deletionReport(summary, selection: selection, dryRun: plan.dryRun))
+                            reply.send(Self.deletionReport(summary, selection: selection.chosen, dryRun: plan.dryRun))
                         } else {
                             reply.send(summary)
                         }
