@@ -4,6 +4,7 @@
     python3 harness.py live --binary BIN --run-dir DIR [options] NAME=ROOT...
     python3 harness.py memory --binary BIN --run-dir DIR --work DIR [--names N] [--huge-files N] [--runs N]
     python3 harness.py eviction --binary BIN --run-dir DIR [--files N] [--runs N]
+    python3 harness.py clean-large --binary BIN --run-dir DIR [--files N]
 
 scripts/bench builds, makes the trees, and adds the dated heading and machine facts.
 """
@@ -11,7 +12,7 @@ scripts/bench builds, makes the trees, and adds the dated heading and machine fa
 import argparse
 import sys
 
-from qwbench import cleanup_bench, live, memory_bench, scan
+from qwbench import clean_large, cleanup_bench, live, memory_bench, scan
 from qwbench.children import Children
 
 
@@ -62,9 +63,16 @@ def main() -> int:
     eviction_parser.add_argument("--files", type=int, default=20_000)
     eviction_parser.add_argument("--runs", type=int, default=3)
 
+    clean_large_parser = commands.add_parser("clean-large")
+    clean_large_parser.add_argument("--binary", required=True)
+    clean_large_parser.add_argument("--run-dir", required=True)
+    clean_large_parser.add_argument("--files", type=int, default=60_000)
+
     arguments = parser.parse_args()
     children = Children()
-    if arguments.command == "eviction":
+    if arguments.command == "clean-large":
+        body = clean_large.run(children, arguments.binary, arguments.run_dir, arguments.files)
+    elif arguments.command == "eviction":
         body = cleanup_bench.side_by_side(children, arguments.binary, arguments.run_dir, arguments.runs, arguments.files)
     elif arguments.command == "memory":
         body = memory_bench.run(
