@@ -81,6 +81,21 @@ struct AuditImportTests {
         #expect(rows.map(\.result) == ["removed", "removed", "pending"])
     }
 
+    @Test("a run kept in more rotated files than the log keeps by default is imported whole")
+    func manyRotatedFiles() throws {
+        let state = try TempTree(prefix: "qw-audit-import")
+        let store = try HistoryStore(writingTo: Array(state.absolutePath("history.sqlite").utf8))
+        // Twelve rotated files of one run (the log keeps them while the run goes on), oldest `.12`.
+        for generation in stride(from: 12, through: 1, by: -1) {
+            try append(
+                state, TreePath(components: [Array("audit.jsonl.\(generation)".utf8)]),
+                Self.intent("9-1", 13 - generation, "tmp/\(13 - generation)"))
+        }
+        try append(state, "audit.jsonl", Self.intent("9-1", 13, "tmp/13"))
+        try AuditImport(stateDirectory: Array(state.rootPath.utf8)).run(into: store)
+        #expect(Set(try deletions(store).map(\.path)) == Set((1...13).map { "tmp/\($0)" }))
+    }
+
     @Test("no audit log: nothing to import")
     func noLog() throws {
         let state = try TempTree(prefix: "qw-audit-import")

@@ -5,6 +5,7 @@
     python3 harness.py memory --binary BIN --run-dir DIR --work DIR [--names N] [--huge-files N] [--runs N]
     python3 harness.py eviction --binary BIN --run-dir DIR [--files N] [--runs N]
     python3 harness.py backends --binary BIN --run-dir DIR --grid ROOT [--many ROOT --many-dirs N] [--burst-files N] [--runs N]
+    python3 harness.py clean-large --binary BIN --run-dir DIR [--files N]
 
 scripts/bench builds, makes the trees, and adds the dated heading and machine facts.
 """
@@ -12,7 +13,7 @@ scripts/bench builds, makes the trees, and adds the dated heading and machine fa
 import argparse
 import sys
 
-from qwbench import backends_bench, cleanup_bench, live, memory_bench, scan
+from qwbench import backends_bench, clean_large, cleanup_bench, live, memory_bench, scan
 from qwbench.children import Children
 
 
@@ -72,6 +73,11 @@ def main() -> int:
     backends_parser.add_argument("--burst-files", type=int, default=100_000)
     backends_parser.add_argument("--runs", type=int, default=3)
 
+    clean_large_parser = commands.add_parser("clean-large")
+    clean_large_parser.add_argument("--binary", required=True)
+    clean_large_parser.add_argument("--run-dir", required=True)
+    clean_large_parser.add_argument("--files", type=int, default=60_000)
+
     arguments = parser.parse_args()
     children = Children()
     if arguments.command == "backends":
@@ -79,6 +85,8 @@ def main() -> int:
             children, arguments.binary, arguments.run_dir, arguments.grid, arguments.many, arguments.many_dirs,
             arguments.burst_files, arguments.runs,
         )
+    elif arguments.command == "clean-large":
+        body = clean_large.run(children, arguments.binary, arguments.run_dir, arguments.files)
     elif arguments.command == "eviction":
         body = cleanup_bench.side_by_side(children, arguments.binary, arguments.run_dir, arguments.runs, arguments.files)
     elif arguments.command == "memory":

@@ -33,8 +33,9 @@ extension CleanupParticipant {
         request.reply.send(listing)
     }
 
-    /// `clean_delete`: plans the selection from the live tree with the CLI's own planner and
-    /// hands it to the runner; the reply waits for the run.
+    /// `clean_delete`: takes the storage page's files from the live tree and hands them with
+    /// the selection to the runner, which plans it with the CLI's own planner (off this
+    /// thread: see ``PlannedSelection``); the reply waits for the run.
     private func answerCleanDelete(
         _ delete: CleanDeleteRequest, _ request: ParticipantRequest, _ live: inout LiveTree<KernelFileSystem>
     ) {
@@ -50,13 +51,12 @@ extension CleanupParticipant {
             return
         }
         live.flush()
-        // Open writers are the deleter's to check, file by file, when it gets there.
-        let offered = ManualCleanPlanner.offer(live.cleanItems()) { _ in false }.offered
-        let chosen = ManualCleanPlanner.select(
-            offered, delete.selection, nowNanoseconds: WallClock.nanosecondsSinceEpoch())
+        let selection = PlannedSelection(
+            items: live.cleanItems(statting: false), selection: delete.selection,
+            nowNanoseconds: WallClock.nanosecondsSinceEpoch(), root: live.fileSystem.root)
         let level = request.monitor?.level.level ?? .normal
         _ = withCoordinator { coordinator in
-            coordinator.submitSelection(chosen, level: level, dryRun: delete.dryRun, reply: reply)
+            coordinator.submitSelection(selection, level: level, dryRun: delete.dryRun, reply: reply)
         }
     }
 }

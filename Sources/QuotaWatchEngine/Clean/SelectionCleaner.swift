@@ -4,8 +4,8 @@ import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// The daemon's cleaner for selections of the storage page: registered after the configured
-/// cleaners, it does nothing unless the run serves a `clean_delete` plan, whose items were
-/// chosen on the engine thread from the live tree. Running on the cleanup runner, it never
+/// cleaners, it does nothing unless the run serves a `clean_delete` plan, whose files the
+/// engine thread took from the live tree and which is planned here (``PlannedSelection``). Running on the cleanup runner, it never
 /// overlaps an automatic run.
 struct SelectionCleaner: Cleaner {
     let name = ManualClean.cleanerName
@@ -14,7 +14,9 @@ struct SelectionCleaner: Cleaner {
     let backend: @Sendable (_ items: [CleanItem], _ dryRun: Bool) -> any RemovalBackend
 
     func clean(_ context: CleanupContext) async throws -> CleanupResult {
-        guard let plan = plans.active(context.trigger), let items = plan.selection else { return CleanupResult() }
+        guard let plan = plans.active(context.trigger), let items = plan.selection?.chosen else {
+            return CleanupResult()
+        }
         let remover = Remover(
             backend: backend(items, context.dryRun || plan.dryRun), trigger: context.remover.trigger, cleaner: name,
             run: context.runID, progress: context.remover.progress)

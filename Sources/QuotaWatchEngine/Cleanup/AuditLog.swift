@@ -24,12 +24,17 @@ public struct AuditContext: Sendable, Hashable {
 /// one write and one sync, all before the group's first unlink); after it, the outcome.
 /// A crash in between leaves an intent without an outcome, which ``recover(using:)`` resolves
 /// at the next start. When the intent cannot be written (a full disk), the name is not
-/// removed. Rotated by size: `audit.jsonl.1` … `.keep`, the oldest replaced.
+/// removed. Rotated by size: `audit.jsonl.1` … `.keep`, the oldest replaced; but never a file
+/// that holds records of a run still writing (see ``Settings/keep``): a run's records stay whole
+/// until it has ended, and the history imports them after its `cleanup` event.
 public final class AuditLog: Sendable {
     public struct Settings: Sendable, Hashable {
         /// Rotate before an intent once the file is this large.
         public var maximumBytes: UInt64
-        /// Old files kept.
+        /// Old files kept, at least: a rotation keeps more while the oldest ones hold records of
+        /// a run that has written into the current file (a run larger than `maximumBytes × keep`
+        /// would otherwise lose its first deletions' records while it goes on), and drops the
+        /// extra ones at the first rotation after that run.
         public var keep: Int
 
         public init(maximumBytes: UInt64 = 4 << 20, keep: Int = 3) {
@@ -49,6 +54,9 @@ public final class AuditLog: Sendable {
     private struct State: ~Copyable {
         var file: DurableAppendFile
         var sequence: UInt64 = 0
+        /// The runs that wrote into each file this process has written: the current file first,
+        /// then `.1`, `.2` …; empty for files of an earlier process (their runs have ended).
+        var runsByGeneration: [Set<String>] = [[]]
     }
 
     /// Opens (creating the directory, mode 0700, and the file, 0600) `directory/audit.jsonl`.
@@ -101,8 +109,16 @@ public final class AuditLog: Sendable {
                 bytes += Array((PolicyJSON.object(fields).encoded + "\n").utf8)
             }
             do throws(Errno) {
-                if state.file.size >= settings.maximumBytes { try state.file.rotate(keep: settings.keep) }
+                let writing = Set(intents.map(\.context.run))
+                if state.file.size >= settings.maximumBytes {
+                    let kept = Self.filesToKeep(
+                        settings.keep, runsByGeneration: state.runsByGeneration, writing: writing)
+                    try state.file.rotate(keep: kept)
+                    state.runsByGeneration.insert([], at: 0)
+                    state.runsByGeneration.removeLast(max(0, state.runsByGeneration.count - (kept + 1)))
+                }
                 try state.file.append(bytes)
+                state.runsByGeneration[0].formUnion(writing)
                 return .success(sequences)
             } catch {
                 return .failure(error)
@@ -126,7 +142,21 @@ public final class AuditLog: Sendable {
         ]
         state.withLock { state in
             try? state.file.append(Array((PolicyJSON.object(fields).encoded + "\n").utf8), synced: false)
+            state.runsByGeneration[0].insert(run)
         }
+    }
+
+    /// How many old files a rotation keeps: `keep`, or more while the oldest hold records of a
+    /// run that is writing now or wrote into the current file (`runsByGeneration[0]`), which is
+    /// still going on or has just ended; every file between them holds that run's records too.
+    static func filesToKeep(_ keep: Int, runsByGeneration: [Set<String>], writing: Set<String>) -> Int {
+        let current = runsByGeneration.first ?? []
+        let going = current.union(writing)
+        // The file at `.index` becomes `.index+1`; the current one becomes `.1`.
+        let oldestOfARun = runsByGeneration.indices.last { index in
+            index == 0 ? !current.isDisjoint(with: writing) : !runsByGeneration[index].isDisjoint(with: going)
+        }
+        return max(keep, oldestOfARun.map { $0 + 1 } ?? 0)
     }
 
     /// More than a log ever holds between rotations (4 MiB by default): a read's buffer is as

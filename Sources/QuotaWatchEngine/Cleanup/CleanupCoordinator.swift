@@ -97,15 +97,15 @@ struct CleanupCoordinator: Sendable {
 
     mutating func note(_ request: Request) { waiting.append(request) }
 
-    /// A `clean_delete` selection, planned already: staged under a trigger of its own and
+    /// A `clean_delete` selection, to be planned on the runner: staged under a trigger of its own and
     /// submitted at once, so it runs on the runner after (never during) any other run.
-    mutating func submitSelection(_ items: [CleanItem], level: DiskLevel, dryRun: Bool, reply: ControlReply) {
+    mutating func submitSelection(_ selection: PlannedSelection, level: DiskLevel, dryRun: Bool, reply: ControlReply) {
         selections += 1
         let trigger = CleanupTrigger.manual("clean-\(selections)")
         var plan = CleanupPlan(level: level, jobs: settings.cleaners.map { _ in [] })
         plan.dryRun = dryRun
         plan.replies = [reply]
-        plan.selection = items
+        plan.selection = selection
         plans.stage(trigger, plan)
         runner.submit(trigger)
     }

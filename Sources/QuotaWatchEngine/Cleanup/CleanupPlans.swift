@@ -13,8 +13,9 @@ struct CleanupPlan: Sendable {
     var dryRun = false
     /// `clean` requests answered with the summary of the run that serves this trigger.
     var replies: [ControlReply] = []
-    /// A `clean_delete` selection: the files ``SelectionCleaner`` removes; nil for the others.
-    var selection: [CleanItem]?
+    /// A `clean_delete` selection: the files ``SelectionCleaner`` removes, planned on the
+    /// runner; nil for the others.
+    var selection: PlannedSelection?
     /// What each registered cleaner this trigger concerns gets, by registration id.
     var registered: [UInt64: CleanupInputs] = [:]
 }

@@ -13,8 +13,10 @@ import QuotaWatchSystem
 /// rename) does not change, so a file read twice adds nothing.
 public struct AuditImport {
     public static let fileName = "audit.jsonl"
-    /// Rotated files looked at: `audit.jsonl.1` … `.9` (the log keeps 3 unless configured).
-    static let rotatedFilesLooked = 9
+    /// Rotated files looked at: `audit.jsonl.1` … up to the first missing one. The log keeps 3,
+    /// and more while one run's records fill them (a 60 000-name run writes about 8 of 4 MiB);
+    /// the bound only stops a directory stuffed with names by someone else.
+    static let rotatedFilesLooked = 100_000
     let directory: [UInt8]
 
     public init(stateDirectory: [UInt8]) { directory = stateDirectory }

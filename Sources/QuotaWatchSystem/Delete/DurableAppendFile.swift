@@ -69,13 +69,18 @@ public final class DurableAppendFile {
     }
 
     /// Moves `path` to `path.1`, `path.1` to `path.2` … keeping `keep` old files (the oldest
-    /// is replaced, never unlinked), and starts an empty `path`.
+    /// kept is replaced by the one before it), removes any older ones (`path.keep+1` …, left by an
+    /// earlier rotation that kept more), and starts an empty `path`.
     ///
-    /// The corresponding C function is `renameat`.
+    /// The corresponding C functions are `renameat` and `unlinkat`.
     public func rotate(keep: Int) throws(Errno) {
         descriptor?.close()
         descriptor = nil
         if keep > 0 {
+            var older = keep + 1
+            while (try? FileDescriptor.currentWorkingDirectory.unlink(path + Array(".\(older)".utf8))) != nil {
+                older += 1
+            }
             for generation in stride(from: keep - 1, through: 0, by: -1) {
                 let from = generation == 0 ? path : path + Array(".\(generation)".utf8)
                 do {

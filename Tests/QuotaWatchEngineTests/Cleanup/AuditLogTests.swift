@@ -240,8 +240,9 @@ struct AuditLogTests {
         let setup = try Setup()
         let log = try AuditLog(
             directory: setup.state, settings: AuditLog.Settings(maximumBytes: 600, keep: 2), clock: Self.fixedTime)
-        let journal = log.journal(AuditContext(rule: "r", trigger: "t", cleaner: "c", run: "run"))
         for index in 0..<20 {
+            // A run each: one run's records are kept whole (rotationKeepsARunWhole).
+            let journal = log.journal(AuditContext(rule: "r", trigger: "t", cleaner: "c", run: "run-\(index)"))
             let entry = DeletionEntry(
                 path: Array("file-\(index)".utf8), identity: FileIdentity(device: 1, inode: UInt64(index)),
                 kind: .regular, allocatedBytes: 1, linkCount: 1)
@@ -256,6 +257,54 @@ struct AuditLogTests {
         #expect(current.contains("file-19"))
         let size = try FileManager.default.attributesOfItem(atPath: base)[.size] as? Int ?? 0
         #expect(size < 600 + 400)
+    }
+
+    @Test("a run larger than the rotated files keeps every record until it has ended; the next run trims back to N")
+    func rotationKeepsARunWhole() throws {
+        let setup = try Setup()
+        let log = try AuditLog(
+            directory: setup.state, settings: AuditLog.Settings(maximumBytes: 600, keep: 2), clock: Self.fixedTime)
+        let base = String(decoding: log.path, as: UTF8.self)
+        func files() -> [String] {
+            var names = [base]
+            var generation = 1
+            while FileManager.default.fileExists(atPath: base + ".\(generation)") {
+                names.append(base + ".\(generation)")
+                generation += 1
+            }
+            return names
+        }
+        func write(run: String, count: Int) throws {
+            let journal = log.journal(AuditContext(rule: "r", trigger: "t", cleaner: "c", run: run))
+            for index in 0..<count {
+                let entry = DeletionEntry(
+                    path: Array("\(run)-file-\(index)".utf8), identity: FileIdentity(device: 1, inode: UInt64(index)),
+                    kind: .regular, allocatedBytes: 1, linkCount: 1)
+                try journal.recordIntent(entry)
+                journal.recordOutcome(entry, failure: nil)
+            }
+        }
+        func records(of run: String) throws -> Set<String> {
+            var found: Set<String> = []
+            for file in files() {
+                for line in try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+                where line.contains("\"record\":\"intent\"") && line.contains("\"run\":\"\(run)\"") {
+                    if let range = line.range(of: "\(run)-file-[0-9]+", options: .regularExpression) {
+                        found.insert(String(line[range]))
+                    }
+                }
+            }
+            return found
+        }
+        // 60 names: about 15 rotations of 600 B, far more than 2 old files hold.
+        try write(run: "big", count: 60)
+        #expect(try records(of: "big") == Set((0..<60).map { "big-file-\($0)" }))
+        #expect(files().count > 3)
+        // Later runs of one name each rotate past the big one's files: back to the current file
+        // and 2 old ones.
+        for index in 0..<20 { try write(run: "small-\(index)", count: 1) }
+        #expect(files().count == 3)
+        #expect(try records(of: "small-19") == ["small-19-file-0"])
     }
 
     @Test("the state directory: STATE_DIRECTORY, root's /var/lib, XDG_STATE_HOME, then HOME; one per root")
