@@ -85,7 +85,8 @@ struct CleanupAssembly {
                     for reply in plan.replies {
                         if let selection = plan.selection {
                             reply.send(
-                                ManualCleanReplies.deletionReport(summary, selection: selection.chosen, dryRun: plan.dryRun))
+                                ManualCleanReplies.deletionReport(
+                                    summary, selection: selection.chosen, dryRun: plan.dryRun))
                         } else {
                             reply.send(summary)
                         }
