@@ -4,8 +4,13 @@ import QuotaWatchPolicy
 import QuotaWatchSystem
 import Synchronization
 
+@testable import QuotaWatchCleaning
+
+// Test doubles for the cleanup runner and the cleaners, shared by the cleaning module's tests
+// and the engine's (its cleanup step tests): `package`, so only this package's tests see them.
+
 /// A clock whose sleeps end only when the test fires them.
-final class ManualCleanupClock: CleanupClock {
+package final class ManualCleanupClock: CleanupClock {
     private struct State {
         var sleepers: [Int: CheckedContinuation<Void, any Error>] = [:]
         var nextID = 0
@@ -13,19 +18,19 @@ final class ManualCleanupClock: CleanupClock {
     }
 
     private let state = Mutex(State())
-    let sleeps: AsyncStream<Void>
+    package let sleeps: AsyncStream<Void>
     private let sleepStarted: AsyncStream<Void>.Continuation
 
-    init() { (sleeps, sleepStarted) = AsyncStream.makeStream() }
+    package init() { (sleeps, sleepStarted) = AsyncStream.makeStream() }
 
-    var wallTime: WallTime { WallTime(millisecondsSinceEpoch: 1_800_000_000_000) }
-    var monotonic: Moment { state.withLock { $0.monotonic } }
+    package var wallTime: WallTime { WallTime(millisecondsSinceEpoch: 1_800_000_000_000) }
+    package var monotonic: Moment { state.withLock { $0.monotonic } }
 
-    var pendingSleeps: Int { state.withLock { $0.sleepers.count } }
+    package var pendingSleeps: Int { state.withLock { $0.sleepers.count } }
 
-    func advance(_ duration: Duration) { state.withLock { $0.monotonic += duration } }
+    package func advance(_ duration: Duration) { state.withLock { $0.monotonic += duration } }
 
-    func sleep(for duration: Duration) async throws {
+    package func sleep(for duration: Duration) async throws {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
@@ -50,7 +55,7 @@ final class ManualCleanupClock: CleanupClock {
     }
 
     /// Ends every sleep going on now.
-    func fireAll() {
+    package func fireAll() {
         let sleepers = state.withLock { state in
             defer { state.sleepers = [:] }
             return Array(state.sleepers.values)
@@ -60,10 +65,12 @@ final class ManualCleanupClock: CleanupClock {
 }
 
 /// Suspends whoever waits until the test opens it.
-final class Gate: Sendable {
+package final class Gate: Sendable {
     private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-    func wait() async {
+    package init() {}
+
+    package func wait() async {
         await withCheckedContinuation { continuation in
             let passed = state.withLock { state -> Bool in
                 if state.open { return true }
@@ -74,7 +81,7 @@ final class Gate: Sendable {
         }
     }
 
-    func open() {
+    package func open() {
         let waiters = state.withLock { state in
             state.open = true
             defer { state.waiters = [] }
@@ -86,12 +93,14 @@ final class Gate: Sendable {
 
 /// An ordered log of what happened, shared by cleaners and the test; the test can wait for
 /// an entry to appear.
-final class EventLog: Sendable {
+package final class EventLog: Sendable {
     private let state = Mutex<(entries: [String], waiters: [(String, CheckedContinuation<Void, Never>)])>(([], []))
 
-    var entries: [String] { state.withLock { $0.entries } }
+    package init() {}
 
-    func append(_ entry: String) {
+    package var entries: [String] { state.withLock { $0.entries } }
+
+    package func append(_ entry: String) {
         let ready = state.withLock { state in
             state.entries.append(entry)
             let ready = state.waiters.filter { $0.0 == entry }.map(\.1)
@@ -101,7 +110,7 @@ final class EventLog: Sendable {
         for waiter in ready { waiter.resume() }
     }
 
-    func waitFor(_ entry: String) async {
+    package func waitFor(_ entry: String) async {
         await withCheckedContinuation { continuation in
             let present = state.withLock { state -> Bool in
                 if state.entries.contains(entry) { return true }
@@ -114,15 +123,15 @@ final class EventLog: Sendable {
 }
 
 /// Records every removal asked for and answers as if it happened, freeing `freed[path]`.
-final class RecordingBackend: RemovalBackend {
+package final class RecordingBackend: RemovalBackend {
     private let requests = Mutex<[RemovalRequest]>([])
-    let freed: [[UInt8]: UInt64]
+    package let freed: [[UInt8]: UInt64]
 
-    init(freed: [[UInt8]: UInt64] = [:]) { self.freed = freed }
+    package init(freed: [[UInt8]: UInt64] = [:]) { self.freed = freed }
 
-    var recorded: [RemovalRequest] { requests.withLock { $0 } }
+    package var recorded: [RemovalRequest] { requests.withLock { $0 } }
 
-    func remove(_ request: RemovalRequest) -> DeletionOutcome {
+    package func remove(_ request: RemovalRequest) -> DeletionOutcome {
         requests.withLock { $0.append(request) }
         var removal = Removal(dryRun: false)
         removal.freedBytes = freed[request.path] ?? 0
@@ -131,8 +140,8 @@ final class RecordingBackend: RemovalBackend {
 }
 
 /// A cleaner whose behaviour the test picks.
-struct ScriptedCleaner: Cleaner {
-    enum Behaviour: Sendable {
+package struct ScriptedCleaner: Cleaner {
+    package enum Behaviour: Sendable {
         case succeed
         case wait(Gate)
         case hangIgnoringCancellation(Gate)
@@ -140,11 +149,17 @@ struct ScriptedCleaner: Cleaner {
         case remove([UInt8])
     }
 
-    let name: String
-    let behaviour: Behaviour
-    let log: EventLog
+    package let name: String
+    package let behaviour: Behaviour
+    package let log: EventLog
 
-    func clean(_ context: CleanupContext) async throws -> CleanupResult {
+    package init(name: String, behaviour: Behaviour, log: EventLog) {
+        self.name = name
+        self.behaviour = behaviour
+        self.log = log
+    }
+
+    package func clean(_ context: CleanupContext) async throws -> CleanupResult {
         log.append("\(name) start \(context.trigger.name)")
         defer { log.append("\(name) end") }
         switch behaviour {
@@ -161,22 +176,24 @@ struct ScriptedCleaner: Cleaner {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
+package struct TestFailure: Error, CustomStringConvertible {
+    package let message: String
+
+    package init(message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// Collects the runner's summaries and lets the test wait for the n-th.
-final class SummaryCollector: Sendable {
+package final class SummaryCollector: Sendable {
     private let state = Mutex<[CleanupSummary]>([])
-    let stream: AsyncStream<CleanupSummary>
+    package let stream: AsyncStream<CleanupSummary>
     private let continuation: AsyncStream<CleanupSummary>.Continuation
 
-    init() { (stream, continuation) = AsyncStream.makeStream() }
+    package init() { (stream, continuation) = AsyncStream.makeStream() }
 
-    var summaries: [CleanupSummary] { state.withLock { $0 } }
+    package var summaries: [CleanupSummary] { state.withLock { $0 } }
 
-    func receive(_ summary: CleanupSummary) {
+    package func receive(_ summary: CleanupSummary) {
         state.withLock { $0.append(summary) }
         continuation.yield(summary)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import QuotaWatchCleaningTestSupport
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
@@ -6,6 +7,8 @@ import QuotaWatchSystem
 import QuotaWatchTestSupport
 import Synchronization
 import Testing
+
+@testable import QuotaWatchCleaning
 
 @Suite("Audit log: durable intents, outcomes, rotation, recovery")
 struct AuditLogTests {

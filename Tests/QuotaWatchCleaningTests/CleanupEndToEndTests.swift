@@ -1,10 +1,13 @@
 import Foundation
+import QuotaWatchCleaningTestSupport
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
 import QuotaWatchTestSupport
 import Testing
+
+@testable import QuotaWatchCleaning
 
 @Suite("Cleanup end to end: runner, cleaner, audited deleter, real tree")
 struct CleanupEndToEndTests {

@@ -1,6 +1,9 @@
 import Foundation
 import Glibc
+import QuotaWatchCleaningTestSupport
 import QuotaWatchTestSupport
+
+@testable import QuotaWatchCleaning
 
 /// The `quotawatch-cleanup-probe` program SwiftPM built next to the test bundle.
 enum CleanupProbe {

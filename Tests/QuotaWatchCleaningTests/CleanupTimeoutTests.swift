@@ -1,10 +1,13 @@
 import Glibc
+import QuotaWatchCleaningTestSupport
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
 import Synchronization
 import Testing
+
+@testable import QuotaWatchCleaning
 
 /// A cleaner that removes one name per step the test gives, until the steps end.
 struct SteppingCleaner: Cleaner {

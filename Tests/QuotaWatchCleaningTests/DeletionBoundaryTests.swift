@@ -1,7 +1,10 @@
 import Foundation
 import Glibc
+import QuotaWatchCleaningTestSupport
 import QuotaWatchTestSupport
 import Testing
+
+@testable import QuotaWatchCleaning
 
 /// The deleter in another process, where the test can give it what a test process cannot
 /// have: a private mount namespace with bind mounts, or another user's identity.

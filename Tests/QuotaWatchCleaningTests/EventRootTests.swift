@@ -1,10 +1,12 @@
 import Foundation
+import QuotaWatchCleaningTestSupport
 import QuotaWatchCore
 import QuotaWatchPolicy
 import QuotaWatchTestSupport
 import Synchronization
 import Testing
 
+@testable import QuotaWatchCleaning
 @testable import QuotaWatchEngine
 
 /// `root` where each event shape is encoded: the engine's own events, the socket stream's

@@ -1,3 +1,4 @@
+import QuotaWatchCleaningTestSupport
 import QuotaWatchCore
 import QuotaWatchPolicy
 import QuotaWatchSystem
@@ -5,6 +6,7 @@ import QuotaWatchTestSupport
 import Synchronization
 import Testing
 
+@testable import QuotaWatchCleaning
 @testable import QuotaWatchEngine
 
 /// A directory far over its quota: eviction walks nearly all of it, and every name it picks

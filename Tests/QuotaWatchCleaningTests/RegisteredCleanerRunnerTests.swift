@@ -1,9 +1,11 @@
+import QuotaWatchCleaningTestSupport
 import QuotaWatchCore
 import QuotaWatchPolicy
 import QuotaWatchSystem
 import Synchronization
 import Testing
 
+@testable import QuotaWatchCleaning
 @testable import QuotaWatchEngine
 
 /// The runner's side of registered cleaners, without a socket: the group expanded at each run

@@ -1,5 +1,6 @@
 import Foundation
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
 

@@ -1,4 +1,5 @@
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchPolicy
 
 /// The control requests cleaning serves on the engine thread: `clean` (every cleaner now) and
@@ -54,7 +55,7 @@ extension CleanupParticipant {
         let offered = ManualCleanPlanner.offer(live.cleanItems()) { _ in false }.offered
         let chosen = ManualCleanPlanner.select(
             offered, delete.selection, nowNanoseconds: WallClock.nanosecondsSinceEpoch())
-        let level = request.monitor?.level.level ?? .normal
+        let level = request.monitor?.diskLevel ?? .normal
         _ = withCoordinator { coordinator in
             coordinator.submitSelection(chosen, level: level, dryRun: delete.dryRun, reply: reply)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchSystem
 
 /// Where the app's version comes from.

@@ -1,5 +1,6 @@
 import Foundation
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchSystem
 
 /// The app version, and the last one seen, persisted as `app-version` in the state directory.

@@ -1,5 +1,6 @@
 import Foundation
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
 import Synchronization
@@ -230,12 +231,5 @@ public struct AuditLogError: Error, Sendable, Equatable, CustomStringConvertible
         case EFBIG: "EFBIG"
         default: nil
         }
-    }
-}
-
-extension WallTime {
-    /// The system's wall clock.
-    @Sendable public static func now() -> WallTime {
-        WallTime(millisecondsSinceEpoch: Saturating.int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import QuotaWatchEngine
 import QuotaWatchPolicy
 
 /// The runner's time: wall time for the summary, a monotonic reading for durations, and the

@@ -1,5 +1,6 @@
 import Foundation
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
 
@@ -130,7 +131,7 @@ struct CleanupCoordinator: Sendable {
     ) {
         hadFirstTurn = true
         opens.watch(&live, monitor: monitor)
-        let currentLevel = monitor?.level.level ?? .normal
+        let currentLevel = monitor?.diskLevel ?? .normal
         if currentLevel != level { level = currentLevel }
         if now >= periodicDeadline { waiting.append(.trigger(.periodic(currentLevel))) }
         guard !waiting.isEmpty else { return }

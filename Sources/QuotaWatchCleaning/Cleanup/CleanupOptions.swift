@@ -1,3 +1,5 @@
+import QuotaWatchEngine
+
 /// Whether the cleaners may delete, and where what must outlive a run is kept.
 public struct CleanupOptions: Sendable {
     /// `run --clean`: the cleaners delete. Without it every run reports what it would remove.

@@ -1,4 +1,5 @@
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
 import Synchronization
@@ -79,8 +80,7 @@ public final class CleanupParticipant: EngineParticipant {
         guard !settled.isEmpty, monitor != nil else { return false }
         for path in settled {
             guard let directory = CleanupSettling.directory(path, in: live.tree) else { continue }
-            monitor?.book.release(directory)
-            monitor?.attachedSinceEvaluation.append(directory)
+            monitor?.releaseAfterCleanup(directory)
         }
         return true
     }
@@ -90,9 +90,9 @@ public final class CleanupParticipant: EngineParticipant {
         _ settling: CleanupSettling, _ live: LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor
     ) {
         for path in settling.paths {
-            guard let directory = CleanupSettling.directory(path, in: live.tree), !monitor.book.isHeld(directory)
+            guard let directory = CleanupSettling.directory(path, in: live.tree), !monitor.isHeldForCleanup(directory)
             else { continue }
-            monitor.book.hold(directory)
+            monitor.holdForCleanup(directory)
         }
     }
 

@@ -1,4 +1,5 @@
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchPolicy
 
 /// What each registered cleaner gets for one trigger, built on the engine thread with the
@@ -60,7 +61,7 @@ extension CleanupPlanner {
     /// The first of `paths` that carries a quota, with the lowest limit in force on it.
     private func quotaDirectory(among paths: [[UInt8]], live: LiveTree<some LiveFileSystem>) -> CleanupDirectory? {
         guard let monitor else { return nil }
-        let rows = monitor.book.rows(level: level, at: PolicyMonitor.moment(now))
+        let rows = monitor.quotaRows(level: level, atNanoseconds: now)
         for path in paths {
             guard let row = rows.filter({ $0.path == path }).min(by: { $0.effectiveLimit < $1.effectiveLimit }),
                 let directory = live.tree.directory(atComponents: PathComponents.split(path))

@@ -1,4 +1,5 @@
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchPolicy
 
 /// Builds, on the engine thread, what each configured cleaner gets for one trigger.
@@ -104,7 +105,7 @@ struct CleanupPlanner {
         guard let monitor else { return [] }
         // A directory under several rules is cleaned to the lowest of their limits.
         var limits: [[UInt8]: (limit: UInt64, size: SizeKind, rule: String)] = [:]
-        for row in monitor.book.rows(level: level, at: PolicyMonitor.moment(now))
+        for row in monitor.quotaRows(level: level, atNanoseconds: now)
         where glob?.matches(row.path) ?? true {
             if let known = limits[row.path], known.limit <= row.effectiveLimit { continue }
             limits[row.path] = (row.effectiveLimit, row.size, row.rule)
@@ -149,7 +150,7 @@ struct CleanupPlanner {
     }
 
     private func thresholds(of rule: String) -> QuotaThresholds? {
-        guard let config = monitor?.config else { return nil }
+        guard let config = monitor?.policyConfig else { return nil }
         return config.quotas.first { $0.glob.text == rule }?.thresholds
             ?? config.budgets.first { $0.glob.text == rule }?.thresholds
     }
@@ -179,7 +180,7 @@ struct CleanupPlanner {
     private func leftovers(
         for trigger: CleanupTrigger, within scope: DirectoryID, live: inout LiveTree<some LiveFileSystem>
     ) -> [CleanupCandidate] {
-        let rules = settings.leftoverRules(config: monitor?.config, tree: live.tree)
+        let rules = settings.leftoverRules(config: monitor?.policyConfig, tree: live.tree)
         if case .leftover(let path, let name) = trigger {
             guard let rule = rules.first(where: { $0.name == name }), !rule.protect else { return [] }
             return live.cleanupEntry(at: path, rule: name).map { [$0] } ?? []

@@ -1,3 +1,4 @@
+import QuotaWatchEngine
 import QuotaWatchPolicy
 import Synchronization
 

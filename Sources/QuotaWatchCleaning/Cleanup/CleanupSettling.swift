@@ -1,4 +1,5 @@
 import QuotaWatchCore
+import QuotaWatchEngine
 
 /// Quota directories a cleanup run is bringing down after their breach. The policy holds their
 /// states (``QuotaBook/hold(_:)``) from the breach until the run is over *and* the engine has

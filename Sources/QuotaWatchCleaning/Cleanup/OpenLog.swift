@@ -1,4 +1,5 @@
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
 
@@ -43,11 +44,11 @@ struct OpenLog: Sendable {
             seenShape = (-1, -1)
             return
         }
-        let shape = (live.tree.directoryCount, monitor.book.directoryCount)
+        let shape = (live.tree.directoryCount, monitor.quotaDirectoryCount)
         guard shape != seenShape else { return }
         seenShape = shape
         var roots: Set<[UInt8]> = []
-        for row in monitor.book.rows(level: monitor.level.level, at: PolicyMonitor.moment(0))
+        for row in monitor.quotaRows(level: monitor.diskLevel, atNanoseconds: 0)
         where globs.contains(where: { $0?.matches(row.path) ?? true }) {
             roots.insert(row.path)
         }

@@ -1,4 +1,5 @@
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchPolicy
 
 /// One registered cleaner as the runner calls it: the context the engine planned for it and

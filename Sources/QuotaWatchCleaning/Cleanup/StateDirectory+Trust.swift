@@ -1,4 +1,5 @@
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchSystem
 
 /// A state directory that another user owns (or may write to) is refused: they could plant

@@ -1,4 +1,5 @@
 import Foundation
+import QuotaWatchEngine
 import QuotaWatchSystem
 
 /// Where QuotaWatch keeps what must outlive a run: the audit log of deletions and the last

@@ -27,6 +27,18 @@ public struct CleanupSummary: Sendable, Hashable {
     public var dryRun: Bool
     public var time: WallTime
 
+    public init(
+        runID: String, triggers: [CleanupTrigger], cleaners: [CleanerReport], seconds: Double, dryRun: Bool,
+        time: WallTime
+    ) {
+        self.runID = runID
+        self.triggers = triggers
+        self.cleaners = cleaners
+        self.seconds = seconds
+        self.dryRun = dryRun
+        self.time = time
+    }
+
     public var removedCount: Int { cleaners.reduce(0) { $0 + $1.removed.count } }
     public var freedBytes: UInt64 { cleaners.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
 

@@ -27,7 +27,7 @@ public final class RegisteredCleaners: Sendable {
     }
 
     /// What a call got back.
-    enum Answer: Sendable, Equatable {
+    public enum Answer: Sendable, Equatable {
         case reply([UInt8])
         case failed(String)
     }
@@ -121,7 +121,7 @@ public final class RegisteredCleaners: Sendable {
 
     /// Sends the line `makeLine` builds for a fresh context number and waits for its reply.
     /// Cancelling the calling task (the runner's timeout) ends the wait at once.
-    func exchange(id: UInt64, makeLine: @Sendable (UInt64) -> [UInt8]) async -> Answer {
+    public func exchange(id: UInt64, makeLine: @Sendable (UInt64) -> [UInt8]) async -> Answer {
         let context = state.withLock { state -> UInt64 in
             state.contexts += 1
             return state.contexts
