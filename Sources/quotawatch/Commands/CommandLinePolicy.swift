@@ -1,4 +1,5 @@
 import QuotaWatchCore
+import QuotaWatchPolicy
 
 /// The common cases of the configuration as `run` options: the grammar of each value
 /// (`--quota GLOB=SIZE`, `--leftover-after DURATION`, `--level-free WARNING,CRITICAL`,
@@ -130,51 +131,5 @@ public enum CommandLinePolicy {
         let argv = word[(equals + 1)...].split(separator: UInt8(ascii: " ")).map { Array($0) }
         guard !argv.isEmpty else { throw fail("the command is empty; write EVENTS=COMMAND") }
         return HookCommand(events: events, command: argv)
-    }
-}
-
-/// A size or a share, as thresholds of free space are written: "5GB" or "10%".
-public enum SpaceThresholdText {
-    public struct ParseError: Error, Equatable, CustomStringConvertible {
-        public var description: String
-    }
-
-    public static func parse(_ text: String) throws(ParseError) -> SpaceThreshold {
-        if text.hasSuffix("%") {
-            do {
-                return .share(try ShareText.parse(text))
-            } catch {
-                throw ParseError(description: error.description)
-            }
-        }
-        do {
-            return .bytes(try ByteCount(parsing: text).bytes)
-        } catch {
-            throw ParseError(description: error.description + ", or a share such as 10%")
-        }
-    }
-}
-
-/// Event kinds as hooks list them.
-public enum HookEventNames {
-    public struct ParseError: Error, Equatable, CustomStringConvertible {
-        public var name: String
-        public var description: String {
-            (name.isEmpty ? "no event is named" : "unknown event '\(name)'") + "; expected 'all' or any of "
-                + PolicyEvent.kinds.joined(separator: ", ")
-        }
-    }
-
-    /// The set of kinds; empty (every kind) for `all`.
-    public static func parse(_ names: [String]) throws(ParseError) -> Set<String> {
-        if names.isEmpty { throw ParseError(name: "") }
-        var kinds: Set<String> = []
-        for name in names {
-            let trimmed = name.trimming(" \t")
-            if trimmed == "all" { return [] }
-            guard PolicyEvent.kinds.contains(trimmed) else { throw ParseError(name: trimmed) }
-            kinds.insert(trimmed)
-        }
-        return kinds
     }
 }
