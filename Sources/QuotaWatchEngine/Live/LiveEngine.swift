@@ -21,10 +21,8 @@ public final class LiveEngine: @unchecked Sendable {
     let mailbox = Mailbox()
     let clock = MonotonicEngineClock()
     var events: LineWriter?
-    /// Replies waiting for their sync marker, by marker.
-    var pendingSyncs: [[UInt8]: (reply: ControlReply, query: StatusQuery)] = [:]
-    var markerCounter = 0
-    let markerPrefix: [UInt8]
+    /// `status` replies and the syncs waiting for their marker.
+    var replies = StatusReplies()
     /// What was said of the subtrees that cannot be watched.
     var degradation: DegradationReport
     var requestsAnswered: UInt64 = 0
@@ -42,7 +40,6 @@ public final class LiveEngine: @unchecked Sendable {
 
     public init(options: EngineOptions) {
         self.options = options
-        markerPrefix = Array(".quotawatch-sync.\(ProcessIdentity.processID).".utf8)
         degradation = DegradationReport(rootDisplay: options.rootDisplay, pollInterval: options.pollInterval)
     }
 
@@ -73,7 +70,7 @@ public final class LiveEngine: @unchecked Sendable {
         do {
             let (tree, report) = try fileSystem.crawlInitial(progress: progress)
             step = EngineStep(
-                live: LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: markerPrefix),
+                live: LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: replies.markerPrefix),
                 schedule: EngineSchedule(settle: options.settle, pollInterval: options.pollInterval, now: clock.now),
                 clock: clock)
         } catch {
@@ -149,8 +146,7 @@ public final class LiveEngine: @unchecked Sendable {
                     "the root \(options.rootDisplay) was deleted or moved away; nothing is left to watch. "
                     + "Recreate it and start 'quotawatch run' again."
                 emit(.rootGone(message: message))
-                for pending in pendingSyncs.values { pending.reply.fail(message) }
-                pendingSyncs.removeAll()
+                for pending in replies.takeAll().values { pending.reply.fail(message) }
                 return .failure(.runtime(message))
             }
         }
