@@ -66,18 +66,30 @@ let package = Package(
             dependencies: ["QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchPolicy"],
             swiftSettings: strict
         ),
+        // Cleaning, above the engine as History is: the cleanup participant (triggers, plans, the
+        // runner, the built-in cleaners), the audit log and the audited deleter over System's
+        // Deleter, the manual clean, and the leftover participant. It reaches the engine through
+        // EngineParticipant and the narrow surfaces LiveTree and PolicyMonitor make public.
+        .target(
+            name: "QuotaWatchCleaning",
+            dependencies: ["QuotaWatchEngine", "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchPolicy"],
+            swiftSettings: strict
+        ),
         // The event history: an EngineObserver writing to SQLite off the engine thread, and the
         // reads of `quotawatch history`.
         .target(
             name: "QuotaWatchHistory",
-            dependencies: ["CSQLite", "QuotaWatchEngine", "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchPolicy"],
+            dependencies: [
+                "CSQLite", "QuotaWatchEngine", "QuotaWatchCleaning", "QuotaWatchCore", "QuotaWatchSystem",
+                "QuotaWatchPolicy",
+            ],
             swiftSettings: strict + [.strictMemorySafety()]
         ),
         .executableTarget(
             name: "quotawatch",
             dependencies: [
-                "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchEngine", "QuotaWatchPolicy", "QuotaWatchConfig",
-                "QuotaWatchHistory", "QuotaWatchView", "QuotaWatchTerminal",
+                "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchEngine", "QuotaWatchCleaning", "QuotaWatchPolicy",
+                "QuotaWatchConfig", "QuotaWatchHistory", "QuotaWatchView", "QuotaWatchTerminal",
             ],
             swiftSettings: strict
         ),
@@ -87,12 +99,22 @@ let package = Package(
         // that need another process: kill -9 at random moments, a private mount namespace.
         .executableTarget(
             name: "quotawatch-cleanup-probe",
-            dependencies: ["QuotaWatchEngine", "QuotaWatchSystem", "QuotaWatchCore"],
+            dependencies: ["QuotaWatchCleaning", "QuotaWatchEngine", "QuotaWatchSystem", "QuotaWatchCore"],
             path: "Tests/QuotaWatchCleanupProbe",
             swiftSettings: strict
         ),
         // Temp trees with raw-byte names, the du oracle, and a runner for the built CLI.
         .target(name: "QuotaWatchTestSupport", path: "Tests/QuotaWatchTestSupport", swiftSettings: strict),
+        // The cleanup test doubles (a manual clock, gates, a recording removal backend, scripted
+        // cleaners), for the cleaning tests and the engine's cleanup step tests.
+        .target(
+            name: "QuotaWatchCleaningTestSupport",
+            dependencies: [
+                "QuotaWatchCleaning", "QuotaWatchEngine", "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchPolicy",
+            ],
+            path: "Tests/QuotaWatchCleaningTestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "QuotaWatchCoreTests", dependencies: ["QuotaWatchCore", "QuotaWatchView", "QuotaWatchTestSupport"],
             swiftSettings: strict),
@@ -115,8 +137,16 @@ let package = Package(
         .testTarget(
             name: "QuotaWatchEngineTests",
             dependencies: [
-                "QuotaWatchEngine", "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchPolicy", "QuotaWatchTestSupport",
-                "quotawatch-cleanup-probe",
+                "QuotaWatchEngine", "QuotaWatchCleaning", "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchPolicy",
+                "QuotaWatchTestSupport", "QuotaWatchCleaningTestSupport",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "QuotaWatchCleaningTests",
+            dependencies: [
+                "QuotaWatchCleaning", "QuotaWatchEngine", "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchPolicy",
+                "QuotaWatchTestSupport", "QuotaWatchCleaningTestSupport", "quotawatch-cleanup-probe",
             ],
             swiftSettings: strict
         ),
@@ -128,13 +158,14 @@ let package = Package(
         .testTarget(
             name: "QuotaWatchHistoryTests",
             dependencies: [
-                "QuotaWatchHistory", "QuotaWatchEngine", "QuotaWatchCore", "QuotaWatchPolicy", "QuotaWatchTestSupport",
+                "QuotaWatchHistory", "QuotaWatchEngine", "QuotaWatchCleaning", "QuotaWatchCore", "QuotaWatchPolicy",
+                "QuotaWatchTestSupport",
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "QuotaWatchLiveTests",
-            dependencies: ["quotawatch", "QuotaWatchTestSupport", "QuotaWatchHistory"],
+            dependencies: ["quotawatch", "QuotaWatchTestSupport", "QuotaWatchHistory", "QuotaWatchCleaning"],
             swiftSettings: strict
         ),
     ]

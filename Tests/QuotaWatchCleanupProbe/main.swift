@@ -1,4 +1,5 @@
 import Foundation
+import QuotaWatchCleaning
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchSystem

@@ -3,6 +3,8 @@ import QuotaWatchEngine
 import QuotaWatchPolicy
 import Testing
 
+@testable import QuotaWatchCleaning
+
 @Suite("control protocol: the storage page's requests and replies")
 struct CleanProtocolTests {
     private func error(_ text: String) -> String? {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import QuotaWatchCleaning
 import QuotaWatchEngine
 import QuotaWatchHistory
 import QuotaWatchTestSupport

@@ -4,9 +4,9 @@ import QuotaWatchPolicy
 import QuotaWatchTestSupport
 import Testing
 
-/// The bad-input corpus through the real config loader and the real option parsers, in
-/// process: every config key with every value its kind refuses, the options of `run` with
-/// theirs, and the extremes each allows. A refusal names the key, the value and what is
+/// The bad-input corpus through the real config loader, in process: every config key with
+/// every value its kind refuses, and the extremes each allows (the options of `run` with
+/// theirs are in the CLI's RunOptionParsingTests). A refusal names the key, the value and what is
 /// allowed; an accepted extreme loads and prints without trapping.
 @Suite("the bad-value corpus, in process")
 struct BadValueCorpusTests {
@@ -83,35 +83,6 @@ struct BadValueCorpusTests {
         }
         for word in ["false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"] {
             #expect(try !load("history: {enabled: \(word)}\n").history.enabled, "\(word)")
-        }
-    }
-
-    @Test("run's policy options refuse the same values as the config, naming option and value")
-    func policyOptions() {
-        var options: [(String, String, String)] = []
-        for value in BadValueCorpus.refused(.duration) + ["0s", "999ms"] {
-            options.append(("--leftover-after", value, value))
-        }
-        for value in BadValueCorpus.refused(.size) {
-            options.append(("--quota", "Caches/*=\(value)", value))
-        }
-        // The list takes spaces around its items ("10%, 5%"), so those values are not bad here.
-        for value in BadValueCorpus.refused(.spaceThreshold)
-        where !value.contains(",") && !value.hasPrefix(" ") && !value.hasSuffix(" ") {
-            options.append(("--level-free", "\(value),5%", value))
-        }
-        for (option, given, value) in options {
-            #expect {
-                try OptionParsingTests.read(option, given)
-            } throws: { error in
-                let message = "\(error)"
-                return message.contains("'\(option)'") && message.contains("'\(HumanText.escaped(value))'")
-                    && message.contains("write")
-            }
-        }
-        #expect(throws: Never.self) {
-            try OptionParsingTests.read("--leftover-after", "36500d")
-            try OptionParsingTests.read("--level-free", "10%, 5%")
         }
     }
 }

@@ -71,12 +71,12 @@ public struct RegisterCleanerRequest: Hashable, Sendable {
     }
 
     /// Whether `path` is one of `paths`, below one, or above one: a run there concerns it.
-    static func concerns(_ paths: [[UInt8]], _ path: [UInt8]) -> Bool {
+    public static func concerns(_ paths: [[UInt8]], _ path: [UInt8]) -> Bool {
         paths.contains { isAtOrBelow(path, $0) || isAtOrBelow($0, path) }
     }
 
     /// Whether `path` is `ancestor` or inside it (by whole components).
-    static func isAtOrBelow(_ path: [UInt8], _ ancestor: [UInt8]) -> Bool {
+    public static func isAtOrBelow(_ path: [UInt8], _ ancestor: [UInt8]) -> Bool {
         if ancestor.isEmpty { return true }
         guard path.starts(with: ancestor) else { return false }
         return path.count == ancestor.count || path[ancestor.count] == UInt8(ascii: "/")

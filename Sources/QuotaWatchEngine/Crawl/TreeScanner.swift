@@ -14,6 +14,12 @@ public struct ScanWarning: Sendable {
     /// Relative to the root, as raw bytes.
     public var path: [UInt8]
     public var error: Errno
+
+    public init(kind: Kind, path: [UInt8], error: Errno) {
+        self.kind = kind
+        self.path = path
+        self.error = error
+    }
 }
 
 /// Progress of a crawl so far, for a terminal line.

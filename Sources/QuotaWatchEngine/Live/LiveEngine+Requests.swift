@@ -37,36 +37,7 @@ extension LiveEngine {
             respond(reply, query, &live)
             return
         }
-        markerCounter += 1
-        let marker = markerPrefix + Array("\(markerCounter)".utf8)
-        do {
-            do {
-                try live.fileSystem.root.createExclusiveFile(marker)
-            } catch .tooManyOpenFiles, .tooManyOpenFilesInSystem {
-                // The cached directory descriptors are what can be given back at once.
-                live.fileSystem.handles.forgetAll()
-                DescriptorShortage.report("creating the sync marker", limit: ResourceLimits.openFileLimit())
-                try live.fileSystem.root.createExclusiveFile(marker)
-            }
-            pendingSyncs[marker] = (reply, query)
-            schedule.syncStarted(marker, at: clock.now)
-        } catch {
-            if let status = try? live.fileSystem.root.status(), status.linkCount == 0 {
-                // Deleted while we hold it open, which also holds back its IN_DELETE_SELF.
-                live.noteRootGone()
-                pendingSyncs[marker] = (reply, query)
-                schedule.syncStarted(marker, at: clock.now)
-                return
-            }
-            guard !DescriptorShortage.isShortage(error) else {
-                reply.fail(
-                    DescriptorShortage.message("creating the sync marker", limit: ResourceLimits.openFileLimit()))
-                return
-            }
-            reply.fail(
-                "cannot create the sync marker in \(options.rootDisplay): \(error); "
-                    + "a sync needs write access to the root (status without --sync works without it)")
-        }
+        replies.startSync(reply, query, &live, &schedule, now: clock.now, rootDisplay: options.rootDisplay)
     }
 
     /// Every sync whose marker has come back through the queue has seen all earlier changes.
@@ -74,7 +45,7 @@ extension LiveEngine {
         guard !step.live.markersSeen.isEmpty else { return }
         for marker in step.live.markersSeen {
             step.live.acknowledgeMarker(marker)
-            guard let pending = pendingSyncs.removeValue(forKey: marker) else { continue }
+            guard let pending = replies.take(marker) else { continue }
             step.schedule.syncEnded(marker)
             try? step.live.fileSystem.root.unlink(marker)
             if step.live.needsResync { resync(&step) }
@@ -88,7 +59,7 @@ extension LiveEngine {
     func expireSyncs(_ markers: [[UInt8]], _ step: inout KernelStep) {
         for marker in markers {
             step.schedule.syncEnded(marker)
-            guard let pending = pendingSyncs.removeValue(forKey: marker) else { continue }
+            guard let pending = replies.take(marker) else { continue }
             try? step.live.fileSystem.root.unlink(marker)
             pending.reply.fail(
                 "the sync marker did not come back through the inotify queue within "
@@ -111,22 +82,8 @@ extension LiveEngine {
             reply.send(monitor.snapshot(root: options.rootDisplay, tree: live.tree, now: clock.now))
             return
         }
-        guard let rows = live.tree.rows(selection) else {
-            reply.fail(
-                "\(options.rootDisplay) has no directory '\(HumanText.name(selection.subtree))'; "
-                    + "give a path relative to the root as status --json shows it")
-            return
-        }
-        // The files of the selected directory alone: one pass over its entries, not its subtree.
-        var files: [DirectoryRow]?
-        if let limit = selection.files, let shown = live.tree.directory(atComponents: selection.components) {
-            let prefix = selection.subtree.isEmpty ? [] : selection.subtree + [UInt8(ascii: "/")]
-            files = live.tree.largestChildren(of: shown, limit: limit, including: .files).map { file in
-                DirectoryRow(path: prefix + file.name, tally: file.tally)
-            }
-        }
-        reply.send(
-            StatusSnapshot(root: options.rootDisplay, rows: rows, engine: view(of: live).counters, files: files))
+        StatusReplies.sendTree(
+            selection, of: live.tree, to: reply, rootDisplay: options.rootDisplay, counters: view(of: live).counters)
     }
 
     func resync(_ step: inout KernelStep) {
@@ -150,12 +107,11 @@ extension LiveEngine {
         for event in events { publish(event) }
         reportDegradation(of: live)
         // The fresh crawl began after every waiting sync was asked for, so it answers them all.
-        for (marker, pending) in pendingSyncs {
+        for (marker, pending) in replies.takeAll() {
             try? live.fileSystem.root.unlink(marker)
             live.settleForSync()
             respond(pending.reply, pending.query, &live)
         }
-        pendingSyncs.removeAll()
     }
 
     func requeueNonEvents(_ message: EngineMessage) {

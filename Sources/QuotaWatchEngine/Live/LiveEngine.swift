@@ -21,10 +21,8 @@ public final class LiveEngine: @unchecked Sendable {
     let mailbox = Mailbox()
     let clock = MonotonicEngineClock()
     var events: LineWriter?
-    /// Replies waiting for their sync marker, by marker.
-    var pendingSyncs: [[UInt8]: (reply: ControlReply, query: StatusQuery)] = [:]
-    var markerCounter = 0
-    let markerPrefix: [UInt8]
+    /// `status` replies and the syncs waiting for their marker.
+    var replies = StatusReplies()
     /// What was said of the subtrees that cannot be watched.
     var degradation: DegradationReport
     var requestsAnswered: UInt64 = 0
@@ -42,7 +40,6 @@ public final class LiveEngine: @unchecked Sendable {
 
     public init(options: EngineOptions) {
         self.options = options
-        markerPrefix = Array(".quotawatch-sync.\(ProcessIdentity.processID).".utf8)
         degradation = DegradationReport(rootDisplay: options.rootDisplay, pollInterval: options.pollInterval)
     }
 
@@ -52,102 +49,18 @@ public final class LiveEngine: @unchecked Sendable {
 
     /// Runs until a signal, ``stop()`` or a fatal condition. `progress` sees the first crawl.
     public func run(progress: ((CrawlProgress) -> Void)?) -> EngineExit {
-        let opened: (descriptor: FileDescriptor, status: FileStatus)
-        do {
-            opened = try TreeScanner().openRoot(options.root)
-        } catch {
-            return .failure(.root(error.description))
+        let services: EngineServices
+        switch EngineServices.start(options, mailbox: mailbox) {
+        case .success(let started): services = started
+        case .failure(let failure): return .failure(failure)
         }
-        let root = opened.descriptor
-        defer { root.close() }
-
-        // libdispatch makes its epoll descriptor when a global queue first starts a worker, and
-        // traps if it cannot: start one now, while descriptors are plentiful, for the Swift
-        // concurrency (cleanup runs) and Dispatch users that come later.
-        DispatchQueue.global().async {}
-
-        let server: ControlServer
-        do {
-            let mailbox = self.mailbox
-            var serverOptions = ControlServer.Options()
-            serverOptions.eventRoot = options.rootDisplay
-            server = try ControlServer(socketPath: options.socketPath, options: serverOptions) { request, reply in
-                mailbox.post(.request(request, reply))
-            }
-        } catch {
-            return .failure(.controlSocket("\(error)"))
-        }
-        server.start()
-        eventFeed = server.events
-        registeredCleaners = server.registeredCleaners
-        // Before the first request can come: the config's names are taken, its timeout in force.
-        server.registeredCleaners.configure(options.policy.cleanup)
-        // Answers the requests still waiting (syncs included) with "shutting down", then
-        // joins every connection thread.
-        defer { server.stop() }
-
-        let backend: any ChangeBackend
-        do {
-            let mailbox = self.mailbox
-            switch WatchBackendSelection.open(
-                options.backend, root: root, changedFiles: { mailbox.post(.filesChanged($0)) })
-            {
-            case .success(let selected):
-                backend = selected.backend
-                backendName = selected.name
-                backendReason = selected.reason
-            case .failure(.inotify(let error)):
-                return .failure(
-                    .system(
-                        "cannot start inotify: \(error). Check fs.inotify.max_user_instances (now \(InotifyLimits.current().maxUserInstances))."
-                    ))
-            case .failure(.reader(let error)):
-                return .failure(.system("cannot start the \(options.backend.rawValue) reader: \(error)"))
-            case .failure(.fanotify(let unavailable)):
-                return .failure(.system("--backend fanotify cannot work here: \(unavailable.reason)"))
-            }
-        }
-        Log.notice("watching \(HumanText.escaped(options.rootDisplay)) with \(backendName) (\(backendReason))")
-        do {
-            let mailbox = self.mailbox
-            backend.start(changes: { mailbox.post(.events($0)) }, failed: { mailbox.post(.readerFailed($0)) })
-        }
-        defer { backend.stop() }
-
-        let signals: TerminationSignalWaiter
-        do {
-            signals = try TerminationSignalWaiter()
-        } catch {
-            return .failure(.system("cannot wait for signals: \(error)"))
-        }
-        let mailbox = self.mailbox
-        let signalThread = JoinableThread(name: "signals") {
-            while let signal = signals.wait() {
-                guard signal == TerminationSignals.hangup else {
-                    mailbox.post(.shutdown(signal: signal))
-                    return
-                }
-                mailbox.requestReload()
-            }
-        }
+        let (root, backend) = (services.root, services.backend)
+        (eventFeed, registeredCleaners) = (services.server.events, services.server.registeredCleaners)
+        (backendName, backendReason) = (services.backendName, services.backendReason)
+        (events, mounts) = (services.events, services.mounts)
         defer {
-            signals.stop()
-            signalThread.join()
-            signals.close()
-        }
-
-        if options.emitsEvents { events = LineWriter(descriptor: .standardOutput) }
-        defer {
-            events?.stop()
-            events = nil
-        }
-
-        // Read before the first crawl, so that no mount made during it goes unseen.
-        mounts = MountFollower(rootPath: root.canonicalPath)
-        mounts?.start(mailbox: mailbox)
-        defer {
-            mounts?.stop()
-            mounts = nil
+            services.stop()
+            (events, mounts) = (nil, nil)
         }
         let fileSystem = KernelFileSystem(root: root, backend: backend, options: options.crawl)
         // The crawl's tree and report live only inside this block: a copy of the tree held for
@@ -157,7 +70,7 @@ public final class LiveEngine: @unchecked Sendable {
         do {
             let (tree, report) = try fileSystem.crawlInitial(progress: progress)
             step = EngineStep(
-                live: LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: markerPrefix),
+                live: LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: replies.markerPrefix),
                 schedule: EngineSchedule(settle: options.settle, pollInterval: options.pollInterval, now: clock.now),
                 clock: clock)
         } catch {
@@ -169,7 +82,7 @@ public final class LiveEngine: @unchecked Sendable {
         // before the daemon says it is ready, not at the first quiet moment after an event.
         MemoryTuning.returnFreeMemory()
         let rootName = Array(options.root.split(separator: UInt8(ascii: "/")).last ?? [])
-        if let watch = fileSystem.watchRootParent(rootName: rootName, rootStatus: opened.status) {
+        if let watch = fileSystem.watchRootParent(rootName: rootName, rootStatus: services.rootStatus) {
             step.live.rootParent = (watch, rootName)
         }
         let total = step.live.tree.tally(of: step.live.tree.root)
@@ -233,8 +146,7 @@ public final class LiveEngine: @unchecked Sendable {
                     "the root \(options.rootDisplay) was deleted or moved away; nothing is left to watch. "
                     + "Recreate it and start 'quotawatch run' again."
                 emit(.rootGone(message: message))
-                for pending in pendingSyncs.values { pending.reply.fail(message) }
-                pendingSyncs.removeAll()
+                for pending in replies.takeAll().values { pending.reply.fail(message) }
                 return .failure(.runtime(message))
             }
         }

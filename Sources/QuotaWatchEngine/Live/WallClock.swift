@@ -1,8 +1,18 @@
 import Foundation
 import QuotaWatchCore
+import QuotaWatchPolicy
 
 /// The system's wall clock, for comparing with file times (mtimes are wall-clock nanoseconds).
-enum WallClock {
+public enum WallClock {
     /// Clamped to the range of `Int64` nanoseconds, so a clock set past 2262 does not trap.
-    @Sendable static func nanosecondsSinceEpoch() -> Int64 { Saturating.int64(Date().timeIntervalSince1970 * 1e9) }
+    @Sendable public static func nanosecondsSinceEpoch() -> Int64 {
+        Saturating.int64(Date().timeIntervalSince1970 * 1e9)
+    }
+}
+
+extension WallTime {
+    /// The system's wall clock.
+    @Sendable public static func now() -> WallTime {
+        WallTime(millisecondsSinceEpoch: Saturating.int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+    }
 }

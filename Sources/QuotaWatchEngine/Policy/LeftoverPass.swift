@@ -11,17 +11,23 @@ import QuotaWatchPolicy
 ///
 /// Generic over the file system, with the one question it asks outside the tree (is the file
 /// open for writing?) passed in, so tests drive its timers with a fake file system and a
-/// manual clock.
-struct LeftoverPass<FileSystem: LiveFileSystem> {
+/// manual clock. Public for the leftover participant (QuotaWatchCleaning), which runs it.
+public struct LeftoverPass<FileSystem: LiveFileSystem> {
     /// Whether some process holds the file open for writing; true when that cannot be told
     /// (a download is never reported on a guess).
     let isOpenForWriting: (FileStatus) -> Bool
     /// The wall clock (ns since the epoch), to turn an mtime into an engine moment.
     let wallClock: () -> Int64
 
+    public init(isOpenForWriting: @escaping (FileStatus) -> Bool, wallClock: @escaping () -> Int64) {
+        self.isOpenForWriting = isOpenForWriting
+        self.wallClock = wallClock
+    }
+
     /// One pass at `now` (engine clock): the leftovers found due, as events.
-    func run(
-        _ monitor: inout PolicyMonitor, _ live: inout LiveTree<FileSystem>, changed: [LeftoverKey], now: UInt64
+    public func run(
+        _ monitor: inout PolicyMonitor, _ live: inout LiveTree<FileSystem>, changed: [StructureChanges.FileName],
+        now: UInt64
     ) -> [PolicyEvent] {
         guard !monitor.leftovers.isEmpty else { return [] }
         var seen = changed
@@ -65,7 +71,7 @@ struct LeftoverPass<FileSystem: LiveFileSystem> {
     }
 
     /// The `leftover_gone` (removed) of each reported leftover in a directory that left the tree.
-    static func leftoversOfRemovedDirectories(
+    public static func leftoversOfRemovedDirectories(
         _ removed: [DirectoryID], _ monitor: inout PolicyMonitor
     )
         -> [PolicyEvent]

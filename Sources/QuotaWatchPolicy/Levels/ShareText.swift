@@ -23,8 +23,9 @@ public enum SizeText {
     public static func exact(_ bytes: UInt64) -> String { ByteCount.exactText(bytes) }
 }
 
+/// `package`: the CLI's run options (CommandLinePolicy) trim their list items the same way.
 extension StringProtocol {
-    func trimming(_ characters: String) -> String {
+    package func trimming(_ characters: String) -> String {
         var slice = Substring(self)
         while let first = slice.first, characters.contains(first) { slice.removeFirst() }
         while let last = slice.last, characters.contains(last) { slice.removeLast() }

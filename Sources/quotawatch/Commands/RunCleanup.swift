@@ -1,3 +1,4 @@
+import QuotaWatchCleaning
 import QuotaWatchEngine
 
 /// `run`'s cleaning options: whether the cleaners delete, and where the audit log goes.

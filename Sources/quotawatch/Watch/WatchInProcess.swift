@@ -1,3 +1,4 @@
+import QuotaWatchCleaning
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchSystem

@@ -1,8 +1,10 @@
+import QuotaWatchCleaningTestSupport
 import QuotaWatchCore
 import QuotaWatchPolicy
 import Synchronization
 import Testing
 
+@testable import QuotaWatchCleaning
 @testable import QuotaWatchEngine
 
 /// The engine thread's side of cleaning, driven in process on the engine's own step over a

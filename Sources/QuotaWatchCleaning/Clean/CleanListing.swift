@@ -1,0 +1,123 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchPolicy
+import QuotaWatchSystem
+
+/// The daemon's answer to `clean_list`: every file with a category, as rows named by
+/// `columns` (new columns are only ever appended), with the engine's counters.
+///
+/// `{"columns":["path","category","allocated","apparent","modified_ns","device","inode","links"],
+/// "engine":{…},"root":"/abs/root","rows":[["tmp/CFNetworkDownload_A.tmp","leftovers",4096,…]]}`
+public struct CleanListing: Sendable, ControlReplyDocument {
+    public var root: String
+    public var items: [CleanItem]
+    public var engine: EngineReport
+    /// ROOT's descriptor, when the items' mtimes are still to be read (the daemon's listing):
+    /// ``replyJSON()``, on the connection's thread, stats each path relative to it, takes the
+    /// file's current numbers, and leaves out a name that now leads to another inode or none.
+    var timesFrom: FileDescriptor?
+
+    public init(root: String, items: [CleanItem], engine: EngineReport) {
+        self.root = root
+        self.items = items
+        self.engine = engine
+    }
+
+    public static let columns = [
+        "path", "category", "allocated", "apparent", "modified_ns", "device", "inode", "links",
+    ]
+
+    public func replyJSON() -> [UInt8] {
+        var rows: [Row] = []
+        rows.reserveCapacity(items.count)
+        for var item in items {
+            if let timesFrom {
+                guard let status = try? timesFrom.status(of: item.path), status.kind != .directory,
+                    status.device == item.device, status.inode == item.inode
+                else { continue }
+                item.modifiedNanoseconds = status.modifiedNanoseconds
+                item.allocatedBytes = status.allocatedBytes
+                item.apparentBytes = status.apparentBytes
+                item.linkCount = status.linkCount
+            }
+            rows.append(Row(item))
+        }
+        let wire = Wire(columns: Self.columns, engine: engine, root: root, rows: rows)
+        return ContractJSON.encode(wire)
+    }
+
+    /// Reads a reply; rows whose path has no category here (a daemon of another version) are
+    /// left out.
+    public static func decode(_ reply: [UInt8]) throws -> CleanListing {
+        let wire = try ContractJSON.decode(Wire.self, from: reply)
+        guard Array(wire.columns.prefix(columns.count)) == columns else {
+            throw ControlProtocol.Failure("the clean_list reply has columns \(wire.columns), not \(columns)")
+        }
+        var items: [CleanItem] = []
+        for row in wire.rows {
+            guard let path = EscapedName.bytes(row.path), let classification = CleanClassifier.classify(path),
+                classification.category.rawValue == row.category
+            else { continue }
+            items.append(
+                CleanItem(
+                    path: path, classification: classification, device: row.device, inode: row.inode,
+                    linkCount: row.links, allocatedBytes: row.allocated, apparentBytes: row.apparent,
+                    modifiedNanoseconds: row.modified))
+        }
+        return CleanListing(root: wire.root, items: items, engine: wire.engine)
+    }
+
+    private struct Wire: Codable {
+        var columns: [String]
+        var engine: EngineReport
+        var root: String
+        var rows: [Row]
+    }
+
+    private struct Row: Codable {
+        var path: String
+        var category: String
+        var allocated: UInt64
+        var apparent: UInt64
+        var modified: Int64
+        var device: UInt64
+        var inode: UInt64
+        var links: UInt64
+
+        init(_ item: CleanItem) {
+            path = EscapedName.string(item.path)
+            category = item.category.rawValue
+            allocated = item.allocatedBytes
+            apparent = item.apparentBytes
+            modified = item.modifiedNanoseconds
+            device = item.device
+            inode = item.inode
+            links = item.linkCount
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            try container.encode(path)
+            try container.encode(category)
+            try container.encode(allocated)
+            try container.encode(apparent)
+            try container.encode(modified)
+            try container.encode(device)
+            try container.encode(inode)
+            try container.encode(links)
+        }
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            path = try container.decode(String.self)
+            category = try container.decode(String.self)
+            allocated = try container.decode(UInt64.self)
+            apparent = try container.decode(UInt64.self)
+            modified = try container.decode(Int64.self)
+            device = try container.decode(UInt64.self)
+            inode = try container.decode(UInt64.self)
+            links = try container.decode(UInt64.self)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchSystem
+
+/// Where the app's version comes from.
+public enum AppVersionSource: Sendable, Hashable {
+    /// A version string written in the config.
+    case fixed(String)
+    /// An `Info.plist` (XML or binary) whose `CFBundleShortVersionString` is the version.
+    case infoPlist(path: [UInt8])
+}
+
+/// Why the app version could not be read.
+public struct AppVersionError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var path: [UInt8]
+    public var reason: String
+
+    public var description: String {
+        "cannot read the app version from '\(EscapedName.string(path))': \(reason); "
+            + "point app_version at the bundle's Info.plist, or write the version itself"
+    }
+}
+
+public enum AppVersion {
+    /// The version `source` names now.
+    public static func read(_ source: AppVersionSource) throws(AppVersionError) -> String {
+        switch source {
+        case .fixed(let version): return version
+        case .infoPlist(let path):
+            let bytes: [UInt8]
+            do {
+                // The config names it: a FIFO or a device there must not block the daemon.
+                bytes = try RegularFile.read(bytes: path, limit: 1 << 20)
+            } catch {
+                throw AppVersionError(path: path, reason: "\(error)")
+            }
+            guard let version = shortVersion(plist: bytes) else {
+                throw AppVersionError(
+                    path: path, reason: "no CFBundleShortVersionString string in it (or not a property list)")
+            }
+            return version
+        }
+    }
+
+    /// `CFBundleShortVersionString` of an XML or binary property list.
+    public static func shortVersion(plist bytes: [UInt8]) -> String? {
+        guard
+            let object = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil),
+            let dictionary = object as? [String: Any],
+            let version = dictionary["CFBundleShortVersionString"] as? String,
+            !version.isEmpty
+        else { return nil }
+        return version
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchPolicy
+import QuotaWatchSystem
+
+/// An intent found without an outcome at start, and what became of its name.
+public struct RecoveredIntent: Sendable, Hashable {
+    public var path: [UInt8]
+    public var identity: FileIdentity
+    public var run: String
+    public var sequence: UInt64
+    /// The name still leads to the inode: the unlink never happened.
+    public var present: Bool
+}
+
+extension AuditLog {
+    /// Resolves every intent in the current log file that has no outcome (the daemon died
+    /// between the two): the name still leading to the recorded inode is `present`, anything
+    /// else is `gone`. An outcome record `recovered: gone` or `recovered: present` is appended
+    /// for each, so the next start finds nothing to do. A torn last line (a crash mid-write)
+    /// is ignored: its intent was never complete, so its unlink never ran.
+    public func recover(using deleter: Deleter) throws(Errno) -> [RecoveredIntent] {
+        var dangling: [String: RecoveredIntent] = [:]
+        var order: [String] = []
+        for line in try currentContents().split(separator: UInt8(ascii: "\n")) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                let record = object["record"] as? String, let run = object["run"] as? String,
+                let sequence = (object["seq"] as? NSNumber)?.uint64Value
+            else { continue }
+            let key = "\(run)#\(sequence)"
+            if record == "outcome" {
+                dangling[key] = nil
+                continue
+            }
+            guard record == "intent", let pathText = object["path"] as? String,
+                let path = EscapedName.bytes(pathText), let device = (object["device"] as? NSNumber)?.uint64Value,
+                let inode = (object["inode"] as? NSNumber)?.uint64Value
+            else { continue }
+            dangling[key] = RecoveredIntent(
+                path: path, identity: FileIdentity(device: device, inode: inode), run: run, sequence: sequence,
+                present: false)
+            order.append(key)
+        }
+        var recovered: [RecoveredIntent] = []
+        for key in order {
+            guard var intent = dangling.removeValue(forKey: key) else { continue }
+            intent.present = deleter.identity(at: intent.path) == intent.identity
+            writeOutcome(
+                path: intent.path, run: intent.run, sequence: intent.sequence,
+                result: intent.present ? "recovered: present" : "recovered: gone")
+            recovered.append(intent)
+        }
+        return recovered
+    }
+}

@@ -1,0 +1,152 @@
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchPolicy
+import QuotaWatchSystem
+import Synchronization
+
+/// Cleaning as an ``EngineParticipant``: the cleanup triggers (breaches, levels, leftovers, the
+/// periodic deadline, a new app version, `clean`) planned on the live tree at the end of every
+/// turn and run off the engine thread by the ``CleanupRunner``; the last-open log of
+/// `order: lru`, fed by the opens taken out of each batch; the breached directories held until
+/// their run settles; and `quotawatch clean`'s page and selections (`clean_list`,
+/// `clean_delete`). Built by the `run` command; its composition root (``CleanupAssembly``)
+/// runs when the engine starts it.
+public final class CleanupParticipant: EngineParticipant {
+    /// A run ended (posted by the runner's completion, with its summary).
+    struct RunFinished: Sendable {
+        let summary: CleanupSummary
+    }
+
+    /// A cleaner of a run going on reported how far it has got.
+    struct RunProgress: Sendable {
+        let report: CleanupProgressReport
+    }
+
+    /// Touched on the engine thread only; the lock makes that a fact the compiler checks.
+    private let state = Mutex<CleanupCoordinator?>(nil)
+    private let assembly: CleanupAssembly
+
+    /// `options` say whether the cleaners delete; `rootDisplay` is ROOT as shown.
+    public init(options: CleanupOptions, rootDisplay: String) {
+        assembly = CleanupAssembly(options: options, rootDisplay: rootDisplay)
+    }
+
+    /// Whether anything is removed (`run --clean` without `--dry-run`).
+    public var deletes: Bool { assembly.options.deletes }
+
+    var rootDisplay: String { assembly.rootDisplay }
+
+    var hasStarted: Bool { state.withLock { $0 != nil } }
+
+    /// Runs `body` on the coordinator; false before it has started.
+    func withCoordinator(_ body: (inout CleanupCoordinator) -> Void) -> Bool {
+        state.withLock { coordinator in
+            guard coordinator != nil else { return false }
+            body(&coordinator!)
+            return true
+        }
+    }
+
+    public func start(_ start: ParticipantStart) -> EngineFailure? {
+        switch assembly.coordinator(start) {
+        case .success(let coordinator):
+            state.withLock { $0 = coordinator }
+            return nil
+        case .failure(let failure):
+            return failure
+        }
+    }
+
+    public var nextDeadline: UInt64? { state.withLock { $0?.nextDeadline } }
+
+    /// Opens noted for `order: lru` (they change no size); the rest go to the tree.
+    public func changes(_ batch: [FileSystemChange], in live: LiveTree<KernelFileSystem>) -> [FileSystemChange] {
+        state.withLock { coordinator in
+            guard coordinator?.opens.isActive == true else { return batch }
+            return coordinator!.opens.take(batch, live, now: WallClock.nanosecondsSinceEpoch())
+        }
+    }
+
+    /// After the policy's pass: plans and submits the triggers noted this turn, holds the
+    /// states of the breached directories a run now cleans, and lets go of those settled
+    /// (the policy is then evaluated again, so the loop may sleep until the next change).
+    public func endTurn(
+        _ live: inout LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor?, now: UInt64
+    )
+        -> Bool
+    {
+        let settled: [[UInt8]] = state.withLock { coordinator in
+            guard coordinator != nil else { return [] }
+            coordinator!.turn(&live, monitor: monitor, now: now)
+            let settled = coordinator!.settling.takeSettled(live.tree, now: now)
+            if monitor != nil { Self.hold(coordinator!.settling, live, &monitor!) }
+            return settled
+        }
+        guard !settled.isEmpty, monitor != nil else { return false }
+        for path in settled {
+            guard let directory = CleanupSettling.directory(path, in: live.tree) else { continue }
+            monitor?.releaseAfterCleanup(directory)
+        }
+        return true
+    }
+
+    /// Every directory a run was submitted for is held until it settles (``CleanupSettling``).
+    private static func hold(
+        _ settling: CleanupSettling, _ live: LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor
+    ) {
+        for path in settling.paths {
+            guard let directory = CleanupSettling.directory(path, in: live.tree), !monitor.isHeldForCleanup(directory)
+            else { continue }
+            monitor.holdForCleanup(directory)
+        }
+    }
+
+    public func published(_ event: PolicyEvent) {
+        state.withLock { $0?.note(event) }
+    }
+
+    /// A run ended: its `cleanup` event, the periodic clock restarted, the app version kept.
+    public func received(_ message: any Sendable, _ output: ParticipantOutput) {
+        if let progress = message as? RunProgress {
+            output.emit(.cleanupProgress(progress.report))
+            return
+        }
+        guard let finished = message as? RunFinished else { return }
+        let summary = finished.summary
+        output.emit(.cleanup(summary))
+        // A cleaner stopped (a full audit log, a timeout): said on stderr too, not only in the event.
+        for report in summary.cleaners {
+            if let error = report.error { Log.warning("cleaner \(report.name): \(error)") }
+        }
+        state.withLock { coordinator in
+            guard coordinator != nil else { return }
+            coordinator!.ran(at: output.now)
+            coordinator!.settling.finished(summary, now: output.now)
+            guard let (store, version) = coordinator!.appVersion, !summary.dryRun,
+                summary.triggers.contains(where: { if case .appVersion = $0 { true } else { false } })
+            else { return }
+            do {
+                try store.record(version)
+            } catch {
+                Log.warning(
+                    "cannot remember app version \(version) in "
+                        + "\(HumanText.name(store.path)): \(error); the next start cleans again")
+            }
+            coordinator!.appVersion = nil
+        }
+    }
+
+    /// The cleaners stay as they started: the runner holds them and a run may be under way.
+    public func reloaded(_ config: PolicyConfig) {
+        let changed = state.withLock { $0.map { $0.settings != config.cleanup } ?? false }
+        guard changed else { return }
+        Log.write(
+            .warning,
+            Diagnostic.note(
+                "SIGHUP: 'cleaners', 'periodic', 'app_version' and 'protect' changed in the config; "
+                    + "the cleaners in force stay until the daemon is restarted (quotas, levels, leftovers and "
+                    + "hooks are reloaded now)"))
+    }
+
+    public func stop() {}
+}

@@ -1,0 +1,237 @@
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchPolicy
+
+/// Builds, on the engine thread, what each configured cleaner gets for one trigger.
+///
+/// A breach confines every cleaner to the breached directory: eviction takes it down to its
+/// target, and the leftover, expiry and trim cleaners look only inside it, so a breach costs
+/// O(names in that directory). The other triggers (level, periodic, app version, by hand)
+/// look at the whole tree: every quota directory above its eviction target, every
+/// directory the trim glob names, every leftover and expired file.
+struct CleanupPlanner {
+    let settings: CleanupSettings
+    let monitor: PolicyMonitor?
+    let level: DiskLevel
+    let now: UInt64
+    let opens: OpenLog
+    /// Files below a directory, built once per trigger and directory, shared by the cleaners.
+    private var filesCache: [DirectoryID: [CleanupCandidate]] = [:]
+    /// The rule a breached directory broke (its glob), for its warning line.
+    private(set) var breachedRule: String?
+    /// The cleaners registered on the control socket now, each planned for with its paths.
+    var registrations: [RegisteredCleaners.Registration] = []
+
+    init(settings: CleanupSettings, monitor: PolicyMonitor?, level: DiskLevel, now: UInt64, opens: OpenLog) {
+        self.opens = opens
+        self.settings = settings
+        self.monitor = monitor
+        self.level = level
+        self.now = now
+    }
+
+    mutating func plan(
+        for trigger: CleanupTrigger, live: inout LiveTree<some LiveFileSystem>,
+        breach: (size: SizeKind, effectiveLimit: UInt64, rule: String)? = nil
+    ) -> CleanupPlan {
+        filesCache = [:]
+        breachedRule = breach?.rule
+        var scope = live.tree.root
+        var breached: CleanupDirectory?
+        if case .breach(let path) = trigger {
+            guard let directory = live.tree.directory(atComponents: PathComponents.split(path)) else {
+                // Gone since the event: nothing to clean.
+                return CleanupPlan(level: level, jobs: settings.cleaners.map { _ in [] })
+            }
+            scope = directory
+            let size = breach?.size ?? .allocated
+            let tally = live.tree.tally(of: directory)
+            breached = CleanupDirectory(
+                path: path, used: size == .allocated ? tally.allocated : tally.apparent, size: size,
+                effectiveLimit: breach?.effectiveLimit ?? 0, tally: tally)
+        }
+        var jobs: [[CleanupInputs]] = []
+        for spec in settings.cleaners {
+            switch spec {
+            case .leftovers:
+                let candidates = leftovers(for: trigger, within: scope, live: &live)
+                jobs.append(candidates.isEmpty ? [] : [CleanupInputs(level: level, candidates: candidates)])
+            case .evict(_, let glob, _, let ratio):
+                jobs.append(evictions(glob: glob, ratio: ratio, breached: breached, scope: scope, live: &live))
+            case .trim(_, let glob, let limit):
+                var inputs: [CleanupInputs] = []
+                let directories =
+                    breached == nil
+                    ? live.directories(matching: glob)
+                    : live.tree.subtree(of: scope).filter { glob.matches(live.tree.relativePath(of: $0)) }
+                for directory in directories where live.tree.tally(of: directory).allocated > limit {
+                    let tally = live.tree.tally(of: directory)
+                    inputs.append(
+                        CleanupInputs(
+                            level: level,
+                            directory: CleanupDirectory(
+                                path: live.tree.relativePath(of: directory), used: tally.allocated,
+                                effectiveLimit: limit, target: limit, tally: tally),
+                            candidates: files(below: directory, live: &live)))
+                }
+                jobs.append(inputs)
+            case .expire(let name, let glob, _):
+                let candidates = live.cleanupEntries(
+                    matching: glob, within: scope, rule: name, directories: false, filesBelowMatches: true)
+                jobs.append(candidates.isEmpty ? [] : [CleanupInputs(level: level, candidates: candidates)])
+            case .registered:
+                jobs.append([])
+            case .command:
+                let candidates = breached == nil ? [] : files(below: scope, live: &live)
+                jobs.append([CleanupInputs(level: level, directory: breached, candidates: candidates)])
+            }
+        }
+        var plan = CleanupPlan(level: level, jobs: jobs)
+        if !registrations.isEmpty { plan.registered = registeredInputs(for: trigger, breached: breached, live: &live) }
+        return plan
+    }
+
+    /// The breached directory when the glob takes it; otherwise every quota directory the
+    /// glob takes that is above its target now.
+    private mutating func evictions(
+        glob: PathGlob?, ratio: Double, breached: CleanupDirectory?, scope: DirectoryID,
+        live: inout LiveTree<some LiveFileSystem>
+    ) -> [CleanupInputs] {
+        if var breached {
+            guard glob?.matches(breached.path) ?? true else { return [] }
+            breached.target = target(breached.effectiveLimit, ratio, rule: breachedRule)
+            return [CleanupInputs(level: level, directory: breached, candidates: files(below: scope, live: &live))]
+        }
+        guard let monitor else { return [] }
+        // A directory under several rules is cleaned to the lowest of their limits.
+        var limits: [[UInt8]: (limit: UInt64, size: SizeKind, rule: String)] = [:]
+        for row in monitor.quotaRows(level: level, atNanoseconds: now)
+        where glob?.matches(row.path) ?? true {
+            if let known = limits[row.path], known.limit <= row.effectiveLimit { continue }
+            limits[row.path] = (row.effectiveLimit, row.size, row.rule)
+        }
+        var inputs: [CleanupInputs] = []
+        for path in limits.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            let (limit, size, rule) = limits[path]!
+            guard let directory = live.tree.directory(atComponents: PathComponents.split(path)) else { continue }
+            let tally = live.tree.tally(of: directory)
+            let used = size == .allocated ? tally.allocated : tally.apparent
+            let target = target(limit, ratio, rule: rule)
+            guard used > target else { continue }
+            inputs.append(
+                CleanupInputs(
+                    level: level,
+                    directory: CleanupDirectory(
+                        path: path, used: used, size: size, effectiveLimit: limit, target: target, tally: tally),
+                    candidates: files(below: directory, live: &live)))
+        }
+        return inputs
+    }
+
+    /// `ratio` × the limit, and below the rule's way back to `quota_ok` (under its warning line
+    /// less the hysteresis band), so that a cleaned directory is reported `quota_ok`.
+    func target(_ limit: UInt64, _ ratio: Double, rule: String?) -> UInt64 {
+        // Saturating: 100 % of a limit near 2^64 is 2^64 as a Double, past UInt64.
+        let byRatio =
+            ratio == CleanupSettings.defaultTargetRatio
+            ? CleanupDirectory.defaultTarget(effectiveLimit: limit)
+            : Saturating.uint64((Double(limit) * ratio).rounded(.down))
+        guard let rule, let thresholds = thresholds(of: rule) else { return byRatio }
+        return min(byRatio, Self.okTarget(limit, thresholds))
+    }
+
+    /// The largest size a `warning` (or `breach`) directory may have to go back to `ok`:
+    /// strictly under (warning ratio − hysteresis) × limit.
+    static func okTarget(_ limit: UInt64, _ thresholds: QuotaThresholds) -> UInt64 {
+        let line = Double(limit) * (thresholds.warningRatio - max(thresholds.hysteresis, 0))
+        guard line > 0 else { return 0 }
+        let ceiling = line.rounded(.up)
+        return ceiling >= Double(UInt64.max) ? .max : UInt64(ceiling) - 1
+    }
+
+    private func thresholds(of rule: String) -> QuotaThresholds? {
+        guard let config = monitor?.policyConfig else { return nil }
+        return config.quotas.first { $0.glob.text == rule }?.thresholds
+            ?? config.budgets.first { $0.glob.text == rule }?.thresholds
+    }
+
+    mutating func files(
+        below directory: DirectoryID, live: inout LiveTree<some LiveFileSystem>
+    )
+        -> [CleanupCandidate]
+    {
+        if let cached = filesCache[directory] { return cached }
+        // The audit log names the directory being cleaned as the rule.
+        let tree = live.tree
+        let opens = opens
+        let files = live.cleanupFiles(
+            below: directory, rule: EscapedName.string(live.tree.relativePath(of: directory)),
+            lastOpen: { opens.lastOpen(of: $0, in: tree) })
+        filesCache[directory] = files
+        return files
+    }
+
+    // MARK: Leftovers
+
+    /// A `leftover` trigger names its file; any other looks for what the leftover rules find
+    /// now, inside `scope`: idle and old files past their age, all but the newest of a
+    /// keep-newest rule's entries. Rules marked `protect: true` find nothing to remove, and
+    /// directory-over rules (the WebKit cache) are the trim cleaner's.
+    private func leftovers(
+        for trigger: CleanupTrigger, within scope: DirectoryID, live: inout LiveTree<some LiveFileSystem>
+    ) -> [CleanupCandidate] {
+        let rules = settings.leftoverRules(config: monitor?.policyConfig, tree: live.tree)
+        if case .leftover(let path, let name) = trigger {
+            guard let rule = rules.first(where: { $0.name == name }), !rule.protect else { return [] }
+            return live.cleanupEntry(at: path, rule: name).map { [$0] } ?? []
+        }
+        let nowNanoseconds = WallClock.nanosecondsSinceEpoch()
+        var found: [CleanupCandidate] = []
+        for rule in rules where !rule.protect {
+            for glob in rule.paths {
+                switch rule.kind {
+                case .idleFile(let age), .olderThan(let age):
+                    let entries = live.cleanupEntries(
+                        matching: glob, within: scope, rule: rule.name, directories: rule.kind.name == "older-than")
+                    found += entries.filter {
+                        LeftoverDecisions.isOlder(
+                            modifiedNanoseconds: $0.modifiedNanoseconds, than: age, nowNanoseconds: nowNanoseconds)
+                    }
+                case .keepNewest(let keep):
+                    let entries = live.cleanupEntries(matching: glob, within: scope, rule: rule.name, directories: true)
+                    var byParent: [[UInt8]: [CleanupCandidate]] = [:]
+                    for entry in entries {
+                        let parent = entry.path.lastIndex(of: UInt8(ascii: "/")).map { Array(entry.path[..<$0]) } ?? []
+                        byParent[parent, default: []].append(entry)
+                    }
+                    for group in byParent.values {
+                        let beyond = LeftoverDecisions.beyondNewest(
+                            group.map {
+                                LeftoverDecisions.Entry(name: $0.path, modifiedNanoseconds: $0.modifiedNanoseconds)
+                            }, keep: keep)
+                        let names = Set(beyond.map(\.name))
+                        found += group.filter { names.contains($0.path) }
+                    }
+                case .directoryOver:
+                    continue
+                }
+            }
+        }
+        var seen: Set<[UInt8]> = []
+        return found.filter { seen.insert($0.path).inserted }
+    }
+}
+
+extension CleanupSettings {
+    /// The leftover rules in force for this tree: the ios-sandbox profile's when ROOT looks
+    /// like an app container (or the config says so), with the config's own.
+    func leftoverRules(config: PolicyConfig?, tree: TallyTree) -> [LeftoverRule] {
+        guard let config else { return [] }
+        var names: Set<String> = []
+        for child in tree.subdirectories(of: tree.root) {
+            names.insert(String(decoding: tree.name(of: child), as: UTF8.self))
+        }
+        let applies = IOSSandboxProfile.applies(choice: config.profile, rootDirectories: names)
+        return config.effectiveLeftoverRules(profileApplies: applies)
+    }
+}

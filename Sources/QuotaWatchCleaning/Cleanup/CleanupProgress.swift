@@ -1,0 +1,49 @@
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchPolicy
+import QuotaWatchSystem
+import Synchronization
+
+/// How far a cleaner has got: the count of removals answered and when the last was, so that
+/// the runner's timeout bounds a stall, not a large job; and the names removed and bytes
+/// freed so far, which the runner reports while the cleaner goes on (`cleanup_progress`).
+public final class CleanupProgress: Sendable {
+    public struct Reading: Sendable, Equatable {
+        public var answered: Int
+        /// The clock's monotonic reading at the last answer (at the start, before any).
+        public var at: Moment
+        /// Removals that removed (in a dry run, would remove) their name, a tree counting once.
+        public var removed: Int = 0
+        /// Allocated bytes the file system got back so far.
+        public var freedBytes: UInt64 = 0
+    }
+
+    private let clock: any CleanupClock
+    private let state: Mutex<Reading>
+
+    public init(clock: any CleanupClock) {
+        self.clock = clock
+        state = Mutex(Reading(answered: 0, at: clock.monotonic))
+    }
+
+    public var reading: Reading { state.withLock { $0 } }
+
+    func note(answered count: Int) { note(answered: count, outcomes: []) }
+
+    /// `count` removals answered, with what they did (empty when the caller has no outcomes).
+    func note(answered count: Int, outcomes: some Collection<DeletionOutcome>) {
+        var removed = 0
+        var freed: UInt64 = 0
+        for case .removed(let removal) in outcomes {
+            removed += 1
+            freed = Saturating.sum(freed, removal.freedBytes)
+        }
+        let now = clock.monotonic
+        state.withLock { state in
+            state.answered += count
+            state.at = now
+            state.removed += removed
+            state.freedBytes = Saturating.sum(state.freedBytes, freed)
+        }
+    }
+}

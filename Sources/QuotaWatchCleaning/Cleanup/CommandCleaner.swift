@@ -1,0 +1,88 @@
+import Foundation
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchPolicy
+import QuotaWatchSystem
+
+/// Runs an external command as a cleaner: an argv list (no shell), the context as JSON on
+/// stdin and as `QUOTAWATCH_*` variables (`QUOTAWATCH_ROOT` among them, in a daemon), a
+/// timeout after which its process group is killed.
+/// What it removes, the engine sees as ordinary events; its result lists nothing.
+public struct CommandCleaner: Cleaner {
+    public let name: String
+    public let arguments: [[UInt8]]
+    public let timeout: Duration
+    /// Passed on to the command (`PATH`, say), before the `QUOTAWATCH_*` variables.
+    public let environment: [[UInt8]]
+
+    public init(name: String, arguments: [[UInt8]], timeout: Duration = .seconds(60), environment: [[UInt8]] = []) {
+        self.name = name
+        self.arguments = arguments
+        self.timeout = timeout
+        self.environment = environment
+    }
+
+    /// The context as the command gets it.
+    public static func contextFields(_ context: CleanupContext) -> [String: PolicyJSON] {
+        var fields: [String: PolicyJSON] = [
+            "trigger": .string(context.trigger.name), "level": .string(context.level.rawValue),
+            "dry_run": .bool(context.dryRun), "run": .string(context.runID),
+            "candidates": .array(
+                context.candidates.map {
+                    .object([
+                        "path": .string(EscapedName.string($0.path)), "allocated": .unsigned($0.allocatedBytes),
+                        "rule": .string($0.rule),
+                    ])
+                }),
+        ]
+        if let root = context.root { fields["root"] = .string(root) }
+        if let directory = context.directory {
+            fields["path"] = .string(EscapedName.string(directory.path))
+            fields["used"] = .unsigned(directory.used)
+            fields["effective_limit"] = .unsigned(directory.effectiveLimit)
+            fields["target"] = .unsigned(directory.target)
+        }
+        return fields
+    }
+
+    public func clean(_ context: CleanupContext) async throws -> CleanupResult {
+        let fields = Self.contextFields(context)
+        var environment = self.environment
+        for key in fields.keys.sorted() where key != "candidates" {
+            let value: String
+            switch fields[key]! {
+            case .string(let text): value = text
+            case let other: value = other.encoded
+            }
+            environment.append(Array("QUOTAWATCH_\(key.uppercased())=\(value)".utf8))
+        }
+        let request = ChildProcess.Request(
+            arguments: arguments, environment: environment,
+            standardInput: Array((PolicyJSON.object(fields).encoded + "\n").utf8))
+        let timeout = self.timeout
+        // ChildProcess.run blocks until the child ends: give it a thread of its own.
+        let outcome: Result<ChildProcess.Outcome, SpawnError> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                do throws(SpawnError) {
+                    continuation.resume(returning: .success(try ChildProcess.run(request, timeout: timeout)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        let finished = try outcome.get()
+        let tail = String(decoding: finished.standardErrorTail, as: UTF8.self)
+        if finished.timedOut { throw CommandCleanerError(message: "'\(name)' timed out after \(timeout); \(tail)") }
+        switch finished.termination {
+        case .exited(0): return CleanupResult()
+        case .exited(let status): throw CommandCleanerError(message: "'\(name)' exited with status \(status): \(tail)")
+        case .signaled(let signal):
+            throw CommandCleanerError(message: "'\(name)' was killed by signal \(signal): \(tail)")
+        }
+    }
+}
+
+public struct CommandCleanerError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

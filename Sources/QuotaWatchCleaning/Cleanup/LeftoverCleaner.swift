@@ -1,0 +1,22 @@
+import QuotaWatchCore
+import QuotaWatchEngine
+import QuotaWatchPolicy
+import QuotaWatchSystem
+
+/// Removes every candidate the leftover rules found (a directory with what is below it).
+public struct LeftoverCleaner: Cleaner {
+    public let name: String
+
+    public init(name: String = "leftovers") { self.name = name }
+
+    public func clean(_ context: CleanupContext) async throws -> CleanupResult {
+        var result = CleanupResult()
+        for candidate in context.candidates {
+            try Task.checkCancellation()
+            guard result.record(context.remover.remove(candidate), path: candidate.path, inDirectory: nil) else {
+                break
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,45 @@
+import QuotaWatchCore
+import QuotaWatchPolicy
+
+/// How far one cleaner of a run has got, while it goes on: what `watch` shows as the cleaning
+/// line and `clean` on a terminal as its bar. Sent at most every
+/// ``CleanupRunner/Settings/progressInterval``, and only when something was answered since the
+/// last; the run's `cleanup` event has the final figures.
+public struct CleanupProgressReport: Sendable, Equatable {
+    public var runID: String
+    public var trigger: CleanupTrigger
+    public var cleaner: String
+    /// Removals so far that removed their name (a tree counts once), as the `cleanup` event counts.
+    public var removed: Int
+    /// Allocated bytes the file system got back so far.
+    public var freedBytes: UInt64
+    /// Removals answered so far, removed or not (skipped, failed).
+    public var answered: Int
+    /// Since the cleaner was called.
+    public var seconds: Double
+    public var dryRun: Bool
+
+    public init(
+        runID: String, trigger: CleanupTrigger, cleaner: String, removed: Int, freedBytes: UInt64, answered: Int,
+        seconds: Double, dryRun: Bool
+    ) {
+        self.runID = runID
+        self.trigger = trigger
+        self.cleaner = cleaner
+        self.removed = removed
+        self.freedBytes = freedBytes
+        self.answered = answered
+        self.seconds = seconds
+        self.dryRun = dryRun
+    }
+
+    /// `{"event":"cleanup_progress","run":…,"trigger":…,"cleaner":…,"removed":N,"freed":N,
+    /// "answered":N,"seconds":S,"dry_run":B}`.
+    public var fields: [String: PolicyJSON] {
+        [
+            "event": .string("cleanup_progress"), "run": .string(runID), "trigger": .string(trigger.name),
+            "cleaner": .string(cleaner), "removed": .integer(Int64(removed)), "freed": .unsigned(freedBytes),
+            "answered": .integer(Int64(answered)), "seconds": .number(seconds), "dry_run": .bool(dryRun),
+        ]
+    }
+}

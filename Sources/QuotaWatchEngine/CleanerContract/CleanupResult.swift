@@ -1,0 +1,96 @@
+import QuotaWatchCore
+import QuotaWatchPolicy
+
+/// Why a cleanup run happens. Each is named in the run's summary.
+public enum CleanupTrigger: Sendable, Hashable {
+    /// A quota directory went above its effective limit: clean it down to its target.
+    case breach(path: [UInt8])
+    /// The disk level changed.
+    case level(from: DiskLevel, to: DiskLevel)
+    /// The first start with a new app version (`old` is nil on the very first start).
+    case appVersion(old: String?, new: String)
+    /// The periodic fallback, at the level in force.
+    case periodic(DiskLevel)
+    /// A file became a leftover of `rule`.
+    case leftover(path: [UInt8], rule: String)
+    /// By hand (`clean-now`, the control socket), with the name the caller gave.
+    case manual(String)
+
+    /// The trigger's kind as the summary and the audit log write it.
+    public var name: String {
+        switch self {
+        case .breach: "quota_breach"
+        case .level: "level"
+        case .appVersion: "app_version"
+        case .periodic: "periodic"
+        case .leftover: "leftover"
+        case .manual: "manual"
+        }
+    }
+
+    /// The trigger as a JSON object: `kind` and what it names.
+    public var fields: [String: PolicyJSON] {
+        var fields: [String: PolicyJSON] = ["kind": .string(name)]
+        switch self {
+        case .breach(let path): fields["path"] = .string(EscapedName.string(path))
+        case .level(let from, let to):
+            fields["from"] = .string(from.rawValue)
+            fields["to"] = .string(to.rawValue)
+        case .appVersion(let old, let new):
+            fields["old"] = old.map { .string($0) } ?? .null
+            fields["new"] = .string(new)
+        case .periodic(let level): fields["level"] = .string(level.rawValue)
+        case .leftover(let path, let rule):
+            fields["path"] = .string(EscapedName.string(path))
+            fields["rule"] = .string(rule)
+        case .manual(let label): fields["name"] = .string(label)
+        }
+        return fields
+    }
+}
+
+/// One name a cleaner removed (or would remove, in a dry run).
+public struct RemovedItem: Sendable, Hashable {
+    public var path: [UInt8]
+    /// Bytes the cleaned directory's tally drops (what du would drop there).
+    public var freedBytes: UInt64
+
+    public init(path: [UInt8], freedBytes: UInt64) {
+        self.path = path
+        self.freedBytes = freedBytes
+    }
+}
+
+/// What a cleaner did.
+public struct CleanupResult: Sendable, Hashable {
+    public var removed: [RemovedItem]
+    /// Names left alone, with the reason (`SkipReason.description`).
+    public var skipped: [SkippedItem]
+    /// Why the cleaner stopped before its end: the audit log could not record an intent (a
+    /// full disk), so nothing more could be removed. The message names the log and the way out.
+    public var error: String?
+    /// Bytes a cleaner said it freed without naming them per file (a registered cleaner's
+    /// `freed`), counted on top of `removed`'s.
+    public var unattributedFreedBytes: UInt64 = 0
+
+    public init(removed: [RemovedItem] = [], skipped: [SkippedItem] = [], error: String? = nil) {
+        self.removed = removed
+        self.skipped = skipped
+        self.error = error
+    }
+
+    public var freedBytes: UInt64 {
+        removed.reduce(unattributedFreedBytes) { Saturating.sum($0, $1.freedBytes) }
+    }
+}
+
+/// A name a cleaner chose but left, and why.
+public struct SkippedItem: Sendable, Hashable {
+    public var path: [UInt8]
+    public var reason: String
+
+    public init(path: [UInt8], reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+}

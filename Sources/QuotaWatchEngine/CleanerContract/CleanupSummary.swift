@@ -1,0 +1,73 @@
+import QuotaWatchCore
+import QuotaWatchPolicy
+
+/// How one cleaner fared in a run (summed over the run's triggers).
+public struct CleanerReport: Sendable, Hashable {
+    public var name: String
+    public var removed: [RemovedItem] = []
+    public var skipped: [SkippedItem] = []
+    /// The error it threw, or that it timed out; nil when it returned.
+    public var error: String?
+    /// Bytes it said it freed without naming them per file (``CleanupResult/unattributedFreedBytes``).
+    public var unattributedFreedBytes: UInt64 = 0
+
+    public init(name: String) { self.name = name }
+
+    public var freedBytes: UInt64 { removed.reduce(unattributedFreedBytes) { Saturating.sum($0, $1.freedBytes) } }
+}
+
+/// One cleanup run, as the completion callback gets it and the event stream prints it.
+public struct CleanupSummary: Sendable, Hashable {
+    public var runID: String
+    /// The triggers the run served, in arrival order (more than one when triggers that came
+    /// during the previous run were coalesced into this one).
+    public var triggers: [CleanupTrigger]
+    public var cleaners: [CleanerReport]
+    public var seconds: Double
+    public var dryRun: Bool
+    public var time: WallTime
+
+    public init(
+        runID: String, triggers: [CleanupTrigger], cleaners: [CleanerReport], seconds: Double, dryRun: Bool,
+        time: WallTime
+    ) {
+        self.runID = runID
+        self.triggers = triggers
+        self.cleaners = cleaners
+        self.seconds = seconds
+        self.dryRun = dryRun
+        self.time = time
+    }
+
+    public var removedCount: Int { cleaners.reduce(0) { $0 + $1.removed.count } }
+    public var freedBytes: UInt64 { cleaners.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
+
+    /// `{"event":"cleanup","trigger":…,"removed":N,"freed":N,"cleaners":[…],"seconds":S,…}`:
+    /// `trigger` is the first trigger's kind and `triggers` all of them as objects; in a dry
+    /// run each cleaner lists the `paths` it would remove, in a real run those it removed.
+    public var fields: [String: PolicyJSON] {
+        [
+            "event": .string("cleanup"), "time": .string(time.iso8601), "run": .string(runID),
+            "trigger": .string(triggers.first?.name ?? "manual"),
+            "triggers": .array(triggers.map { .object($0.fields) }),
+            "removed": .integer(Int64(removedCount)), "freed": .unsigned(freedBytes),
+            "seconds": .number(seconds), "dry_run": .bool(dryRun),
+            "cleaners": .array(
+                cleaners.map { report in
+                    var fields: [String: PolicyJSON] = [
+                        "name": .string(report.name), "removed": .integer(Int64(report.removed.count)),
+                        "freed": .unsigned(report.freedBytes), "error": report.error.map { .string($0) } ?? .null,
+                    ]
+                    fields["paths"] = .array(report.removed.map { .string(EscapedName.string($0.path)) })
+                    // What it chose but kept, and why: a mount point, a writer, a full audit log.
+                    fields["skipped"] = .array(
+                        report.skipped.map {
+                            .object(["path": .string(EscapedName.string($0.path)), "reason": .string($0.reason)])
+                        })
+                    return .object(fields)
+                }),
+        ]
+    }
+
+    public var jsonLine: String { PolicyJSON.object(fields).encoded }
+}

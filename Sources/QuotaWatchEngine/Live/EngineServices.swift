@@ -1,0 +1,113 @@
+import Dispatch
+import QuotaWatchCore
+import QuotaWatchPolicy
+import QuotaWatchSystem
+
+/// What `run` starts before the first crawl, outside the engine's loop: ROOT's descriptor, the
+/// control server, the change backend, the signal thread, the `--events` writer and the mount
+/// follower, each posting to the engine's mailbox. ``stop()`` undoes them in the reverse order
+/// (joining every thread, closing ROOT last); a start that fails undoes what it had started.
+struct EngineServices {
+    let root: FileDescriptor
+    let rootStatus: FileStatus
+    let server: ControlServer
+    let backend: any ChangeBackend
+    let backendName: String
+    let backendReason: String
+    let events: LineWriter?
+    /// Mounts and unmounts below ROOT; nil when the mount table cannot be read.
+    let mounts: MountFollower?
+    private let undo: [() -> Void]
+
+    func stop() { for step in undo.reversed() { step() } }
+
+    static func start(_ options: EngineOptions, mailbox: Mailbox) -> Result<EngineServices, EngineFailure> {
+        let opened: (descriptor: FileDescriptor, status: FileStatus)
+        do {
+            opened = try TreeScanner().openRoot(options.root)
+        } catch {
+            return .failure(.root(error.description))
+        }
+        let root = opened.descriptor
+        var undo: [() -> Void] = [{ root.close() }]
+        func failed(_ failure: EngineFailure) -> Result<EngineServices, EngineFailure> {
+            for step in undo.reversed() { step() }
+            return .failure(failure)
+        }
+
+        // libdispatch makes its epoll descriptor when a global queue first starts a worker, and
+        // traps if it cannot: start one now, while descriptors are plentiful, for the Swift
+        // concurrency (cleanup runs) and Dispatch users that come later.
+        DispatchQueue.global().async {}
+
+        let server: ControlServer
+        do {
+            var serverOptions = ControlServer.Options()
+            serverOptions.eventRoot = options.rootDisplay
+            server = try ControlServer(socketPath: options.socketPath, options: serverOptions) { request, reply in
+                mailbox.post(.request(request, reply))
+            }
+        } catch {
+            return failed(.controlSocket("\(error)"))
+        }
+        server.start()
+        // Before the first request can come: the config's names are taken, its timeout in force.
+        server.registeredCleaners.configure(options.policy.cleanup)
+        // Answers the requests still waiting (syncs included) with "shutting down", then
+        // joins every connection thread.
+        undo.append { server.stop() }
+
+        let selected: SelectedBackend
+        switch WatchBackendSelection.open(
+            options.backend, root: root, changedFiles: { mailbox.post(.filesChanged($0)) })
+        {
+        case .success(let opened): selected = opened
+        case .failure(.inotify(let error)):
+            return failed(
+                .system(
+                    "cannot start inotify: \(error). Check fs.inotify.max_user_instances (now \(InotifyLimits.current().maxUserInstances))."
+                ))
+        case .failure(.reader(let error)):
+            return failed(.system("cannot start the \(options.backend.rawValue) reader: \(error)"))
+        case .failure(.fanotify(let unavailable)):
+            return failed(.system("--backend fanotify cannot work here: \(unavailable.reason)"))
+        }
+        let backend = selected.backend
+        Log.notice("watching \(HumanText.escaped(options.rootDisplay)) with \(selected.name) (\(selected.reason))")
+        backend.start(changes: { mailbox.post(.events($0)) }, failed: { mailbox.post(.readerFailed($0)) })
+        undo.append { backend.stop() }
+
+        let signals: TerminationSignalWaiter
+        do {
+            signals = try TerminationSignalWaiter()
+        } catch {
+            return failed(.system("cannot wait for signals: \(error)"))
+        }
+        let signalThread = JoinableThread(name: "signals") {
+            while let signal = signals.wait() {
+                guard signal == TerminationSignals.hangup else {
+                    mailbox.post(.shutdown(signal: signal))
+                    return
+                }
+                mailbox.requestReload()
+            }
+        }
+        undo.append {
+            signals.stop()
+            signalThread.join()
+            signals.close()
+        }
+
+        let events = options.emitsEvents ? LineWriter(descriptor: .standardOutput) : nil
+        undo.append { events?.stop() }
+
+        // Read before the first crawl, so that no mount made during it goes unseen.
+        let mounts = MountFollower(rootPath: root.canonicalPath)
+        mounts?.start(mailbox: mailbox)
+        undo.append { mounts?.stop() }
+        return .success(
+            EngineServices(
+                root: root, rootStatus: opened.status, server: server, backend: backend, backendName: selected.name,
+                backendReason: selected.reason, events: events, mounts: mounts, undo: undo))
+    }
+}

@@ -1,0 +1,30 @@
+import QuotaWatchCore
+import QuotaWatchPolicy
+
+/// What cleaning (QuotaWatchCleaning, another module) reads and holds of the policy layer,
+/// and nothing more: the disk level, the config, the quota rows a breach is planned from, and
+/// the hold a cleanup run puts on a quota directory so that its breach is not reported again
+/// while the run is still working on it.
+extension PolicyMonitor {
+    public var diskLevel: DiskLevel { level.level }
+
+    public var policyConfig: PolicyConfig { config }
+
+    public var quotaDirectoryCount: Int { book.directoryCount }
+
+    /// Every quota directory's row at the level given, `now` on the engine's clock.
+    public func quotaRows(level: DiskLevel, atNanoseconds now: UInt64) -> [QuotaBook<DirectoryID>.Row] {
+        book.rows(level: level, at: Self.moment(now))
+    }
+
+    public func isHeldForCleanup(_ directory: DirectoryID) -> Bool { book.isHeld(directory) }
+
+    public mutating func holdForCleanup(_ directory: DirectoryID) { book.hold(directory) }
+
+    /// The run that held `directory` settled: it is evaluated again at the end of the turn,
+    /// so a breach the run left is reported.
+    public mutating func releaseAfterCleanup(_ directory: DirectoryID) {
+        book.release(directory)
+        attachedSinceEvaluation.append(directory)
+    }
+}
