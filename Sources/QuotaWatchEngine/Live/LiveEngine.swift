@@ -116,8 +116,9 @@ public final class LiveEngine: @unchecked Sendable {
             for message in mailbox.take(until: deadline) {
                 switch message {
                 case .events(let changes):
-                    let live = step.live
-                    let batch = options.participants.reduce(changes) { $1.changes($0, in: live) }
+                    // Read in place: a copy kept alive until `apply` below mutates the tree would
+                    // make it copy the whole tree once per batch.
+                    let batch = options.participants.reduce(changes) { $1.changes($0, in: step.live) }
                     if options.traces { Log.requested(ChangeTrace.text(batch, step.live, root: options.rootDisplay)) }
                     let overflowed = step.apply(batch)
                     if step.live.mountTableMayHaveChanged { followMounts(&step.live) }
