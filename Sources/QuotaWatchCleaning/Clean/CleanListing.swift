@@ -33,13 +33,8 @@ public struct CleanListing: Sendable, ControlReplyDocument {
         rows.reserveCapacity(items.count)
         for var item in items {
             if let timesFrom {
-                guard let status = try? timesFrom.status(of: item.path), status.kind != .directory,
-                    status.device == item.device, status.inode == item.inode
-                else { continue }
-                item.modifiedNanoseconds = status.modifiedNanoseconds
-                item.allocatedBytes = status.allocatedBytes
-                item.apparentBytes = status.apparentBytes
-                item.linkCount = status.linkCount
+                guard let fresh = item.restatted(relativeTo: timesFrom) else { continue }
+                item = fresh
             }
             rows.append(Row(item))
         }

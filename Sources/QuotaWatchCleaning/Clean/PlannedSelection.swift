@@ -36,17 +36,11 @@ final class PlannedSelection: Sendable {
     private func plan() -> [CleanItem] {
         var current: [CleanItem] = []
         current.reserveCapacity(items.count)
-        for var item in items {
+        for item in items {
             // The file's numbers now; a name that leads to another inode, a directory or
             // nothing any more is left out (the deleter would refuse it).
-            guard let status = try? root.status(of: item.path), status.kind != .directory,
-                status.device == item.device, status.inode == item.inode
-            else { continue }
-            item.modifiedNanoseconds = status.modifiedNanoseconds
-            item.allocatedBytes = status.allocatedBytes
-            item.apparentBytes = status.apparentBytes
-            item.linkCount = status.linkCount
-            current.append(item)
+            guard let fresh = item.restatted(relativeTo: root) else { continue }
+            current.append(fresh)
         }
         // Open writers are the deleter's to check, file by file, when it gets there.
         let offered = ManualCleanPlanner.offer(current) { _ in false }.offered
