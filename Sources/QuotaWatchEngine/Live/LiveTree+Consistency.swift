@@ -6,14 +6,13 @@ import QuotaWatchCore
 /// For the randomized tests and their sweep (docs/testing.md); O(tree) per change, so never on
 /// by default.
 extension LiveTree {
-    static var checksConsistency: Bool { consistencyChecksEnabled }
-
     func checkConsistency(after step: @autoclosure () -> String) {
-        guard Self.checksConsistency else { return }
+        guard consistencyChecksEnabled else { return }
         let problems = tree.consistencyViolations()
         guard !problems.isEmpty else { return }
         fatalError("the tally tree broke after \(step()): \(problems.joined(separator: "; "))")
     }
 }
 
+/// Read once: the check sits on the per-change path, where it must cost one branch when off.
 private let consistencyChecksEnabled = ProcessInfo.processInfo.environment["QUOTAWATCH_CHECK_TREE"] == "1"
