@@ -136,4 +136,37 @@ struct CrawlFaultTests {
         #expect(live.tree.tally(of: sub).files == 2)
         try Self.expectMatchesDu(live.tree, temp)
     }
+
+    /// inotify needs read permission: a chmod 000 between a directory's open and its watch
+    /// refuses the watch, while the listing through the open descriptor still succeeds. The
+    /// directory was counted, but would hear nothing of what is made in it later, for good
+    /// (a random sweep, daemon unprivileged, lost a new subdirectory so). It is listed again at
+    /// the next flush, and watched then.
+    @Test("a watch refused (EACCES) during a listing is added by listing the directory again")
+    func refusedWatchIsRetried() throws {
+        let temp = try Self.makeTree()
+        let (root, _) = try TreeScanner().openRoot(temp.absoluteBytes(.root))
+        defer { root.close() }
+        let backend = try InotifyBackend(inotify: InotifyDescriptor())
+        defer { backend.stop() }
+        let fileSystem = KernelFileSystem(root: root, backend: backend, options: CrawlOptions(workers: 1))
+        let faults = FaultPlan()
+        // The root's watch is added; the next directory's is refused.
+        faults.fail(.inotifyAddWatch, with: .permissionDenied, times: 1, skipping: 1)
+        let (tree, report) = try faults.arm { () throws(RootError) in try fileSystem.crawlInitial(progress: nil) }
+        #expect(faults.calls(.inotifyAddWatch).filter { $0.injected != nil }.count == 1)
+        var live = LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: Array(".qw-sync-".utf8))
+        #expect(live.watchCount == Self.directories.count - 1, "one directory was listed without a watch")
+        try Self.expectMatchesDu(live.tree, temp)
+
+        #expect(live.hasPendingWork, "the missing watch is work for the next flush")
+        live.flush()
+        #expect(live.watchCount == Self.directories.count, "every directory has its watch")
+        for path in Self.directories {
+            let directory = try #require(live.tree.directory(atComponents: path.components.map { $0[...] }))
+            #expect(live.tree.watch(of: directory) >= 0, "\(path) is watched")
+        }
+        #expect(!live.hasUnwatchedDirectories && !live.hasPendingWork)
+        try Self.expectMatchesDu(live.tree, temp)
+    }
 }

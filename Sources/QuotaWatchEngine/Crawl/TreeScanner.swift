@@ -73,6 +73,7 @@ public struct TreeScanner {
                 if result.watch >= 0 { report.watches.append((result.watch, target)) }
                 if result.watch == WatchOutcome.limitReached { report.unwatched.append(target) }
                 if result.watch == WatchOutcome.outOfDescriptors { report.shortOfDescriptors.append(target) }
+                if result.watch == WatchOutcome.failed { report.watchFailed.append(target) }
             }
             switch result.outcome {
             case .vanished:

@@ -65,6 +65,10 @@ public struct CrawlReport: Sendable {
     /// (EMFILE, ENFILE): their own inode is counted, and they are polled like unwatched ones
     /// until a listing succeeds.
     public var shortOfDescriptors: [DirectoryID] = []
+    /// Directories whose watch failed for another reason: inotify needs read permission, so a
+    /// chmod between the open and the watch refuses it while the listing (through the open
+    /// descriptor) still succeeds. Such a directory would hear nothing: it is listed again.
+    public var watchFailed: [DirectoryID] = []
     /// Watches added, with the directory each one watches.
     public var watches: [(watch: Int32, directory: DirectoryID)] = []
     /// Files listed whose last write is recent enough that writeback may still change their

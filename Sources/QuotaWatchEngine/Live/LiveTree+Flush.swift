@@ -25,6 +25,7 @@ extension LiveTree {
                 deferredNames[pending] = attempts
             }
         }
+        retryFailedWatches()
         let readabilityChecks = deferredReadabilityChecks
         for (directory, attempts) in readabilityChecks {
             guard tree.contains(directory) else {
@@ -152,16 +153,37 @@ extension LiveTree {
     /// Re-lists the subtrees that have no watch, so their totals stay exact.
     public mutating func pollDegraded() {
         for directory in degradedDirectories where tree.contains(directory) {
-            clearContents(of: directory)
-            let report = fileSystem.crawl(directory, tree: &tree)
-            pendingDirectories.insert(directory)
             unwatched.remove(directory)
             shortOfDescriptors.remove(directory)
-            register(report)
-            structureChanges?.placed.append(directory)
-            if report.failed { unwatched.insert(directory) }
-            counters.rescannedDirectories += UInt64(report.listed)
+            if relist(directory).failed { unwatched.insert(directory) }
         }
+    }
+
+    /// Lists again each directory whose watch failed, which gets its watch that way. One that
+    /// is unreadable now is listed, and watched, when a chmod makes it readable (an attribute
+    /// event); one still refused past ``deferralLimit`` is polled like one over the watch limit.
+    mutating func retryFailedWatches() {
+        for (directory, attempts) in watchRetries {
+            watchRetries.removeValue(forKey: directory)
+            guard tree.contains(directory), !unreadable.contains(directory) else { continue }
+            guard attempts <= deferralLimit else {
+                unwatched.insert(directory)
+                continue
+            }
+            _ = relist(directory)
+            if watchRetries[directory] != nil { watchRetries[directory] = attempts + 1 }
+        }
+    }
+
+    /// Replaces a directory's contents with a fresh crawl of its subtree.
+    mutating func relist(_ directory: DirectoryID) -> CrawlReport {
+        clearContents(of: directory)
+        let report = fileSystem.crawl(directory, tree: &tree)
+        pendingDirectories.insert(directory)
+        register(report)
+        structureChanges?.placed.append(directory)
+        counters.rescannedDirectories += UInt64(report.listed)
+        return report
     }
 
     /// Replaces the tree with a fresh crawl after an overflow. Returns the directories listed,
@@ -179,6 +201,7 @@ extension LiveTree {
         deferredDirectories.removeAll()
         missingSinceSync = []
         deferredReadabilityChecks.removeAll()
+        watchRetries.removeAll()
         restats.removeAll()
         unreadable.removeAll()
         unwatched.removeAll()

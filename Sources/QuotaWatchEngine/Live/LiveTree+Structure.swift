@@ -26,6 +26,7 @@ extension LiveTree {
             directoryByWatch[watch] = directory
         }
         unreadable.formUnion(report.unreadable.filter { tree.contains($0) })
+        for directory in report.watchFailed where tree.contains(directory) { watchRetries[directory, default: 0] += 1 }
         unwatched.formUnion(report.unwatched.filter { tree.contains($0) })
         let short = report.shortOfDescriptors.filter { tree.contains($0) }
         unwatched.formUnion(short)
@@ -115,6 +116,7 @@ extension LiveTree {
             unreadable.remove(member)
             unwatched.remove(member)
             shortOfDescriptors.remove(member)
+            watchRetries.removeValue(forKey: member)
             pendingDirectories.remove(member)
             structureChanges?.removed.append(member)
         }
@@ -135,11 +137,7 @@ extension LiveTree {
             deferredReadabilityChecks.removeValue(forKey: directory)
             guard unreadable.contains(directory) else { return }
             unreadable.remove(directory)
-            clearContents(of: directory)
-            let report = fileSystem.crawl(directory, tree: &tree)
-            register(report)
-            structureChanges?.placed.append(directory)
-            counters.rescannedDirectories += UInt64(report.listed)
+            _ = relist(directory)
         case .unreadable:
             deferredReadabilityChecks.removeValue(forKey: directory)
             markUnreadable(directory)

@@ -91,6 +91,9 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// Directories whose own place was empty at a flush: looked at again at the next sync.
     var missingSinceSync: Set<DirectoryID> = []
     var deferredReadabilityChecks: [DirectoryID: Int] = [:]
+    /// Directories listed without a watch (``CrawlReport/watchFailed``), listed again at the
+    /// next flush, with a count: past ``deferralLimit`` one is polled like an unwatched one.
+    var watchRetries: [DirectoryID: Int] = [:]
     /// A name deferred this many times means the tree lost track: recover with a fresh crawl.
     let deferralLimit = 500
     /// Recently written files' late and writeback re-stats, dropped when the name goes.
@@ -147,7 +150,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
 
     public var hasPendingWork: Bool {
         !pendingNames.isEmpty || !pendingDirectories.isEmpty || !deferredNames.isEmpty || !deferredDirectories.isEmpty
-            || !deferredReadabilityChecks.isEmpty
+            || !deferredReadabilityChecks.isEmpty || !watchRetries.isEmpty
     }
 
     /// The earliest moment a timer of the tree's is due, if any.
