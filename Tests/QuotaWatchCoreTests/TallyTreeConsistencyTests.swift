@@ -61,4 +61,15 @@ struct TallyTreeConsistencyTests {
         tree.fileCount += 1
         #expect(tree.consistencyViolations().contains { $0.contains("files are reachable") })
     }
+
+    @Test func aLinkedNameCountThatDisagreesWithTheNamesIsReported() {
+        var (tree, _, _) = Self.sample()
+        let key = InodeKey(device: 7, inode: 4)
+        tree.linkedInodes[key]?.namesBelow[tree.root.rawValue] = 1
+        #expect(tree.consistencyViolations().contains { $0.contains("linked inode 4") })
+        tree.linkedInodes[key]?.namesBelow[tree.root.rawValue] = 2
+        #expect(tree.consistencyViolations() == [])
+        tree.directories[Int(tree.root.rawValue)].linkedNames += 1
+        #expect(tree.consistencyViolations().contains { $0.contains("linked names below it") })
+    }
 }

@@ -13,6 +13,7 @@ extension TallyTree {
         checkInodeIndex(report)
         checkEntryIndex(report)
         checkLists(report)
+        checkLinkedInodes(report)
         return problems
     }
 
@@ -82,5 +83,33 @@ extension TallyTree {
             report("\(reachable.count) directories are reachable, \(directoryCount) are counted")
         }
         if reachedFiles != fileCount { report("\(reachedFiles) files are reachable, \(fileCount) are counted") }
+    }
+
+    /// Each linked inode's per-directory name counts, and each directory's count of linked
+    /// names below it, as the linked records say: what a later move or removal subtracts.
+    private func checkLinkedInodes(_ report: (@autoclosure () -> String) -> Void) {
+        var expected: [InodeKey: [UInt32: UInt32]] = [:]
+        var namesBelow: [UInt32: UInt32] = [:]
+        for index in files.indices where files[index].directory != noRecord && files[index].isLinked {
+            let key = linkedKey(of: UInt32(index))
+            var current = files[index].directory
+            while current != noRecord {
+                expected[key, default: [:]][current, default: 0] += 1
+                namesBelow[current, default: 0] += 1
+                current = directories[Int(current)].parent
+            }
+        }
+        for (key, inode) in linkedInodes where inode.namesBelow != expected[key] ?? [:] {
+            let names = expected[key] ?? [:]
+            report("linked inode \(key.inode) on device \(key.device) counts \(inode.namesBelow), its names \(names)")
+        }
+        for key in expected.keys where linkedInodes[key] == nil {
+            report("linked inode \(key.inode) on device \(key.device) has names but no entry")
+        }
+        for index in directories.indices where directories[index].isLive {
+            let counted = directories[index].linkedNames
+            let held = namesBelow[UInt32(index), default: 0]
+            if counted != held { report("directory \(index) counts \(counted) linked names below it, holds \(held)") }
+        }
     }
 }

@@ -121,8 +121,13 @@ extension TallyTree {
         let id = file.rawValue
         let usage = self.usage(of: file)
         // The directories above both places keep their totals: only the two branches below
-        // them change, so a rename within a directory touches no total at all.
-        let common = lowestCommonAncestor(files[Int(id)].directory, directory.rawValue)
+        // them change, so a rename within a directory touches no total at all. Not so for a
+        // linked name moved to another device (a stale record taken into a mount): it leaves
+        // its inode's entry, keyed by device, for another one, and every ancestor changes.
+        let from = files[Int(id)].directory
+        let crossesDevices = directories[Int(from)].device != directories[Int(directory.rawValue)].device
+        let common =
+            crossesDevices && files[Int(id)].isLinked ? noRecord : lowestCommonAncestor(from, directory.rawValue)
         detachFile(id, keepingFrom: common)
         names.release(length: Int(files[Int(id)].nameLength))
         files[Int(id)].nameOffset = names.append(name)

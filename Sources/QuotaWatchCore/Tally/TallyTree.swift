@@ -326,28 +326,19 @@ public struct TallyTree {
     /// Inserts into the name table, rebuilding it twice as large first when it is full.
     mutating func indexEntry(_ value: UInt32, hash: UInt64) {
         if entryIndex.needsGrowth {
-            var larger = OpenAddressingTable(slotCount: entryIndex.slotCount * 2)
-            for index in files.indices where files[index].directory != noRecord && UInt32(index) != value {
-                larger.insert(UInt32(index), hash: entryHash(UInt32(index)))
-            }
-            for index in directories.indices.dropFirst() where directories[index].isLive {
-                let tagged = UInt32(index) | Self.directoryTag
-                if tagged != value { larger.insert(tagged, hash: entryHash(tagged)) }
-            }
-            entryIndex = larger
+            entryIndex = entryIndex.rebuilt(slotCount: entryIndex.slotCount * 2, rehash: entryHasher)
         }
         entryIndex.insert(value, hash: hash)
     }
 
-    /// Inserts into the inode table, rebuilding it twice as large first when it is full.
+    /// Inserts into the inode table, rebuilding it twice as large first when it is full. The
+    /// larger table holds what the table holds, not what the records suggest: in the middle of
+    /// a call a live single-named record may not be indexed yet (the file being added while
+    /// its inode's linked names turn single-named), and a rebuild from the records would
+    /// index it once here and again when its own turn came, a copy that outlives the record.
     mutating func indexInode(_ file: UInt32, hash: UInt64) {
         if inodeIndex.needsGrowth {
-            var larger = OpenAddressingTable(slotCount: inodeIndex.slotCount * 2)
-            for index in files.indices
-            where files[index].directory != noRecord && !files[index].isLinked && UInt32(index) != file {
-                larger.insert(UInt32(index), hash: inodeHash(UInt32(index)))
-            }
-            inodeIndex = larger
+            inodeIndex = inodeIndex.rebuilt(slotCount: inodeIndex.slotCount * 2, rehash: inodeHasher)
         }
         inodeIndex.insert(file, hash: hash)
     }
