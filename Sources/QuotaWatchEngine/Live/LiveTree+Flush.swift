@@ -137,6 +137,7 @@ extension LiveTree {
         missingSinceSync = []
         lost.formUnion(deferredNames.keys.map(\.directory))
         lost.formUnion(deferredReadabilityChecks.keys)
+        lost.formUnion(watchRetries.keys)
         guard !lost.isEmpty else { return }
         deferredDirectories.removeAll()
         deferredReadabilityChecks.removeAll()
@@ -170,8 +171,9 @@ extension LiveTree {
                 unwatched.insert(directory)
                 continue
             }
-            _ = relist(directory)
-            if watchRetries[directory] != nil { watchRetries[directory] = attempts + 1 }
+            // Failed, the record's path leads elsewhere (a rename of it still queued): its
+            // contents wait for the next try, after more events.
+            if relist(directory).failed || watchRetries[directory] != nil { watchRetries[directory] = attempts + 1 }
         }
     }
 
