@@ -29,4 +29,8 @@ struct CleanupLine {
     func error(_ cleaner: String) -> String? {
         cleaners.first { $0["name"] as? String == cleaner }?["error"] as? String
     }
+
+    func freed(_ cleaner: String) -> UInt64? {
+        (cleaners.first { $0["name"] as? String == cleaner }?["freed"] as? NSNumber)?.uint64Value
+    }
 }
