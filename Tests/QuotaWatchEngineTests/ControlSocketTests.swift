@@ -11,7 +11,7 @@ import Testing
 struct ControlSocketTests {
     @Test("a status request gets the handler's document back")
     func roundTrip() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let server = try fixture.startServer()
         defer { server.stop() }
 
@@ -21,14 +21,14 @@ struct ControlSocketTests {
         let client = fixture.client
         let pending = Task { try await client.request(syncStatus) }
         let parked = try await fixture.engine.nextParkedReply()
-        parked.send(Raw(Array(#"{"synced":true}"#.utf8)))
+        parked.send(RawReply(Array(#"{"synced":true}"#.utf8)))
         #expect(try await pending.value == Array(#"{"synced":true}"#.utf8))
         #expect(await fixture.nextOutcome() == .replied)
     }
 
     @Test("the socket is mode 0600 in a directory made with mode 0700")
     func modes() throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let server = try fixture.startServer()
         defer { server.stop() }
 
@@ -42,7 +42,7 @@ struct ControlSocketTests {
 
     @Test("a second server on the same path finds the first one running", arguments: [true, false])
     func alreadyRunning(firstIsStarted: Bool) async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let first = try fixture.makeServer()
         defer { first.stop() }
         if firstIsStarted { first.start() }
@@ -61,7 +61,7 @@ struct ControlSocketTests {
 
     @Test("a socket left by a crashed daemon is replaced")
     func staleSocket() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         try fixture.tree.makeDirectory("run", mode: 0o700)
         // Bound and closed without unlinking: what a killed daemon leaves behind.
         let crashed = try UnixSocket.listen(at: fixture.socketPath)
@@ -76,7 +76,7 @@ struct ControlSocketTests {
 
     @Test("a file that is not a socket is refused and left as it was")
     func notASocket() throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         try fixture.tree.makeDirectory("run", mode: 0o700)
         try fixture.tree.writeFile("run/control.sock", contents: Array("precious".utf8))
 
@@ -88,7 +88,7 @@ struct ControlSocketTests {
 
     @Test("a client finds no daemon where there is no socket or only a stale one")
     func noDaemon() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         await #expect(throws: ControlClientError.noDaemon(path: fixture.socketPath)) {
             try await fixture.request(plainStatus)
         }
@@ -104,7 +104,7 @@ struct ControlSocketTests {
 
     @Test("a client that hangs up before the reply does not take the server down")
     func clientHangsUp() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let server = try fixture.startServer()
         defer { server.stop() }
 
@@ -113,7 +113,7 @@ struct ControlSocketTests {
         let reply = try await fixture.engine.nextParkedReply()
         connection.close()
         // Large enough that a write to the closed connection cannot just vanish into a buffer.
-        reply.send(Raw(Array(repeating: UInt8(ascii: " "), count: 1 << 20) + Array("{}".utf8)))
+        reply.send(RawReply(Array(repeating: UInt8(ascii: " "), count: 1 << 20) + Array("{}".utf8)))
         let outcome = await fixture.nextOutcome()
         #expect(outcome == .clientGone(Errno(rawValue: EPIPE)) || outcome == .clientGone(Errno(rawValue: ECONNRESET)))
 
@@ -123,7 +123,7 @@ struct ControlSocketTests {
 
     @Test("the engine's send returns at once while the client is not reading")
     func sendDoesNotBlock() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let server = try fixture.startServer()
         defer { server.stop() }
 
@@ -133,7 +133,7 @@ struct ControlSocketTests {
         let reply = try await fixture.engine.nextParkedReply()
         // Far more than a socket buffer holds: a send on this thread would block right here.
         let document = Array("[\"".utf8) + Array(repeating: UInt8(ascii: "x"), count: 8 << 20) + Array("\"]".utf8)
-        reply.send(Raw(document))
+        reply.send(RawReply(document))
 
         let received = try await onThread {
             try connection.receiveLine(maximumBytes: 16 << 20)
@@ -144,14 +144,14 @@ struct ControlSocketTests {
 
     @Test("a reply with newlines in it still arrives as one document")
     func newlinesInReply() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let server = try fixture.startServer()
         defer { server.stop() }
 
         let client = fixture.client
         let pending = Task { try await client.request(syncStatus) }
         let reply = try await fixture.engine.nextParkedReply()
-        reply.send(Raw(Array("{\n  \"a\": 1,\n  \"b\": [\n    2\n  ]\n}".utf8)))
+        reply.send(RawReply(Array("{\n  \"a\": 1,\n  \"b\": [\n    2\n  ]\n}".utf8)))
         let received = try await pending.value
         let object = try JSONSerialization.jsonObject(with: Data(received)) as? [String: Any]
         #expect(object?["a"] as? Int == 1)
@@ -160,7 +160,7 @@ struct ControlSocketTests {
 
     @Test("stop() removes the socket, and a client then finds no daemon")
     func stopUnlinks() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let server = try fixture.startServer()
         server.stop()
         #expect(try UnixSocket.kind(at: fixture.socketPath) == .missing)
@@ -176,7 +176,7 @@ struct ControlSocketTests {
 
     @Test("stop() leaves alone a socket that another daemon has put at the path since")
     func stopKeepsOthersSocket() throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let server = try fixture.startServer()
         try UnixSocket.unlink(fixture.socketPath)
         let other = try UnixSocket.listen(at: fixture.socketPath)
@@ -188,7 +188,7 @@ struct ControlSocketTests {
 
     @Test("stop() answers a request still waiting for the engine")
     func stopAnswersWaiting() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let server = try fixture.startServer()
         let client = fixture.client
         let pending = Task { try await client.request(syncStatus) }
@@ -200,12 +200,12 @@ struct ControlSocketTests {
         ) {
             try await pending.value
         }
-        parked.send(Raw(Array("{}".utf8)))  // too late, and harmless
+        parked.send(RawReply(Array("{}".utf8)))  // too late, and harmless
     }
 
     @Test("a path longer than a socket address allows is a clear error on both sides")
     func pathTooLong() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let directory = try fixture.tree.makeDirectoryChain(under: .root, longerThan: 120, componentLength: 60)
         let path = fixture.tree.absoluteBytes(directory) + Array("/control.sock".utf8)
 
@@ -223,7 +223,7 @@ struct ControlSocketTests {
 
     @Test("an unknown command is answered with an error document")
     func unknownCommand() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let server = try fixture.startServer()
         defer { server.stop() }
 
@@ -237,7 +237,7 @@ struct ControlSocketTests {
 
     @Test("malformed, oversized and missing requests are answered with errors")
     func badRequests() async throws {
-        let fixture = try Fixture(options: ControlServer.Options(requestTimeout: .milliseconds(50)))
+        let fixture = try ControlSocketFixture(options: ControlServer.Options(requestTimeout: .milliseconds(50)))
         let server = try fixture.startServer()
         defer { server.stop() }
 
@@ -254,7 +254,7 @@ struct ControlSocketTests {
 
     @Test("a reply the engine drops unsent is answered with an error")
     func droppedReply() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let server = try fixture.startServer()
         defer { server.stop() }
 
@@ -271,7 +271,7 @@ struct ControlSocketTests {
 
     @Test("connections beyond the limit are turned away, not queued")
     func connectionLimit() async throws {
-        let fixture = try Fixture(options: ControlServer.Options(maximumConnections: 1))
+        let fixture = try ControlSocketFixture(options: ControlServer.Options(maximumConnections: 1))
         let server = try fixture.startServer()
         defer { server.stop() }
 
@@ -282,13 +282,13 @@ struct ControlSocketTests {
         await #expect(throws: ControlClientError.daemonError(path: fixture.socketPath, message: busy)) {
             try await fixture.request(plainStatus)
         }
-        parked.send(Raw(Array("{}".utf8)))
+        parked.send(RawReply(Array("{}".utf8)))
         #expect(try await first.value == Array("{}".utf8))
     }
 
     @Test("a client gives up after its timeout")
     func clientTimeout() async throws {
-        let fixture = try Fixture()
+        let fixture = try ControlSocketFixture()
         let server = try fixture.startServer()
         defer { server.stop() }
 
@@ -298,186 +298,10 @@ struct ControlSocketTests {
             try await fixture.request(syncStatus, timeout: .milliseconds(50))
         }
         let parked = try await fixture.engine.nextParkedReply()
-        parked.send(Raw(Array("{}".utf8)))
+        parked.send(RawReply(Array("{}".utf8)))
         guard case .clientGone = await fixture.nextOutcome() else {
             Issue.record("the late reply should find the client gone")
             return
         }
-    }
-}
-
-@Suite("default socket path")
-struct SocketPathTests {
-    private let photos = Array("/home/ann/photos".utf8)
-
-    @Test("under XDG_RUNTIME_DIR for a user who has one")
-    func runtimeDirectory() {
-        let path = SocketPath.defaultPath(
-            forRoot: photos, environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], userID: 1000)
-        let text = String(decoding: path, as: UTF8.self)
-        #expect(text.hasPrefix("/run/user/1000/quotawatch/photos-"))
-        #expect(text.hasSuffix(".sock"))
-        let hash = text.dropFirst("/run/user/1000/quotawatch/photos-".count).dropLast(".sock".count)
-        #expect(hash.count == 16)
-        #expect(hash.allSatisfy { "0123456789abcdef".contains($0) })
-        #expect(path.count <= UnixSocket.maximumPathLength)
-
-        let slashed = SocketPath.defaultPath(
-            forRoot: photos, environment: ["XDG_RUNTIME_DIR": "/run/user/1000/"], userID: 1000)
-        #expect(slashed == path)
-    }
-
-    @Test("in /run/quotawatch for root, even with XDG_RUNTIME_DIR set")
-    func root() {
-        let path = SocketPath.defaultPath(forRoot: photos, environment: ["XDG_RUNTIME_DIR": "/run/user/0"], userID: 0)
-        #expect(path == Array("/run/quotawatch/".utf8) + SocketPath.socketName(forRoot: photos) + Array(".sock".utf8))
-    }
-
-    @Test(
-        "in /tmp/quotawatch-UID without a usable XDG_RUNTIME_DIR",
-        arguments: [[:], ["XDG_RUNTIME_DIR": ""], ["XDG_RUNTIME_DIR": "relative/dir"]])
-    func fallback(environment: [String: String]) {
-        let path = SocketPath.defaultPath(forRoot: photos, environment: environment, userID: 1234)
-        #expect(
-            path == Array("/tmp/quotawatch-1234/".utf8) + SocketPath.socketName(forRoot: photos) + Array(".sock".utf8))
-    }
-
-    @Test("the name is the sanitized last component and the FNV-1a hash of the whole path")
-    func names() {
-        // The published FNV-1a 64 test vector for "a".
-        #expect(SocketPath.socketName(forRoot: Array("a".utf8)) == Array("a-af63dc4c8601ec8c".utf8))
-        #expect(
-            String(
-                decoding: SocketPath.socketName(forRoot: Array("/srv/my data/caf\u{e9}".utf8) + [0xFF]), as: UTF8.self
-            )
-            .hasPrefix("caf___-"))
-        let long = SocketPath.socketName(forRoot: Array(("/srv/" + String(repeating: "n", count: 60)).utf8))
-        #expect(long.count == 40 + 1 + 16)
-        #expect(SocketPath.socketName(forRoot: Array("/".utf8)).starts(with: Array("root-".utf8)))
-        #expect(
-            SocketPath.socketName(forRoot: Array("/data/".utf8)) == SocketPath.socketName(forRoot: Array("/data".utf8)))
-        #expect(
-            SocketPath.socketName(forRoot: Array("/a/data".utf8))
-                != SocketPath.socketName(forRoot: Array("/b/data".utf8)))
-    }
-}
-
-// MARK: Fixture
-
-/// One temp tree with a server's socket at run/control.sock, an engine stand-in, and the
-/// outcomes of the server's connections.
-private final class Fixture {
-    let tree: TempTree
-    let socketPath: [UInt8]
-    let engine = FakeEngine()
-    let options: ControlServer.Options
-    var client: Client { Client(socketPath: socketPath) }
-    private let outcomes: AsyncStream<ControlConnectionOutcome>
-
-    init(options: ControlServer.Options = ControlServer.Options()) throws {
-        tree = try TempTree(prefix: "qw-control")
-        socketPath = tree.absoluteBytes("run/control.sock")
-        let (stream, continuation) = AsyncStream.makeStream(of: ControlConnectionOutcome.self)
-        outcomes = stream
-        var options = options
-        options.onConnectionFinished = { outcome in
-            // Probes made by other servers are not part of any test's story.
-            if outcome != .noRequest { continuation.yield(outcome) }
-        }
-        self.options = options
-    }
-
-    func makeServer() throws -> ControlServer {
-        let engine = self.engine
-        return try ControlServer(socketPath: socketPath, options: options) { request, reply in
-            engine.handle(request, reply)
-        }
-    }
-
-    func startServer() throws -> ControlServer {
-        let server = try makeServer()
-        server.start()
-        return server
-    }
-
-    func request(_ request: ControlRequest, timeout: Duration = .seconds(30)) async throws -> [UInt8] {
-        try await client.request(request, timeout: timeout)
-    }
-
-    /// Sends `bytes` as they are, then returns the server's reply line with its newline (or,
-    /// without one, all that came before the end).
-    func rawExchange(_ bytes: [UInt8]) async throws -> [UInt8] {
-        let connection = try UnixSocket.connect(to: socketPath, timeout: .seconds(30))
-        defer { connection.close() }
-        if !bytes.isEmpty { try connection.sendAll(bytes) }
-        let line = try await onThread { try connection.receiveLine(maximumBytes: 1 << 20) }
-        return line.ending == .newline ? line.bytes + [UInt8(ascii: "\n")] : line.bytes
-    }
-
-    func nextOutcome() async -> ControlConnectionOutcome? {
-        var iterator = outcomes.makeAsyncIterator()
-        return await iterator.next()
-    }
-}
-
-private struct Client: Sendable {
-    let socketPath: [UInt8]
-
-    func request(_ request: ControlRequest, timeout: Duration = .seconds(30)) async throws -> [UInt8] {
-        let path = socketPath
-        return try await onThread { try ControlClient.request(socketPath: path, request, timeout: timeout) }
-    }
-}
-
-/// Stands in for the engine: answers plain requests at once, and parks sync requests until
-/// the test answers them.
-private final class FakeEngine: Sendable {
-    private let parked: AsyncStream<ControlReply>
-    private let park: AsyncStream<ControlReply>.Continuation
-    private let requests = Mutex(0)
-
-    init() {
-        (parked, park) = AsyncStream.makeStream(of: ControlReply.self)
-    }
-
-    var requestCount: Int { requests.withLock { $0 } }
-
-    func handle(_ request: ControlRequest, _ reply: ControlReply) {
-        requests.withLock { $0 += 1 }
-        if request.sync {
-            park.yield(reply)
-        } else {
-            reply.send(Raw(Array(#"{"command":"\#(request.command.name)","sync":false}"#.utf8)))
-        }
-    }
-
-    func nextParkedReply() async throws -> ControlReply {
-        var iterator = parked.makeAsyncIterator()
-        guard let reply = await iterator.next() else { throw CancellationError() }
-        return reply
-    }
-}
-
-private let plainStatus = ControlRequest(.status(.tree(TreeSelection())))
-private let syncStatus = ControlRequest(.status(.tree(TreeSelection())), sync: true)
-
-/// A reply document given as the bytes to send.
-private struct Raw: ControlReplyDocument {
-    let bytes: [UInt8]
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-    func replyJSON() -> [UInt8] { bytes }
-}
-
-private func lstatus(_ path: [UInt8]) throws -> stat {
-    var status = stat()
-    guard lstat(String(decoding: path, as: UTF8.self), &status) == 0 else { throw Errno(rawValue: errno) }
-    return status
-}
-
-/// Runs blocking `body` on a thread of its own, so that it never holds one of the few threads
-/// Swift concurrency shares between all tests.
-private func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }

@@ -25,6 +25,12 @@ public struct MonotonicEngineClock: EngineClock, Sendable {
     public func instant(of nanoseconds: UInt64) -> ContinuousClock.Instant {
         origin.advanced(by: .nanoseconds(Int64(clamping: nanoseconds)))
     }
+
+    /// Seconds from the reading `start` until now, for the events that say how long something took.
+    func seconds(since start: UInt64) -> Double {
+        let now = self.now
+        return Double(now - min(start, now)) / 1e9
+    }
 }
 
 /// A clock that moves only when told to.

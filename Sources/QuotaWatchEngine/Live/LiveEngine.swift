@@ -14,33 +14,18 @@ typealias KernelStep = EngineStep<KernelFileSystem, MonotonicEngineClock>
 /// the tree and never waits on any of them. When ``run(progress:)`` returns, every one of them
 /// has been joined and the inotify descriptor is closed.
 ///
-/// Sendable only so that another thread can call ``stop()``, which touches nothing but the
-/// mailbox; everything else belongs to the thread inside ``run(progress:)``.
-public final class LiveEngine: @unchecked Sendable {
+/// The engine owns the loop and the parts it drives on its thread, all made in
+/// ``run(progress:)``: the ``EngineStep``, the ``EnginePublisher`` (where events and views
+/// leave), the ``EnginePolicy`` (the policy layer and the participants' end of turn), the
+/// ``ControlRequestHandler`` (requests and syncs, with the ``EngineResync``) and the
+/// participants themselves. Another thread may only call ``stop()``.
+public final class LiveEngine: Sendable {
     let options: EngineOptions
     let mailbox = Mailbox()
     let clock = MonotonicEngineClock()
-    var events: LineWriter?
-    /// `status` replies and the syncs waiting for their marker.
-    var replies = StatusReplies()
-    /// What was said of the subtrees that cannot be watched.
-    var degradation: DegradationReport
-    var requestsAnswered: UInt64 = 0
-    /// The backend in use and why, for `ready`, `status` and the log.
-    var backendName = "inotify"
-    var backendReason = ""
-    /// The control socket's event stream (`{"command":"events"}`), fed by emit and publish.
-    var eventFeed: ControlEventFeed?
-    /// Programs registered as cleaners on the control socket (``RegisteredCleaners``).
-    var registeredCleaners: RegisteredCleaners?
-    /// Quotas and disk levels; set once the first crawl is done.
-    var monitor: PolicyMonitor?
-    /// Mounts and unmounts below ROOT; nil when the mount table cannot be read.
-    var mounts: MountFollower?
 
     public init(options: EngineOptions) {
         self.options = options
-        degradation = DegradationReport(rootDisplay: options.rootDisplay, pollInterval: options.pollInterval)
     }
 
     /// Asks ``run(progress:)``, running on another thread, to return ``EngineExit/stopped`` as
@@ -54,14 +39,17 @@ public final class LiveEngine: @unchecked Sendable {
         case .success(let started): services = started
         case .failure(let failure): return .failure(failure)
         }
+        defer { services.stop() }
         let (root, backend) = (services.root, services.backend)
-        (eventFeed, registeredCleaners) = (services.server.events, services.server.registeredCleaners)
-        (backendName, backendReason) = (services.backendName, services.backendReason)
-        (events, mounts) = (services.events, services.mounts)
-        defer {
-            services.stop()
-            (events, mounts) = (nil, nil)
-        }
+        let reporter = EngineReporter(backendName: services.backendName, backendReason: services.backendReason)
+        let publisher = EnginePublisher(
+            options: options, reporter: reporter, clock: clock, events: services.events, feed: services.server.events)
+        let policy = EnginePolicy(options: options, publisher: publisher, clock: clock)
+        let resync = EngineResync(
+            mailbox: mailbox, mounts: services.mounts, policy: policy, publisher: publisher, clock: clock)
+        let requests = ControlRequestHandler(
+            options: options, policy: policy, publisher: publisher, resync: resync, mounts: services.mounts,
+            clock: clock)
         let fileSystem = KernelFileSystem(root: root, backend: backend, options: options.crawl)
         // The crawl's tree and report live only inside this block: a copy of the tree held for
         // the rest of the run would make the first change copy every array of the live one, and
@@ -70,7 +58,7 @@ public final class LiveEngine: @unchecked Sendable {
         do {
             let (tree, report) = try fileSystem.crawlInitial(progress: progress)
             step = EngineStep(
-                live: LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: replies.markerPrefix),
+                live: LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: requests.markerPrefix),
                 schedule: EngineSchedule(settle: options.settle, pollInterval: options.pollInterval, now: clock.now),
                 clock: clock)
         } catch {
@@ -86,33 +74,58 @@ public final class LiveEngine: @unchecked Sendable {
             step.live.rootParent = (watch, rootName)
         }
         let total = step.live.tree.tally(of: step.live.tree.root)
-        emit(
+        publisher.emit(
             .ready(
                 directories: step.live.tree.directoryCount, files: step.live.tree.fileCount,
-                allocated: total.allocated, seconds: seconds(since: 0), backend: backendName,
-                backendReason: backendReason))
-        reportDegradation(of: step.live)
-        var startEvents = startPolicy(&step.live, root: root)
-        if let failure = startParticipants(root: root) { return .failure(failure) }
+                allocated: total.allocated, seconds: clock.seconds(since: 0), backend: reporter.backendName,
+                backendReason: reporter.backendReason))
+        publisher.reportDegradation(of: step.live)
+        var startEvents = policy.start(&step.live, root: root)
+        if let config = policy.monitor?.config,
+            let failure = startParticipants(root: root, config: config, cleaners: services.server.registeredCleaners)
+        {
+            return .failure(failure)
+        }
         defer { for participant in options.participants { participant.stop() } }
         // Every leftover already there.
-        startEvents += evaluated(&step.live, changed: [])
+        startEvents += policy.evaluated(&step.live, changed: [])
         // Published once every participant has started, so the cleaners hear them.
-        for event in startEvents { publish(event) }
-        notifyObservers(.ready, step.live)
-        let exit = loop(&step)
-        notifyObservers(.stopping, step.live)
+        for event in startEvents { publisher.publish(event) }
+        publisher.notifyObservers(.ready, step.live, monitor: policy.monitor)
+        var actions = LoopActions(
+            participants: options.participants, publisher: publisher, policy: policy, requests: requests,
+            mounts: services.mounts)
+        let exit = loop(&step, &actions)
+        publisher.notifyObservers(.stopping, step.live, monitor: policy.monitor)
         return exit
+    }
+
+    /// Starts every participant in order, each with its own way back to this thread; the
+    /// first that cannot start stops those before it, and its reason stops the engine.
+    private func startParticipants(
+        root: FileDescriptor, config: PolicyConfig, cleaners: RegisteredCleaners
+    )
+        -> EngineFailure?
+    {
+        for (index, participant) in options.participants.enumerated() {
+            let mailbox = self.mailbox
+            let start = ParticipantStart(
+                post: { mailbox.post(.participant(index, $0)) }, root: root, config: config,
+                registeredCleaners: cleaners, now: clock.now)
+            guard let failure = participant.start(start) else { continue }
+            for started in options.participants.prefix(index) { started.stop() }
+            return failure
+        }
+        return nil
     }
 
     // MARK: The loop
 
-    private func loop(_ step: inout KernelStep) -> EngineExit {
+    private func loop(_ step: inout KernelStep, _ actions: inout LoopActions) -> EngineExit {
         step.schedule.flushed(at: clock.now)
         step.schedule.polled(at: clock.now)
-        var actions = LoopActions(engine: self)
         while true {
-            let deadline = step.wakeDeadline(policyDeadline: policyDeadline).map(clock.instant(of:))
+            let deadline = step.wakeDeadline(policyDeadline: actions.deadline).map(clock.instant(of:))
             for message in mailbox.take(until: deadline) {
                 switch message {
                 case .events(let changes):
@@ -121,24 +134,25 @@ public final class LiveEngine: @unchecked Sendable {
                     let batch = options.participants.reduce(changes) { $1.changes($0, in: step.live) }
                     if options.traces { Log.requested(ChangeTrace.text(batch, step.live, root: options.rootDisplay)) }
                     let overflowed = step.apply(batch)
-                    if step.live.mountTableMayHaveChanged { followMounts(&step.live) }
-                    if overflowed { emit(.overflow) }
+                    if step.live.mountTableMayHaveChanged { MountFollower.follow(actions.mounts, in: &step.live) }
+                    if overflowed { actions.publisher.emit(.overflow) }
                 case .filesChanged(let files):
                     for file in files { step.live.fileChanged(device: file.device, inode: file.inode, now: clock.now) }
                 case .request(let request, let reply):
-                    answer(request, reply, &step)
+                    actions.requests.answer(request, reply, &step)
                 case .shutdown(let signal):
                     return .signal(signal)
                 case .reload:
                     step.schedule.reloadRequested(at: clock.now)
                 case .participant(let index, let message):
-                    options.participants[index].received(message, output)
+                    options.participants[index].received(message, actions.publisher.output)
                 case .stop:
                     return .stopped
                 case .readerFailed(let error):
-                    return .failure(.runtime("reading \(backendName) events failed: \(error)"))
+                    return .failure(
+                        .runtime("reading \(actions.publisher.reporter.backendName) events failed: \(error)"))
                 case .mountsChanged:
-                    followMounts(&step.live)
+                    MountFollower.follow(actions.mounts, in: &step.live)
                 }
             }
             step.turn(&actions)
@@ -146,123 +160,38 @@ public final class LiveEngine: @unchecked Sendable {
                 let message =
                     "the root \(options.rootDisplay) was deleted or moved away; nothing is left to watch. "
                     + "Recreate it and start 'quotawatch run' again."
-                emit(.rootGone(message: message))
-                for pending in replies.takeAll().values { pending.reply.fail(message) }
+                actions.publisher.emit(.rootGone(message: message))
+                actions.requests.failWaiting(message)
                 return .failure(.runtime(message))
             }
         }
     }
 
-    /// The earliest moment the policy layer, the participants and the observers want a turn.
-    private var policyDeadline: UInt64? {
-        ([monitor?.nextDeadline] + options.observers.map(\.nextTurn)
-            + options.participants.map(\.nextDeadline)).compactMap { $0 }.min()
-    }
-
-    /// What the engine adds to each turn of the step.
+    /// What the engine adds to each turn of the step: its parts, each at its point.
     private struct LoopActions: EngineStepActions {
-        let engine: LiveEngine
+        let participants: [any EngineParticipant]
+        let publisher: EnginePublisher
+        let policy: EnginePolicy
+        let requests: ControlRequestHandler
+        let mounts: MountFollower?
 
-        func completeSyncs(_ step: inout KernelStep) { engine.completeSyncs(&step) }
-        func expireSyncs(_ markers: [[UInt8]], _ step: inout KernelStep) { engine.expireSyncs(markers, &step) }
-        func resync(_ step: inout KernelStep) { engine.resync(&step) }
-        func reload(_ step: inout KernelStep) { engine.reloadPolicy(&step.live) }
-        func polled(_ step: inout KernelStep) { engine.reportDegradation(of: step.live) }
+        /// The earliest moment the policy layer, the participants and the observers want a turn.
+        var deadline: UInt64? {
+            let wishes = [policy.nextDeadline, publisher.nextObserverTurn] + participants.map(\.nextDeadline)
+            return wishes.compactMap { $0 }.min()
+        }
+
+        func completeSyncs(_ step: inout KernelStep) { requests.completeSyncs(&step) }
+        func expireSyncs(_ markers: [[UInt8]], _ step: inout KernelStep) { requests.expireSyncs(markers, &step) }
+        func resync(_ step: inout KernelStep) { requests.resync(&step) }
+        func reload(_ step: inout KernelStep) { policy.reload(&step.live) }
+        func polled(_ step: inout KernelStep) { publisher.reportDegradation(of: step.live) }
         func endTurn(_ step: inout KernelStep, now: UInt64) {
-            engine.policyTurn(&step.live)
-            for participant in engine.options.participants {
-                // Evaluated again at once when it asks: the loop may sleep until the next change.
-                if participant.endTurn(&step.live, &engine.monitor, now: now) { engine.policyTurn(&step.live) }
-            }
-            for participant in engine.options.participants where participant.nextDeadline.map({ $0 <= now }) ?? false {
+            policy.endTurn(&step.live, now: now)
+            for participant in participants where participant.nextDeadline.map({ $0 <= now }) ?? false {
                 participant.turn(now: now)
             }
-            engine.observerTurn(step.live, now: now)
+            publisher.observerTurn(step.live, monitor: policy.monitor, now: now)
         }
-    }
-
-    // MARK: Plumbing
-
-    func emit(_ event: EngineEvent) { deliver(.engine(event)) }
-
-    /// Where every policy event leaves the engine: the event stream, observers and the
-    /// participants (the hooks, the cleanup triggers).
-    func publish(_ event: PolicyEvent) {
-        deliver(.policy(event))
-        for participant in options.participants { participant.published(event) }
-    }
-
-    /// What a participant's message may publish or emit.
-    private var output: ParticipantOutput {
-        ParticipantOutput(
-            publish: { [unowned self] in publish($0) }, emit: { [unowned self] in emit($0) }, now: clock.now)
-    }
-
-    /// Starts every participant in order, each with its own way back to this thread; the
-    /// first that cannot start stops those before it, and its reason stops the engine.
-    private func startParticipants(root: FileDescriptor) -> EngineFailure? {
-        guard let config = monitor?.config, let registeredCleaners else { return nil }
-        for (index, participant) in options.participants.enumerated() {
-            let mailbox = self.mailbox
-            let start = ParticipantStart(
-                post: { mailbox.post(.participant(index, $0)) }, root: root, config: config,
-                registeredCleaners: registeredCleaners, now: clock.now)
-            guard let failure = participant.start(start) else { continue }
-            for started in options.participants.prefix(index) { started.stop() }
-            return failure
-        }
-        return nil
-    }
-
-    /// To `--events`, the socket's subscribers and the observers, in that order. The line is
-    /// encoded once, and only when a reader of lines is there; it carries the root.
-    private func deliver(_ event: ObservedEvent) {
-        let feed = eventFeed.flatMap { $0.hasSubscribers ? $0 : nil }
-        if events != nil || feed != nil {
-            let line = event.jsonLine(root: options.rootDisplay)
-            events?.write(line)
-            feed?.publish(line)
-        }
-        for observer in options.observers { observer.engineEmitted(event) }
-    }
-
-    func view(of live: LiveTree<KernelFileSystem>) -> EngineView {
-        let tree = live.tree
-        let counters = EngineReport(
-            events: live.counters.events, rescannedDirectories: live.counters.rescannedDirectories,
-            overflows: live.counters.overflows, watches: live.watchCount,
-            degraded: live.degradedDirectories.map { EscapedName.string(tree.relativePath(of: $0)) },
-            requests: requestsAnswered, cpuSeconds: Self.seconds(ThreadCPUTime.current()), backend: backendName,
-            backendReason: backendReason)
-        return EngineView(
-            now: clock.now, rootDisplay: options.rootDisplay, tree: tree, counters: counters,
-            isResyncing: live.needsResync, monitor: monitor)
-    }
-
-    func notifyObservers(_ change: EngineLifecycle, _ live: LiveTree<KernelFileSystem>) {
-        guard !options.observers.isEmpty else { return }
-        let view = view(of: live)
-        for observer in options.observers { observer.engine(change, view) }
-    }
-
-    /// Gives each observer whose turn is due a look at the tree.
-    func observerTurn(_ live: LiveTree<KernelFileSystem>, now: UInt64) {
-        let due = options.observers.filter { observer in observer.nextTurn.map { $0 <= now } ?? false }
-        guard !due.isEmpty else { return }
-        let view = view(of: live)
-        for observer in due { observer.engineTurn(view) }
-    }
-
-    /// Subtrees that cannot be watched: said once per change of that set.
-    func reportDegradation(of live: LiveTree<KernelFileSystem>) {
-        if let event = degradation.report(of: live) { emit(event) }
-    }
-
-    func seconds(since start: UInt64) -> Double {
-        Double(clock.now - min(start, clock.now)) / 1e9
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

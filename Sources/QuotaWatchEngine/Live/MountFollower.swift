@@ -49,11 +49,12 @@ final class MountFollower: Sendable {
     }
 }
 
-extension LiveEngine {
-    /// Reads the mount table and lists again each place below ROOT whose mount changed.
-    func followMounts(_ live: inout LiveTree<KernelFileSystem>) {
+extension MountFollower {
+    /// Reads the mount table and lists again each place below ROOT whose mount changed; with
+    /// no follower (no table to read) the tree's hint is only taken.
+    static func follow(_ follower: MountFollower?, in live: inout LiveTree<KernelFileSystem>) {
         live.noteMountTableRead()
-        guard let mounts else { return }
-        for place in mounts.placesToCheck() { live.followMountChange(at: place) }
+        guard let follower else { return }
+        for place in follower.placesToCheck() { live.followMountChange(at: place) }
     }
 }
