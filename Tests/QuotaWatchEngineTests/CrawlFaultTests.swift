@@ -169,4 +169,49 @@ struct CrawlFaultTests {
         #expect(!live.hasUnwatchedDirectories && !live.hasPendingWork)
         try Self.expectMatchesDu(live.tree, temp)
     }
+
+    /// A name's stat is refused (EACCES) because a directory above it had no search permission
+    /// for a moment (chmod 000 and back, run by another user than the daemon's): the directory
+    /// holding the name is marked unreadable, though it never was. When the ancestor's
+    /// attribute change is seen, or at the latest at a sync, the marked directory is looked at
+    /// again and listed. Before, it stayed empty for good (a random sweep, daemon unprivileged,
+    /// lost a new file so).
+    @Test(
+        "a stat refused by an ancestor without search permission for a moment: the directory is listed again",
+        arguments: [false, true])
+    func statRefusedByAnAncestorIsRecovered(atSync: Bool) throws {
+        let temp = try Self.makeTree()
+        let (root, _) = try TreeScanner().openRoot(temp.absoluteBytes(.root))
+        defer { root.close() }
+        let backend = try InotifyBackend(inotify: InotifyDescriptor())
+        defer { backend.stop() }
+        let fileSystem = KernelFileSystem(root: root, backend: backend, options: CrawlOptions(workers: 1))
+        let (tree, report) = try fileSystem.crawlInitial(progress: nil)
+        var live = LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: Array(".qw-sync-".utf8))
+        let a = try #require(live.tree.directory(atComponents: [Array("a".utf8)[...]]))
+        let deeper = try #require(
+            live.tree.directory(atComponents: ["a", "sub", "deeper"].map { Array($0.utf8)[...] }))
+        try temp.writeFile("a/sub/deeper/new", byteCount: 6000)
+
+        let faults = FaultPlan()
+        faults.fail(.fstatat, with: .permissionDenied, times: 1, path: "new")
+        faults.arm {
+            live.pendingNames.insert(PendingName(directory: deeper, name: Array("new".utf8)))
+            live.flush()
+        }
+        #expect(faults.calls(.fstatat).contains { $0.injected == .permissionDenied }, "the stat was refused")
+        #expect(live.unreadable.contains(deeper), "the refusal marks the directory that holds the name")
+        #expect(live.tree.tally(of: deeper).files == 0)
+
+        if atSync {
+            live.settleForSync()
+        } else {
+            // The chmod back on `a` comes as an attribute event for `a`.
+            live.checkReadability(of: a)
+            live.flush()
+        }
+        #expect(!live.unreadable.contains(deeper))
+        #expect(live.tree.tally(of: deeper).files == 2)
+        try Self.expectMatchesDu(live.tree, temp)
+    }
 }

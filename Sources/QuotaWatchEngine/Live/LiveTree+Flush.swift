@@ -88,8 +88,14 @@ extension LiveTree {
         pendingNames.formUnion(restats.names)
         for found in restats.foundFiles { restat(found) }
         pendingDirectories.insert(tree.root)
-        // An unreadable directory may have no watch of its own to say that it grew.
+        // An unreadable directory may have no watch of its own to say that it grew, nor to
+        // say that it is readable again (it may have been marked so by a stat refused by an
+        // ancestor, readable again since): each is looked at afresh, shallowest first.
         pendingDirectories.formUnion(unreadable)
+        for directory in unreadable.sorted(by: { tree.depth(of: $0) < tree.depth(of: $1) })
+        where unreadable.contains(directory) && tree.contains(directory) {
+            checkReadability(of: directory)
+        }
         pollDegraded()
         flush()
         // A write through a name outside the root, or through one gone since, raises no event

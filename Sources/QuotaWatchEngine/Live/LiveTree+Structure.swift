@@ -135,9 +135,20 @@ extension LiveTree {
             deferredReadabilityChecks[directory, default: 0] += 1
         case .readable:
             deferredReadabilityChecks.removeValue(forKey: directory)
-            guard unreadable.contains(directory) else { return }
-            unreadable.remove(directory)
-            _ = relist(directory)
+            if unreadable.remove(directory) != nil {
+                _ = relist(directory)
+                return
+            }
+            // A stat refused while this directory had no search permission for a moment (a
+            // chmod 000 and back) marked the directory that held the name, further down, and
+            // no event will say it is readable: each such one is looked at again now.
+            let below = unreadable.filter {
+                $0 != directory && tree.contains($0) && tree.isDescendant($0, of: directory)
+            }
+            for hidden in below.sorted(by: { tree.depth(of: $0) < tree.depth(of: $1) })
+            where unreadable.contains(hidden) {
+                checkReadability(of: hidden)
+            }
         case .unreadable:
             deferredReadabilityChecks.removeValue(forKey: directory)
             markUnreadable(directory)
