@@ -24,7 +24,9 @@ struct CommandLineArgument: Equatable, ExpressibleByStringLiteral {
     /// The process's arguments after the program name, byte for byte.
     static func processArguments() -> [CommandLineArgument] {
         var arguments: [CommandLineArgument] = []
-        for index in 1..<Int(CommandLine.argc) {
+        // A program may exec this one with an empty argument vector (argc 0): no arguments,
+        // the usage, not a trap on a backwards range.
+        for index in stride(from: 1, to: Int(CommandLine.argc), by: 1) {
             guard let pointer = unsafe CommandLine.unsafeArgv[index] else { continue }
             var bytes: [UInt8] = []
             var offset = 0
