@@ -63,7 +63,7 @@ qw_require_packages() {
 QW_BUILD_PACKAGES=(libinotifytools0-dev libyaml-dev libncurses-dev libsqlite3-dev libmicrohttpd-dev libsystemd-dev)
 qw_install_deps() {
     case "${1:-}" in
-    test) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils tmux prometheus prometheus-alertmanager man-db btrfs-progs ;;
+    test) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils tmux prometheus prometheus-alertmanager man-db btrfs-progs python3 ;;
     demo) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils ;;
     bench) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils gdu watchman inotify-tools hyperfine linux-perf ;;
     *)
