@@ -33,6 +33,17 @@ extension TallyTree {
     ) -> FileID {
         let status = status.storedInFileRecord
         let parent = directory.rawValue
+        let device = directories[Int(parent)].device
+        // Only a name whose inode reports other links can share it with a file already here.
+        // A second name for an inode first seen with one name: from now on all are counted
+        // through the hard-link table. Both ways: one link means every name counts on its own
+        // again, as du counts it. Done before the new record exists, which the inode table's
+        // growth during the conversion would otherwise index twice (see indexInode).
+        if status.mayHaveOtherNames {
+            convertSingleNamedFiles(device: device, inode: status.inode)
+        } else {
+            convertLinkedFilesToSingleNamed(device: device, status: status)
+        }
         let record = FileRecord(
             apparent: status.apparentBytes, inode: status.inode,
             packed: (status.allocatedBytes >> 9) & FileRecord.blockMask,
@@ -44,16 +55,6 @@ extension TallyTree {
         linkFileIntoDirectory(id)
         fileCount += 1
 
-        let device = directories[Int(parent)].device
-        // Only a name whose inode reports other links can share it with a file already here.
-        // A second name for an inode first seen with one name: from now on all are counted
-        // through the hard-link table.
-        // Both ways: one link means every name counts on its own again, as du counts it.
-        if status.mayHaveOtherNames {
-            convertSingleNamedFiles(device: device, inode: status.inode)
-        } else {
-            convertLinkedFilesToSingleNamed(device: device, status: status)
-        }
         if status.mayHaveOtherNames {
             files[Int(id)].isLinked = true
             attachLinkedName(id, usage: status.usage)

@@ -323,22 +323,38 @@ public struct TallyTree {
         return { Self.inodeHash($0, files: files, directories: directories) }
     }
 
-    /// Inserts into the name table, rebuilding it twice as large first when it is full.
+    /// Inserts into the name table, rebuilding it twice as large first when it is full. Every
+    /// live record but `value` is in the table whenever this is called, so the larger table is
+    /// built from the records, in their order: a walk of the table's slots would visit the
+    /// records and their names at random, and cost a cache miss per entry on a large crawl.
     mutating func indexEntry(_ value: UInt32, hash: UInt64) {
         if entryIndex.needsGrowth {
-            entryIndex = entryIndex.rebuilt(slotCount: entryIndex.slotCount * 2, rehash: entryHasher)
+            var larger = OpenAddressingTable(slotCount: entryIndex.slotCount * 2)
+            for index in files.indices where files[index].directory != noRecord && UInt32(index) != value {
+                larger.insert(UInt32(index), hash: entryHash(UInt32(index)))
+            }
+            for index in directories.indices.dropFirst() where directories[index].isLive {
+                let tagged = UInt32(index) | Self.directoryTag
+                if tagged != value { larger.insert(tagged, hash: entryHash(tagged)) }
+            }
+            entryIndex = larger
         }
         entryIndex.insert(value, hash: hash)
     }
 
-    /// Inserts into the inode table, rebuilding it twice as large first when it is full. The
-    /// larger table holds what the table holds, not what the records suggest: in the middle of
-    /// a call a live single-named record may not be indexed yet (the file being added while
-    /// its inode's linked names turn single-named), and a rebuild from the records would
-    /// index it once here and again when its own turn came, a copy that outlives the record.
+    /// Inserts into the inode table, rebuilding it twice as large first when it is full, from
+    /// the records as ``indexEntry(_:hash:)`` does. That relies on every live single-named
+    /// record but `file` being in the table at each call: ``addFile(named:in:status:deferring:)``
+    /// turns an inode's linked names single-named before its new record exists, or a growth
+    /// meanwhile would index the new record here and again when its own turn came.
     mutating func indexInode(_ file: UInt32, hash: UInt64) {
         if inodeIndex.needsGrowth {
-            inodeIndex = inodeIndex.rebuilt(slotCount: inodeIndex.slotCount * 2, rehash: inodeHasher)
+            var larger = OpenAddressingTable(slotCount: inodeIndex.slotCount * 2)
+            for index in files.indices
+            where files[index].directory != noRecord && !files[index].isLinked && UInt32(index) != file {
+                larger.insert(UInt32(index), hash: inodeHash(UInt32(index)))
+            }
+            inodeIndex = larger
         }
         inodeIndex.insert(file, hash: hash)
     }
