@@ -27,6 +27,21 @@ struct CrawlFaultTests {
 
     static let directories: [TreePath] = [.root, "a", "a/sub", "a/sub/deeper", "b"]
 
+    /// The sample tree under a kernel file system with an inotify backend; the caller stops the
+    /// backend and closes the root.
+    static func kernelFileSystem(
+        workers: Int
+    ) throws -> (
+        temp: TempTree, root: FileDescriptor, backend: InotifyBackend, fileSystem: KernelFileSystem
+    ) {
+        let temp = try makeTree()
+        let (root, _) = try TreeScanner().openRoot(temp.absoluteBytes(.root))
+        let backend = try InotifyBackend(inotify: InotifyDescriptor())
+        return (
+            temp, root, backend, KernelFileSystem(root: root, backend: backend, options: CrawlOptions(workers: workers))
+        )
+    }
+
     /// Every directory's totals against du's.
     static func expectMatchesDu(
         _ tree: TallyTree, _ temp: TempTree, sourceLocation: SourceLocation = #_sourceLocation
@@ -108,12 +123,11 @@ struct CrawlFaultTests {
     /// counts it; once readable it is listed again, and every total is du's.
     @Test("EMFILE during the crawl, then EACCES on the re-listing, then readable again: exact")
     func shortOfDescriptorsThenUnreadableThenListed() throws {
-        let temp = try Self.makeTree()
-        let (root, _) = try TreeScanner().openRoot(temp.absoluteBytes(.root))
-        defer { root.close() }
-        let backend = try InotifyBackend(inotify: InotifyDescriptor())
-        defer { backend.stop() }
-        let fileSystem = KernelFileSystem(root: root, backend: backend, options: CrawlOptions(workers: 3))
+        let (temp, root, backend, fileSystem) = try Self.kernelFileSystem(workers: 3)
+        defer {
+            backend.stop()
+            root.close()
+        }
         let faults = FaultPlan()
         faults.fail(.openat, with: .tooManyOpenFiles, path: "sub")
         let (tree, report) = try faults.arm { () throws(RootError) in try fileSystem.crawlInitial(progress: nil) }
@@ -144,12 +158,11 @@ struct CrawlFaultTests {
     /// the next flush, and watched then.
     @Test("a watch refused (EACCES) during a listing is added by listing the directory again")
     func refusedWatchIsRetried() throws {
-        let temp = try Self.makeTree()
-        let (root, _) = try TreeScanner().openRoot(temp.absoluteBytes(.root))
-        defer { root.close() }
-        let backend = try InotifyBackend(inotify: InotifyDescriptor())
-        defer { backend.stop() }
-        let fileSystem = KernelFileSystem(root: root, backend: backend, options: CrawlOptions(workers: 1))
+        let (temp, root, backend, fileSystem) = try Self.kernelFileSystem(workers: 1)
+        defer {
+            backend.stop()
+            root.close()
+        }
         let faults = FaultPlan()
         // The root's watch is added; the next directory's is refused.
         faults.fail(.inotifyAddWatch, with: .permissionDenied, times: 1, skipping: 1)
@@ -180,12 +193,11 @@ struct CrawlFaultTests {
         "a stat refused by an ancestor without search permission for a moment: the directory is listed again",
         arguments: [false, true])
     func statRefusedByAnAncestorIsRecovered(atSync: Bool) throws {
-        let temp = try Self.makeTree()
-        let (root, _) = try TreeScanner().openRoot(temp.absoluteBytes(.root))
-        defer { root.close() }
-        let backend = try InotifyBackend(inotify: InotifyDescriptor())
-        defer { backend.stop() }
-        let fileSystem = KernelFileSystem(root: root, backend: backend, options: CrawlOptions(workers: 1))
+        let (temp, root, backend, fileSystem) = try Self.kernelFileSystem(workers: 1)
+        defer {
+            backend.stop()
+            root.close()
+        }
         let (tree, report) = try fileSystem.crawlInitial(progress: nil)
         var live = LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: Array(".qw-sync-".utf8))
         let a = try #require(live.tree.directory(atComponents: [Array("a".utf8)[...]]))
