@@ -16,6 +16,8 @@ struct MountOperations {
     struct Active {
         var point: TreePath
         var kind: Kind
+        /// What a bind mount shows; the root itself makes it a cycle like ``Kind/cycle``.
+        var source: TreePath?
     }
 
     enum Kind: String {
@@ -52,6 +54,7 @@ extension RandomOperations {
         try tree.writeBack(point / "hidden")
         let kind: MountOperations.Kind = [.tmpfs, .tmpfs, .bind, .bind, .cycle][random(0..<5)]
         let size = randomSize()
+        var source: TreePath?
         switch kind {
         case .tmpfs:
             try inNamespace(
@@ -59,14 +62,15 @@ extension RandomOperations {
                 [tree.absoluteBytes(point), Array("\(size)".utf8)])
             note("mount tmpfs", point)
         case .bind:
-            let source = pick(directories)
-            try inNamespace(#"mount --bind "$2" "$1""#, [tree.absoluteBytes(point), tree.absoluteBytes(source)])
-            note("bind mount", point, "of \(source.reportPath)")
+            let shown = pick(directories)
+            source = shown
+            try inNamespace(#"mount --bind "$2" "$1""#, [tree.absoluteBytes(point), tree.absoluteBytes(shown)])
+            note("bind mount", point, "of \(shown.reportPath)")
         case .cycle:
             try inNamespace(#"mount --bind "$2" "$1""#, [tree.absoluteBytes(point), tree.absoluteBytes(root)])
             note("bind mount of the root", point)
         }
-        mounts.active.append(MountOperations.Active(point: point, kind: kind))
+        mounts.active.append(MountOperations.Active(point: point, kind: kind, source: source))
         self.mounts = mounts
     }
 
@@ -85,14 +89,16 @@ extension RandomOperations {
         note("umount \(mount.kind.rawValue)", mount.point)
     }
 
-    /// Unmounts every cycle, and every bind mount of a directory removed since (it can no longer
-    /// be listed): find and du, behind the final du check, stop at them with an error.
+    /// Unmounts every cycle (a bind mount of the root, whichever kind drew it: a plain bind
+    /// mount may pick the root as its source), and every bind mount of a directory removed
+    /// since (it can no longer be listed): find and du, behind the final du check, stop at them
+    /// with an error ("File system loop detected").
     mutating func unmountUnreadable() throws {
         var index = 0
         while let mounts, index < mounts.active.count {
             let mount = mounts.active[index]
             let listable = try runInNamespace(#"ls -- "$1" > /dev/null"#, [tree.absoluteBytes(mount.point)])
-            if mount.kind == .cycle || listable.exitStatus != 0 {
+            if mount.kind == .cycle || mount.source == root || listable.exitStatus != 0 {
                 try unmount(at: index)
             } else {
                 index += 1

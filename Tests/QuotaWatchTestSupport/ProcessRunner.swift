@@ -41,7 +41,9 @@ public struct ProcessResult: Sendable, CustomStringConvertible {
     public var errorText: String { String(decoding: standardError, as: UTF8.self) }
 
     public var description: String {
-        let output = outputText.count > 2000 ? String(outputText.prefix(2000)) + "…" : outputText
+        // A NUL (find -printf '…\0') would end the message where Swift Testing prints it.
+        let text = outputText.replacingOccurrences(of: "\0", with: "\\0")
+        let output = text.count > 2000 ? String(text.prefix(2000)) + "…" : text
         return """
             command: \(command.joined(separator: " "))
             termination: \(termination)
