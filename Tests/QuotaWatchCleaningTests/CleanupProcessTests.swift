@@ -19,13 +19,7 @@ struct CleanupProcessTests {
             mount -t tmpfs -o size=1m tmpfs "$1/mnt" && echo data > "$1/mnt/f" && \
             exec "$2" delete "$1" "$3" mnt/f mnt
             """
-        let result = try ProcessRunner.run(
-            "unshare",
-            [
-                "-m", "sh", "-c", script, "sh", tree.absolutePath("root"), try CleanupProbe.path(),
-                tree.absolutePath("state"),
-            ]
-            .map { Array($0.utf8) })
+        let result = try Self.runInPrivateMountNamespace(script, tree)
         #expect(result.exitStatus == 0, "\(result.errorText)")
         #expect(result.outputText == "mnt/f skipped other_device\nmnt skipped other_device\n")
     }
@@ -42,13 +36,7 @@ struct CleanupProcessTests {
             mount -t tmpfs -o size=64k tmpfs "$3" && mkdir "$3/qw" && touch "$3/qw/audit.jsonl" && \
             (dd if=/dev/zero of="$3/fill" bs=4k 2>/dev/null; true) && exec "$2" delete "$1" "$3/qw" victim
             """
-        let result = try ProcessRunner.run(
-            "unshare",
-            [
-                "-m", "sh", "-c", script, "sh", tree.absolutePath("root"), try CleanupProbe.path(),
-                tree.absolutePath("state"),
-            ]
-            .map { Array($0.utf8) })
+        let result = try Self.runInPrivateMountNamespace(script, tree)
         #expect(result.exitStatus == 0, "\(result.errorText)")
         #expect(result.outputText.hasPrefix("victim not_recorded cannot write the audit record to '"))
         #expect(result.outputText.contains("No space left on device (ENOSPC); nothing was deleted."))
@@ -127,5 +115,15 @@ struct CleanupProcessTests {
             "kill -9: \(runs) runs (seed \(seed), QUOTAWATCH_KILL_RUNS and QUOTAWATCH_KILL_SEED to change), \(gone) of \(everyName.count) files deleted"
         )
         #expect(gone > 0)
+    }
+
+    /// Runs `script` under `unshare -m` with $1 the tree's root, $2 the cleanup probe and $3
+    /// its state directory.
+    private static func runInPrivateMountNamespace(_ script: String, _ tree: TempTree) throws -> ProcessResult {
+        let arguments = [
+            "-m", "sh", "-c", script, "sh", tree.absolutePath("root"), try CleanupProbe.path(),
+            tree.absolutePath("state"),
+        ]
+        return try ProcessRunner.run("unshare", arguments.map { Array($0.utf8) })
     }
 }

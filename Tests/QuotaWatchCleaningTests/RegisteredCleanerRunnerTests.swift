@@ -29,6 +29,17 @@ struct RegisteredCleanerRunnerTests {
         func count(_ id: UInt64) -> Int { lines.withLock { $0[id]?.count ?? 0 } }
     }
 
+    /// Starts a manual run whose plan concerns the registered cleaners `ids`. The daemon's
+    /// prepare activates the plan as the run starts; here it is done before.
+    private func startRun(_ runner: CleanupRunner, _ plans: CleanupPlans, concerning ids: [UInt64], level: DiskLevel) {
+        let trigger = CleanupTrigger.manual("now")
+        var plan = CleanupPlan(level: level, jobs: [])
+        for id in ids { plan.registered[id] = CleanupInputs(level: level) }
+        plans.stage(trigger, plan)
+        _ = plans.activate(trigger)
+        runner.submit(trigger)
+    }
+
     private func register(
         _ registry: RegisteredCleaners, id: UInt64, _ name: String, timeout: Duration? = nil, wire: Wire
     ) throws {
@@ -54,13 +65,7 @@ struct RegisteredCleanerRunnerTests {
         try register(registry, id: 2, "second", wire: wire)
         try register(registry, id: 3, "unconcerned", wire: wire)
 
-        let trigger = CleanupTrigger.manual("now")
-        var plan = CleanupPlan(level: .warning, jobs: [])
-        for id: UInt64 in [1, 2] { plan.registered[id] = CleanupInputs(level: .warning) }
-        plans.stage(trigger, plan)
-        // The daemon's prepare activates the plan as the run starts; here it is done before.
-        _ = plans.activate(trigger)
-        runner.submit(trigger)
+        startRun(runner, plans, concerning: [1, 2], level: .warning)
 
         // Each gets its context only after the one before it replied.
         for (id, reply) in [(UInt64(1), #"{"freed":10,"removed":["Caches/first/a"]}"#), (2, #"{"error":"busy"}"#)] {
@@ -92,12 +97,7 @@ struct RegisteredCleanerRunnerTests {
         runner.register(RegisteredCleanerGroup(registry: registry, plans: plans))
         try register(registry, id: 1, "mute", timeout: .milliseconds(1500), wire: wire)
         try register(registry, id: 2, "dropped", wire: wire)
-        let trigger = CleanupTrigger.manual("now")
-        var plan = CleanupPlan(level: .normal, jobs: [])
-        for id: UInt64 in [1, 2] { plan.registered[id] = CleanupInputs(level: .normal) }
-        plans.stage(trigger, plan)
-        _ = plans.activate(trigger)
-        runner.submit(trigger)
+        startRun(runner, plans, concerning: [1, 2], level: .normal)
 
         while wire.count(1) == 0 { await Task.yield() }
         var sleeps = clock.sleeps.makeAsyncIterator()
