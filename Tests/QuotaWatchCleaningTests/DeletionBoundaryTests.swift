@@ -24,7 +24,7 @@ struct DeletionBoundaryTests {
         try tree.writeFile("outside-file", byteCount: 100)
         try tree.writeFile("root/cache/bound", byteCount: 10)
         try tree.writeFile("root/cache/own", byteCount: 10)
-        let before = DeletionBoundaryTests.listing(tree.absolutePath("outside"))
+        let before = TempTree.namesAndSizes(below: tree.absolutePath("outside"))
         // The same file system on both sides: only the mount tells them apart.
         let script = """
             mount --bind "$3/outside" "$1/cache/mnt" && mount --bind "$3/outside-file" "$1/cache/bound" && \
@@ -48,7 +48,7 @@ struct DeletionBoundaryTests {
         let treeLine = lines.last ?? ""
         #expect(treeLine.hasPrefix("cache removed 1 kept "), "\(result.outputText)")
         #expect(treeLine.contains(" kept cache/mnt=mount_point") && treeLine.contains(" kept cache/bound=mount_point"))
-        #expect(DeletionBoundaryTests.listing(tree.absolutePath("outside")) == before)
+        #expect(TempTree.namesAndSizes(below: tree.absolutePath("outside")) == before)
         #expect(try tree.exists("outside-file"))
         #expect(try tree.exists("root/cache/own") == dryRun)
     }
@@ -80,16 +80,5 @@ struct DeletionBoundaryTests {
             "\(result.outputText)")
         #expect(try tree.exists("root/held") && tree.exists("root/foreign"))
         #expect(try tree.exists("root/free") == dryRun)
-    }
-
-    /// Every name below `path` with its size.
-    static func listing(_ path: String) -> [String] {
-        let enumerator = FileManager.default.enumerator(atPath: path)
-        var names: [String] = []
-        while let name = enumerator?.nextObject() as? String {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + name)
-            names.append("\(name) \(attributes?[.size] ?? "-")")
-        }
-        return names.sorted()
     }
 }

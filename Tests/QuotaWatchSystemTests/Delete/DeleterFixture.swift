@@ -67,18 +67,6 @@ final class DeleterFixture {
         return try Deleter(
             root: root, dryRun: dryRun, isProtected: protecting, openWriter: checkWriters ? nil : noWriters, walk: walk)
     }
-
-    /// Every name below `path`, sorted, with each file's size: a listing that changes if
-    /// anything inside is removed, added or rewritten.
-    static func listing(_ path: String) -> [String] {
-        let enumerator = FileManager.default.enumerator(atPath: path)
-        var names: [String] = []
-        while let name = enumerator?.nextObject() as? String {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + name)
-            names.append("\(name) \(attributes?[.size] ?? "-")")
-        }
-        return names.sorted()
-    }
 }
 
 func withPath<T>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> T) throws -> T {

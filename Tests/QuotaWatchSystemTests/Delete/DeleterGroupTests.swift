@@ -1,5 +1,6 @@
 import Glibc
 import QuotaWatchCore
+import QuotaWatchTestSupport
 import Synchronization
 import Testing
 
@@ -96,9 +97,9 @@ struct DeleterGroupTests {
                     return findings
                 })
         }
-        let before = DeleterFixture.listing(fixture.rootPath)
+        let before = TempTree.namesAndSizes(below: fixture.rootPath)
         let dry = try deleter(dryRun: true).removeGroup(removals, journal: GroupRecorder(fixture: fixture))
-        #expect(DeleterFixture.listing(fixture.rootPath) == before)
+        #expect(TempTree.namesAndSizes(below: fixture.rootPath) == before)
         let journal = GroupRecorder(fixture: fixture)
         let real = try deleter(dryRun: false).removeGroup(removals, journal: journal)
         #expect(dry.map(Self.summary) == real.map(Self.summary))

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import QuotaWatchCore
 import QuotaWatchSystem
+import QuotaWatchTestSupport
 import Synchronization
 import Testing
 
@@ -33,7 +34,7 @@ struct DeleterSwapTests {
                 chosen.append((Array(path.utf8), identity))
             }
         }
-        let decoyBefore = DeleterFixture.listing(fixture.decoyPath)
+        let decoyBefore = TempTree.namesAndSizes(below: fixture.decoyPath)
 
         let swapper = Swapper(victims: fixture.rootPath + "/victims", decoy: fixture.decoyPath, count: Self.directories)
         swapper.start()
@@ -65,7 +66,7 @@ struct DeleterSwapTests {
 
         #expect(removed == chosen.count)
         #expect(swapper.swaps >= Self.minimumSwaps)
-        #expect(DeleterFixture.listing(fixture.decoyPath) == decoyBefore)
+        #expect(TempTree.namesAndSizes(below: fixture.decoyPath) == decoyBefore)
         for directory in 0..<Self.directories {
             for file in 0..<Self.filesPerDirectory {
                 var status = stat()
