@@ -139,7 +139,8 @@ extension TallyTree {
         if files[Int(id)].isLinked {
             attachLinkedName(id, usage: usage, stoppingAt: common)
         } else {
-            indexInode(id, hash: inodeHash(id))
+            let hash = inodeHash(id)
+            indexInode(id, hash: hash)
             propagate(TallyDelta(adding: usage, files: 1), from: directory.rawValue, stoppingAt: common)
         }
         compactNamesIfNeeded()

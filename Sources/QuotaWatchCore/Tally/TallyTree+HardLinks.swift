@@ -81,7 +81,8 @@ extension TallyTree {
             files[Int(file)].isLinked = false
             files[Int(file)].apparent = usage.apparent
             files[Int(file)].allocatedBlocks = usage.allocated >> 9
-            indexInode(file, hash: inodeHash(file))
+            let hash = inodeHash(file)
+            indexInode(file, hash: hash)
             propagate(TallyDelta(adding: usage, files: 1), from: files[Int(file)].directory)
         }
     }

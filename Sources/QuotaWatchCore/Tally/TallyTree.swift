@@ -18,6 +18,10 @@ public struct TallyTree {
     /// Single-named files by (directory device, inode), to find them when a second name appears.
     var inodeIndex = OpenAddressingTable()
     var linkedInodes: [InodeKey: LinkedInode] = [:]
+    /// True for a tree built with ``Lookup/deferred``: the two tables above stay empty (so
+    /// their removals find nothing), a name is found by walking its directory's list, and an
+    /// inode first seen with one name is never looked up again.
+    let lookupIsDeferred: Bool
     /// Directories with a rule slot whose tally changed since the last drain, each once.
     var dirtyDirectories: [DirectoryID] = []
     /// Directories whose sizes passed 2⁶⁴ − 1, with the high words; empty but for sparse giants.
@@ -31,8 +35,22 @@ public struct TallyTree {
 
     public let root = DirectoryID(rawValue: 0)
 
+    /// How a tree finds a name or a single-named inode.
+    public enum Lookup: Sendable {
+        /// Through the name and inode tables, kept at every change: a live tree looks a name
+        /// up at every event.
+        case indexed
+        /// Without the tables, for a one-shot scan, which never looks an inode up and a name
+        /// only for the few directories its report names: filling the tables took about a
+        /// seventh of a scan's CPU. A name is found by walking its directory's list, and a
+        /// second name of an inode first seen with one link is counted on its own, as du
+        /// counts it (du remembers only inodes that had several links when it met them).
+        case deferred
+    }
+
     /// A tree holding only its root directory.
-    public init(root status: FileStatus) {
+    public init(root status: FileStatus, lookup: Lookup = .indexed) {
+        lookupIsDeferred = lookup == .deferred
         directories.append(
             DirectoryRecord(
                 tally: Tally(usage: status.usage, files: 0, dirs: 0), own: status.usage,
@@ -162,6 +180,7 @@ public struct TallyTree {
 
     func findEntry(named name: some Collection<UInt8>, in directory: DirectoryID) -> TreeEntry? {
         let parent = directory.rawValue
+        if lookupIsDeferred { return walkEntry(named: name, in: parent) }
         let found = entryIndex.find(hash: hashName(parent: parent, name)) { value in
             if value & Self.directoryTag != 0 {
                 let record = directories[Int(value & ~Self.directoryTag)]
@@ -175,6 +194,27 @@ public struct TallyTree {
         guard let found else { return nil }
         if found & Self.directoryTag != 0 { return .directory(DirectoryID(rawValue: found & ~Self.directoryTag)) }
         return .file(FileID(rawValue: found))
+    }
+
+    /// `name` in `parent`, from the directory's own lists: the lookup of a tree without tables.
+    private func walkEntry(named name: some Collection<UInt8>, in parent: UInt32) -> TreeEntry? {
+        var child = directories[Int(parent)].firstChild
+        while child != noRecord {
+            let record = directories[Int(child)]
+            if names.equals(offset: record.nameOffset, length: record.nameLength, name) {
+                return .directory(DirectoryID(rawValue: child))
+            }
+            child = record.nextSibling
+        }
+        var file = directories[Int(parent)].firstFile
+        while file != noRecord {
+            let record = files[Int(file)]
+            if names.equals(offset: record.nameOffset, length: record.nameLength, name) {
+                return .file(FileID(rawValue: file))
+            }
+            file = record.nextSibling
+        }
+        return nil
     }
 
     /// Directories directly below `directory`.
@@ -327,7 +367,9 @@ public struct TallyTree {
     /// live record but `value` is in the table whenever this is called, so the larger table is
     /// built from the records, in their order: a walk of the table's slots would visit the
     /// records and their names at random, and cost a cache miss per entry on a large crawl.
-    mutating func indexEntry(_ value: UInt32, hash: UInt64) {
+    /// The hash is an autoclosure so that a tree without tables never computes it.
+    mutating func indexEntry(_ value: UInt32, hash: @autoclosure () -> UInt64) {
+        guard !lookupIsDeferred else { return }
         if entryIndex.needsGrowth {
             var larger = OpenAddressingTable(slotCount: entryIndex.slotCount * 2)
             for index in files.indices where files[index].directory != noRecord && UInt32(index) != value {
@@ -339,7 +381,7 @@ public struct TallyTree {
             }
             entryIndex = larger
         }
-        entryIndex.insert(value, hash: hash)
+        entryIndex.insert(value, hash: hash())
     }
 
     /// Inserts into the inode table, rebuilding it twice as large first when it is full, from
@@ -347,7 +389,9 @@ public struct TallyTree {
     /// record but `file` being in the table at each call: ``addFile(named:in:status:deferring:)``
     /// turns an inode's linked names single-named before its new record exists, or a growth
     /// meanwhile would index the new record here and again when its own turn came.
-    mutating func indexInode(_ file: UInt32, hash: UInt64) {
+    /// The hash is an autoclosure so that a tree without tables never computes it.
+    mutating func indexInode(_ file: UInt32, hash: @autoclosure () -> UInt64) {
+        guard !lookupIsDeferred else { return }
         if inodeIndex.needsGrowth {
             var larger = OpenAddressingTable(slotCount: inodeIndex.slotCount * 2)
             for index in files.indices
@@ -356,11 +400,12 @@ public struct TallyTree {
             }
             inodeIndex = larger
         }
-        inodeIndex.insert(file, hash: hash)
+        inodeIndex.insert(file, hash: hash())
     }
 
     func findSingleNamedFile(device: UInt64, inode: UInt64) -> UInt32? {
-        inodeIndex.find(hash: hashInode(device: device, inode: inode)) { file in
+        guard !lookupIsDeferred else { return nil }
+        return inodeIndex.find(hash: hashInode(device: device, inode: inode)) { file in
             let record = files[Int(file)]
             return record.inode == inode && directories[Int(record.directory)].device == device
         }

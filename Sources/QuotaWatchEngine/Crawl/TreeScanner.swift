@@ -172,7 +172,7 @@ extension TreeScanner {
     public func scan(path: [UInt8], progress: ((CrawlProgress) -> Void)? = nil) throws(RootError) -> ScannedTree {
         let root = try openRoot(path)
         defer { root.descriptor.close() }
-        var tree = TallyTree(root: root.status)
+        var tree = TallyTree(root: root.status, lookup: .deferred)
         let (warnings, _) = crawl(root.descriptor, into: &tree, at: tree.root, progress: progress)
         return ScannedTree(tree: tree, warnings: warnings)
     }
