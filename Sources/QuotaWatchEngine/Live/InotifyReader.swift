@@ -54,19 +54,24 @@ final class InotifyReader: Sendable {
     private let wakeup: WakeupPipe
     private let thread = Mutex<JoinableThread?>(nil)
     private let isClosed = Atomic<Bool>(false)
+    private let holdMilliseconds: Int32
 
     convenience init(inotify: InotifyDescriptor) throws(Errno) {
         try self.init(source: InotifyEventSource(inotify: inotify))
     }
 
-    init(source: any KernelEventSource) throws(Errno) {
+    /// `holdMilliseconds` bounds how long files changed outside the tree wait for a change to
+    /// travel with (tests lengthen it to see the hold without a clock).
+    init(source: any KernelEventSource, holdMilliseconds: Int32 = InotifyReader.holdMilliseconds) throws(Errno) {
         self.source = source
+        self.holdMilliseconds = holdMilliseconds
         wakeup = try WakeupPipe()
     }
 
     /// Starts the thread: each batch goes to `changes`, a failure that ends it to `failed`.
-    /// `files` gets the files changed through names outside the tree, before the changes of
-    /// the same batch (a sync marker among those must not overtake them).
+    /// `files` gets the files changed through names outside the tree, before the changes read
+    /// with or after them (a sync marker among those must not overtake them): held until the
+    /// next batch of changes, or `holdMilliseconds` at most.
     func start(
         changes: @escaping @Sendable ([FileSystemChange]) -> Void,
         files: @escaping @Sendable ([ChangedFile]) -> Void = { _ in },
@@ -95,6 +100,11 @@ final class InotifyReader: Sendable {
     static let gatherMilliseconds: Int32 = 2
     /// How long without events before free memory is returned to the kernel.
     static let quietMilliseconds: Int32 = 1000
+    /// How long files changed outside the tree wait for a batch of changes to go with. A
+    /// filesystem mark (fanotify) reports every write on the file system: without the hold,
+    /// each write elsewhere woke the engine for a turn of its own (about 350 turns a second,
+    /// 5.7 % of a core, beside the randomized sweep), with it at most 20 a second.
+    static let holdMilliseconds: Int32 = 50
 
     private func run(
         changes: ([FileSystemChange]) -> Void, files: ([ChangedFile]) -> Void, failed: (Errno) -> Void
@@ -104,41 +114,73 @@ final class InotifyReader: Sendable {
         // Set by every batch: once events have stopped for a while, the memory their storm
         // left free goes back to the kernel, so the daemon's RSS returns to what it holds.
         var trimDue = false
+        // Files changed outside the tree, waiting for the next changes or for `heldUntil`.
+        var held: [ChangedFile] = []
+        var heldUntil = ContinuousClock.now
         while true {
+            var timeout: Int32 = trimDue ? Self.quietMilliseconds : -1
+            if !held.isEmpty {
+                let left = ContinuousClock.now.duration(to: heldUntil)
+                let milliseconds = max(0, Int32((left / .milliseconds(1)).rounded(.up)))
+                timeout = timeout < 0 ? milliseconds : min(timeout, milliseconds)
+            }
             let ready: [Int]
             do {
-                ready = try Readiness.wait(
-                    for: [source.descriptor, wakeup.readEnd],
-                    timeoutMilliseconds: trimDue ? Self.quietMilliseconds : -1)
+                ready = try Readiness.wait(for: [source.descriptor, wakeup.readEnd], timeoutMilliseconds: timeout)
             } catch {
                 failed(error)
                 return
             }
             if ready.contains(1) { return }
             if ready.isEmpty {
+                if !held.isEmpty {
+                    if ContinuousClock.now >= heldUntil {
+                        files(held)
+                        held = []
+                    }
+                    continue
+                }
                 MemoryTuning.returnFreeMemory()
                 trimDue = false
                 continue
             }
             var batch = KernelEventBatch()
+            var readSomething = false
             do {
                 while try source.read(buffer: &buffer, into: &batch) {
+                    readSomething = true
                     if batch.changes.count > 65536 { break }
                 }
             } catch {
                 failed(error)
                 return
             }
-            if !batch.changedFiles.isEmpty { files(batch.changedFiles) }
+            guard readSomething else { continue }
+            if !batch.changedFiles.isEmpty {
+                if held.isEmpty { heldUntil = ContinuousClock.now + .milliseconds(holdMilliseconds) }
+                held += batch.changedFiles
+            }
             let events = batch.changes
-            guard !events.isEmpty else { continue }
-            changes(events)
-            trimDue = true
+            if !events.isEmpty {
+                if !held.isEmpty {
+                    files(held)
+                    held = []
+                }
+                changes(events)
+                trimDue = true
+            } else if !held.isEmpty, ContinuousClock.now >= heldUntil {
+                // Writes elsewhere that never pause would otherwise hold these for good.
+                files(held)
+                held = []
+            }
             // Under a storm the queue holds a few events whenever we look: handing each few
             // over costs two thread wake-ups, more than applying them. Letting the kernel
             // gather for a moment turns thousands of hand-offs a second into a few hundred
             // (the queue takes over 16 000 events; a storm adds about 100 a millisecond).
-            // A lone event still goes at once: the pause comes after a batch, not before.
+            // A lone event still goes at once: the pause comes after a batch, not before. A
+            // batch with nothing for the tree (fanotify's events elsewhere on the file system)
+            // is followed by the same pause, so writes elsewhere at full speed cost a few
+            // hundred reads a second, not one each.
             if events.count < Self.smallBatch {
                 do {
                     if try !Readiness.wait(for: [wakeup.readEnd], timeoutMilliseconds: Self.gatherMilliseconds).isEmpty
