@@ -17,7 +17,7 @@ END = "<!-- end of the generated comparison table -->"
 def target_rows(section: str) -> list[list[str]]:
     rows, part = [], ""
     for line in section.splitlines():
-        heading = re.match(r"^#### (\w+)", line)
+        heading = re.match(r"^#### ([\w-]+)", line)
         if heading:
             part = heading.group(1)
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]

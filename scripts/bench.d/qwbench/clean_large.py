@@ -18,6 +18,7 @@ import threading
 import time
 
 from .children import Children
+from . import stats
 from .markdown import table
 from .quota_bench import fresh_dir, start
 
@@ -133,4 +134,19 @@ def run(children: Children, binary: str, run_dir: str, files: int) -> str:
         "of the same tree, unwatched, right after. The longest status wait is the worst time a `status` request, "
         "asked back to back on another connection during the clean, took: how long the engine thread was busy "
         "at a stretch.\n"
+        + "\n##### Targets\n\n"
+        + table(
+            ["case", "figure", "target", "measured", "verdict"],
+            [
+                [
+                    f"clean --yes, {files} files",
+                    "removed in one run through the daemon",
+                    "all, in one go",
+                    f"{removed} of {files}",
+                    stats.verdict(removed == files),
+                ]
+            ],
+            {3},
+        )
+        + "\n"
     )
