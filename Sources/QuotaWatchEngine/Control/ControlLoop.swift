@@ -99,7 +99,7 @@ final class ControlLoop: Sendable {
             table.feedSubscribers(now: now)
 
             if let paused = acceptPausedUntil, paused <= now { acceptPausedUntil = nil }
-            var requests = [PollRequest(waker.pipe.readEnd, .readable)]
+            var requests = [PollRequest(waker.event.descriptor, .readable)]
             if acceptPausedUntil == nil { requests.append(PollRequest(listener.descriptor, .readable)) }
             let ids = table.pollOrder()
             for id in ids { requests.append(PollRequest(table.descriptor(of: id), table.interest(of: id))) }

@@ -51,7 +51,7 @@ struct InotifyEventSource: KernelEventSource {
 /// the thread and closes it, which also drops every watch.
 final class InotifyReader: Sendable {
     private let source: any KernelEventSource
-    private let wakeup: WakeupPipe
+    private let wakeup: WakeupEvent
     private let thread = Mutex<JoinableThread?>(nil)
     private let isClosed = Atomic<Bool>(false)
 
@@ -61,7 +61,7 @@ final class InotifyReader: Sendable {
 
     init(source: any KernelEventSource) throws(Errno) {
         self.source = source
-        wakeup = try WakeupPipe()
+        wakeup = try WakeupEvent()
     }
 
     /// Starts the thread: each batch goes to `changes`, a failure that ends it to `failed`.
@@ -108,7 +108,7 @@ final class InotifyReader: Sendable {
             let ready: [Int]
             do {
                 ready = try Readiness.wait(
-                    for: [source.descriptor, wakeup.readEnd],
+                    for: [source.descriptor, wakeup.descriptor],
                     timeoutMilliseconds: trimDue ? Self.quietMilliseconds : -1)
             } catch {
                 failed(error)
@@ -141,7 +141,8 @@ final class InotifyReader: Sendable {
             // A lone event still goes at once: the pause comes after a batch, not before.
             if events.count < Self.smallBatch {
                 do {
-                    if try !Readiness.wait(for: [wakeup.readEnd], timeoutMilliseconds: Self.gatherMilliseconds).isEmpty
+                    if try !Readiness.wait(for: [wakeup.descriptor], timeoutMilliseconds: Self.gatherMilliseconds)
+                        .isEmpty
                     {
                         return
                     }
