@@ -1,5 +1,8 @@
+import Dispatch
+import Foundation
 import Glibc
 import QuotaWatchTestSupport
+import Synchronization
 import Testing
 
 /// The daemon under a low RLIMIT_NOFILE: running out of descriptors while it crawls new
@@ -49,6 +52,60 @@ struct DescriptorLimitTests {
             try fixture.expectLiveMatchesScan("once descriptors are free again", du: true)
         }
         try fixture.stopCleanly()
+    }
+
+    @Test(
+        "every descriptor held by idle subscribers: status and status --sync are still answered, in a row and at once",
+        arguments: [24, 40])
+    func controlWithNoDescriptorFree(limit: Int) throws {
+        let fixture = try LiveFixture()
+        try fixture.tree.writeFile(root / "seed", byteCount: 4_000)
+        // No history: its database opens files now and then, and the count below must hold.
+        let daemon = try fixture.start(options: ["--no-history"], wrapper: Self.wrapper(limit: limit))
+        _ = try daemon.syncStatus()
+
+        // Subscribers, each answered with its first line, take every free descriptor.
+        let free = limit - (try Self.openDescriptors(of: daemon.processID))
+        try #require(free >= 1 && free < 32, "\(free) descriptors free under a limit of \(limit)")
+        var subscribers: [RawSocket] = []
+        for _ in 0..<free {
+            let subscriber = try RawSocket.unix(fixture.socketPath)
+            try subscriber.send(Array(#"{"command":"events"}"#.utf8) + [0x0A])
+            let greeting = String(decoding: try subscriber.receiveLine().line, as: UTF8.self)
+            #expect(greeting.contains(#""event":"subscribed""#), "\(greeting)")
+            subscribers.append(subscriber)
+        }
+        defer { for subscriber in subscribers { subscriber.close() } }
+        #expect(try Self.openDescriptors(of: daemon.processID) == limit)
+
+        for round in 0..<6 {
+            let status = try daemon.status(sync: round % 2 == 0, timeoutSeconds: 20)
+            #expect(!status.report.directories.isEmpty, "round \(round): no directory in the status")
+        }
+        let answered = Mutex(0)
+        let failures = Mutex<[String]>([])
+        let cli = fixture.cli
+        let command = ["status", daemon.root, "--socket", daemon.socketPath, "--json", "--timeout", "20"]
+        DispatchQueue.concurrentPerform(iterations: 6) { index in
+            do {
+                let result = try cli.run(command + (index % 2 == 0 ? ["--sync"] : []))
+                guard result.exitStatus == 0 else {
+                    failures.withLock { $0.append("\(result)") }
+                    return
+                }
+                answered.withLock { $0 += 1 }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(answered.withLock { $0 } == 6, "\(failures.withLock { $0 })")
+        try daemon.waitForStandardError(containing: "LimitNOFILE")
+        #expect(daemon.errorText.contains("descriptor kept in reserve"), "\(daemon.errorText)")
+        try fixture.stopCleanly()
+    }
+
+    private static func openDescriptors(of processID: pid_t) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(processID)/fd").count
     }
 
     /// Either every directory matches du, or the status says which subtrees are degraded and
