@@ -104,6 +104,20 @@ struct DescriptorLimitTests {
         try fixture.stopCleanly()
     }
 
+    @Test(
+        "a limit too low to start: the daemon exits at once, naming the limit and LimitNOFILE",
+        arguments: [8, 12, 16])
+    func tooLowToStart(limit: Int) throws {
+        let fixture = try LiveFixture()
+        let daemon = try Daemon.launch(
+            fixture.cli, root: fixture.rootPath, socket: fixture.socketPath, wrapper: Self.wrapper(limit: limit))
+        let exit = try daemon.waitForExit(timeout: .seconds(60))
+        #expect(exit.exitStatus == 71 || exit.exitStatus == 69, "\(exit)")
+        #expect(exit.errorText.contains("the limit on open files is \(limit)"), "\(exit)")
+        #expect(exit.errorText.contains("LimitNOFILE="), "\(exit)")
+        #expect(!exit.events.contains { $0.event == "ready" }, "\(exit)")
+    }
+
     private static func openDescriptors(of processID: pid_t) throws -> Int {
         try FileManager.default.contentsOfDirectory(atPath: "/proc/\(processID)/fd").count
     }
