@@ -14,10 +14,12 @@ final class ControlLoopWaker: Sendable {
         if !pending.exchange(true, ordering: .acquiringAndReleasing) { event.wake() }
     }
 
-    /// Called by the loop before it looks at what woke it.
+    /// Called by the loop before it looks at what woke it. Drained first: a wake-up drained
+    /// after the flag was cleared would leave it set with nothing to read, and every wake-up
+    /// after it would be skipped until something else woke the loop.
     func reset() {
-        pending.store(false, ordering: .releasing)
         event.drain()
+        pending.store(false, ordering: .releasing)
     }
 
     func close() { event.close() }
