@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -42,6 +43,14 @@ int qw_malloc_trim(size_t pad) {
 
 int qw_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC | O_NONBLOCK);
+}
+
+int qw_eventfd_cloexec(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+int qw_mknodat_regular(int directory, const char *path, unsigned int mode) {
+    return mknodat(directory, path, S_IFREG | (mode & 07777), 0);
 }
 
 int qw_accept4(int fd, struct sockaddr *address, unsigned int *length, int flags) {

@@ -58,15 +58,15 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         return FileStatus(raw)
     }
 
-    /// Creates an empty file that must not exist yet, readable by its owner only, and closes it.
+    /// Creates an empty file that must not exist yet (EEXIST for any name there, a symlink
+    /// included, which is not followed), readable by its owner only. It is never opened, so
+    /// it works when the process is out of descriptors.
     ///
-    /// The corresponding C function is `openat` with `O_CREAT | O_EXCL`.
+    /// The corresponding C function is `mknodat` with `S_IFREG`.
     public func createExclusiveFile(_ name: some Collection<UInt8>) throws(Errno) {
-        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
-        let created = try unsafe withCString(name) { path throws(Errno) in
-            try valueOrErrno { unsafe system_openat(rawValue, path, flags, 0o600) }.get()
+        _ = try unsafe withCString(name) { path throws(Errno) in
+            try valueOrErrno { unsafe system_mknodat_regular(rawValue, path, 0o600) }.get()
         }
-        FileDescriptor(rawValue: created).close()
     }
 
     /// Removes a non-directory name relative to this directory; never follows a symlink.

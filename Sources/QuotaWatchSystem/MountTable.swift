@@ -10,7 +10,7 @@ import QuotaWatchCore
 /// `mountinfo` gives `POLLPRI` (with `POLLERR`) after each mount, unmount or move.
 public final class MountTable: Sendable {
     private let descriptor: FileDescriptor
-    private let wakeup: WakeupPipe
+    private let wakeup: WakeupEvent
 
     /// Opens `/proc/self/mountinfo`.
     ///
@@ -21,7 +21,7 @@ public final class MountTable: Sendable {
         }
         descriptor = FileDescriptor(rawValue: raw)
         do {
-            wakeup = try WakeupPipe()
+            wakeup = try WakeupEvent()
         } catch {
             descriptor.close()
             throw error
@@ -53,7 +53,7 @@ public final class MountTable: Sendable {
         while true {
             var entries = [
                 pollfd(fd: descriptor.rawValue, events: Int16(POLLPRI), revents: 0),
-                pollfd(fd: wakeup.readEnd.rawValue, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeup.descriptor.rawValue, events: Int16(POLLIN), revents: 0),
             ]
             let result = unsafe entries.withUnsafeMutableBufferPointer { buffer in
                 valueOrErrno { unsafe system_poll(buffer.baseAddress!, buffer.count, -1) }

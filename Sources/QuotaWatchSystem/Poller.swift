@@ -119,19 +119,3 @@ extension UnixSocketListener {
         }
     }
 }
-
-extension WakeupPipe {
-    /// Reads away every pending wake-up (the pipe is non-blocking), so that the next
-    /// ``wake()`` is what makes it readable again.
-    ///
-    /// The corresponding C function is `read`.
-    public func drain() {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while true {
-            let result = unsafe buffer.withUnsafeMutableBytes { bytes in
-                valueOrErrno { unsafe system_read(readEnd.rawValue, bytes.baseAddress!, bytes.count) }
-            }
-            guard case .success(let count) = result, count == buffer.count else { return }
-        }
-    }
-}

@@ -88,6 +88,16 @@ func system_pipe_cloexec(_ descriptors: UnsafeMutablePointer<CInt>) -> CInt {
     return unsafe qw_pipe_cloexec(descriptors)
 }
 
+func system_eventfd_cloexec() -> CInt {
+    if injectedFault(.eventfd) { return -1 }
+    return qw_eventfd_cloexec()
+}
+
+func system_mknodat_regular(_ directory: CInt, _ path: UnsafePointer<CChar>, _ mode: mode_t) -> CInt {
+    if unsafe injectedFault(.mknodat, path: path, descriptor: directory) { return -1 }
+    return unsafe qw_mknodat_regular(directory, path, mode)
+}
+
 func system_unlinkat(_ directory: CInt, _ path: UnsafePointer<CChar>, _ flags: CInt) -> CInt {
     if unsafe injectedFault(.unlinkat, path: path, descriptor: directory) { return -1 }
     return unsafe unlinkat(directory, path, flags)

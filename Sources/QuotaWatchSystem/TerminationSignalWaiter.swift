@@ -5,14 +5,14 @@ import Glibc
 /// for the signals ``TerminationSignals/block()`` blocks, polled beside a wake-up pipe.
 public final class TerminationSignalWaiter: Sendable {
     private let signals: FileDescriptor
-    private let wakeup: WakeupPipe
+    private let wakeup: WakeupEvent
 
     /// The corresponding C function is `signalfd`.
     public init() throws(Errno) {
         var set = TerminationSignals.signalSet()
         signals = FileDescriptor(rawValue: try valueOrErrno { unsafe system_signalfd(&set) }.get())
         do {
-            wakeup = try WakeupPipe()
+            wakeup = try WakeupEvent()
         } catch {
             signals.close()
             throw error
@@ -28,7 +28,7 @@ public final class TerminationSignalWaiter: Sendable {
     public func wait() -> Int32? {
         var record = [UInt8](repeating: 0, count: Int(QW_SIGNALFD_RECORD_SIZE))
         while true {
-            guard let ready = try? Readiness.wait(for: [signals, wakeup.readEnd], timeoutMilliseconds: -1),
+            guard let ready = try? Readiness.wait(for: [signals, wakeup.descriptor], timeoutMilliseconds: -1),
                 !ready.contains(1)
             else { return nil }
             let count = unsafe record.withUnsafeMutableBytes { raw in

@@ -1,7 +1,9 @@
 import Glibc
 import QuotaWatchCore
 
-/// A pipe used to wake a thread blocked in ``Readiness/wait(for:timeoutMilliseconds:)``.
+/// A non-blocking pipe, for what needs its two ends: the read end polls as hung up once the
+/// write end is closed (``ExitWatch``'s waiter thread). To wake a thread, ``WakeupEvent``
+/// takes one descriptor instead of two.
 public struct WakeupPipe: Sendable {
     public let readEnd: FileDescriptor
     public let writeEnd: FileDescriptor

@@ -1,5 +1,8 @@
+import Dispatch
+import Foundation
 import Glibc
 import QuotaWatchTestSupport
+import Synchronization
 import Testing
 
 /// The daemon under a low RLIMIT_NOFILE: running out of descriptors while it crawls new
@@ -34,21 +37,86 @@ struct DescriptorLimitTests {
         }
         try expectExactOrFlagged(fixture, daemon, "right after 40 new directory trees")
 
-        // Descriptors free up again as the crawls end: polling (and each sync) re-lists what
-        // could not be listed, so the totals become exact again.
+        // Descriptors free up again as the crawls end, and each sync re-lists what could not
+        // be listed (polling does too): the totals become exact again, and must.
         var recovered = false
-        for _ in 0..<30 {
-            let status = try daemon.syncStatus()
-            if status.engine.degraded.isEmpty {
+        for _ in 0..<10 {
+            if try daemon.syncStatus().engine.degraded.isEmpty {
                 recovered = true
                 break
             }
-            try daemon.waitForEvent("degraded", count: 1)
         }
-        if recovered {
-            try fixture.expectLiveMatchesScan("once descriptors are free again", du: true)
-        }
+        #expect(recovered, "still degraded after 10 syncs:\n\(daemon.errorText)")
+        try fixture.expectLiveMatchesScan("once descriptors are free again", du: true)
         try fixture.stopCleanly()
+    }
+
+    @Test(
+        "every descriptor held by idle subscribers: status and status --sync are still answered, in a row and at once",
+        arguments: [24, 40])
+    func controlWithNoDescriptorFree(limit: Int) throws {
+        let fixture = try LiveFixture()
+        try fixture.tree.writeFile(root / "seed", byteCount: 4_000)
+        // No history: its database opens files now and then, and the count below must hold.
+        let daemon = try fixture.start(options: ["--no-history"], wrapper: Self.wrapper(limit: limit))
+        _ = try daemon.syncStatus()
+
+        // Subscribers, each answered with its first line, take every free descriptor.
+        let free = limit - (try Self.openDescriptors(of: daemon.processID))
+        try #require(free >= 1 && free < 32, "\(free) descriptors free under a limit of \(limit)")
+        var subscribers: [RawSocket] = []
+        for _ in 0..<free {
+            let subscriber = try RawSocket.unix(fixture.socketPath)
+            try subscriber.send(Array(#"{"command":"events"}"#.utf8) + [0x0A])
+            let greeting = String(decoding: try subscriber.receiveLine().line, as: UTF8.self)
+            #expect(greeting.contains(#""event":"subscribed""#), "\(greeting)")
+            subscribers.append(subscriber)
+        }
+        defer { for subscriber in subscribers { subscriber.close() } }
+        #expect(try Self.openDescriptors(of: daemon.processID) == limit)
+
+        for round in 0..<6 {
+            let status = try daemon.status(sync: round % 2 == 0, timeoutSeconds: 20)
+            #expect(!status.report.directories.isEmpty, "round \(round): no directory in the status")
+        }
+        let answered = Mutex(0)
+        let failures = Mutex<[String]>([])
+        let cli = fixture.cli
+        let command = ["status", daemon.root, "--socket", daemon.socketPath, "--json", "--timeout", "20"]
+        DispatchQueue.concurrentPerform(iterations: 6) { index in
+            do {
+                let result = try cli.run(command + (index % 2 == 0 ? ["--sync"] : []))
+                guard result.exitStatus == 0 else {
+                    failures.withLock { $0.append("\(result)") }
+                    return
+                }
+                answered.withLock { $0 += 1 }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(answered.withLock { $0 } == 6, "\(failures.withLock { $0 })")
+        try daemon.waitForStandardError(containing: "LimitNOFILE")
+        #expect(daemon.errorText.contains("descriptor kept in reserve"), "\(daemon.errorText)")
+        try fixture.stopCleanly()
+    }
+
+    @Test(
+        "a limit too low to start: the daemon exits at once, naming the limit and LimitNOFILE",
+        arguments: [8, 12, 16])
+    func tooLowToStart(limit: Int) throws {
+        let fixture = try LiveFixture()
+        let daemon = try Daemon.launch(
+            fixture.cli, root: fixture.rootPath, socket: fixture.socketPath, wrapper: Self.wrapper(limit: limit))
+        let exit = try daemon.waitForExit(timeout: .seconds(60))
+        #expect(exit.exitStatus == 71 || exit.exitStatus == 69, "\(exit)")
+        #expect(exit.errorText.contains("the limit on open files is \(limit)"), "\(exit)")
+        #expect(exit.errorText.contains("LimitNOFILE="), "\(exit)")
+        #expect(!exit.events.contains { $0.event == "ready" }, "\(exit)")
+    }
+
+    private static func openDescriptors(of processID: pid_t) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(processID)/fd").count
     }
 
     /// Either every directory matches du, or the status says which subtrees are degraded and

@@ -28,6 +28,14 @@ enum { QW_M_TRIM_THRESHOLD = -1, QW_M_MMAP_THRESHOLD = -3 };
 // pipe2(2) with O_CLOEXEC: GNU-only in glibc.
 int qw_pipe_cloexec(int fds[2]);
 
+/// A non-blocking, close-on-exec eventfd counting from 0 (one descriptor, where a wake-up
+/// pipe takes two).
+int qw_eventfd_cloexec(void);
+
+/// Creates a regular file without opening it (`mknodat` with `S_IFREG`), so that no
+/// descriptor is needed; fails with EEXIST when the name exists, whatever it is.
+int qw_mknodat_regular(int directory, const char *path, unsigned int mode);
+
 // accept4(2): GNU-only in glibc.
 struct sockaddr;
 int qw_accept4(int fd, struct sockaddr *address, unsigned int *length, int flags);

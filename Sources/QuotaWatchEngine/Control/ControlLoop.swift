@@ -29,6 +29,9 @@ final class ControlLoop: Sendable {
     private let waker: ControlLoopWaker
     private let inbox = Mutex(Inbox())
     private let encoder = ControlReplyEncoder()
+    /// Held so that a connection can still be taken when the process is out of descriptors
+    /// (see ``acceptTakingSpareIfShort()``); used by the serving thread only.
+    private let spare: Mutex<SpareDescriptor>
 
     /// What other threads hand the loop.
     private struct Inbox {
@@ -42,9 +45,11 @@ final class ControlLoop: Sendable {
 
     init(
         listener: UnixSocketListener, options: ControlServer.Options, events: ControlEventFeed,
-        registry: RegisteredCleaners, waker: ControlLoopWaker, handler: @escaping Handler
+        registry: RegisteredCleaners, waker: ControlLoopWaker, spare: SpareDescriptor,
+        handler: @escaping Handler
     ) {
         self.registry = registry
+        self.spare = Mutex(spare)
         self.listener = listener
         self.options = options
         self.events = events
@@ -74,7 +79,10 @@ final class ControlLoop: Sendable {
     func run() {
         try? listener.descriptor.setNonBlocking()
         encoder.start()
-        defer { encoder.stop() }
+        defer {
+            encoder.stop()
+            spare.withLock { $0.close() }
+        }
         var table = ControlConnectionTable(options: options, events: events, registry: registry)
         var acceptPausedUntil: ContinuousClock.Instant?
         while true {
@@ -99,7 +107,9 @@ final class ControlLoop: Sendable {
             table.feedSubscribers(now: now)
 
             if let paused = acceptPausedUntil, paused <= now { acceptPausedUntil = nil }
-            var requests = [PollRequest(waker.pipe.readEnd, .readable)]
+            // Given up for a connection when descriptors ran out; back as soon as one is free.
+            spare.withLock { $0.retake() }
+            var requests = [PollRequest(waker.event.descriptor, .readable)]
             if acceptPausedUntil == nil { requests.append(PollRequest(listener.descriptor, .readable)) }
             let ids = table.pollOrder()
             for id in ids { requests.append(PollRequest(table.descriptor(of: id), table.interest(of: id))) }
@@ -133,8 +143,10 @@ final class ControlLoop: Sendable {
         for _ in 0..<64 {
             let connection: FileDescriptor?
             do {
-                connection = try listener.acceptIfWaiting()
+                connection = try acceptTakingSpareIfShort()
             } catch .tooManyOpenFiles, .tooManyOpenFilesInSystem {
+                // The spare is out with a connection still open, or another thread took its
+                // number first: the connection waits in the backlog until one is free.
                 DescriptorShortage.report(
                     "accepting a control connection", limit: ResourceLimits.openFileLimit())
                 return now + .milliseconds(100)
@@ -147,6 +159,21 @@ final class ControlLoop: Sendable {
             table.admit(connection, now: now)
         }
         return nil
+    }
+
+    /// Takes the next waiting connection; out of descriptors, closes the spare so that the
+    /// connection gets its number, and is served: `status` always gets an answer, however
+    /// many descriptors a crawl holds.
+    private func acceptTakingSpareIfShort() throws(Errno) -> FileDescriptor? {
+        do {
+            return try listener.acceptIfWaiting()
+        } catch let error where DescriptorShortage.isShortage(error) {
+            guard spare.withLock({ $0.release() }) else { throw error }
+            DescriptorShortage.report(
+                "accepting a control connection (served on the descriptor kept in reserve)",
+                limit: ResourceLimits.openFileLimit())
+            return try listener.acceptIfWaiting()
+        }
     }
 
     /// Makes the slot through which the engine answers connection `id`: a document is encoded

@@ -38,7 +38,7 @@ public enum ControlServerError: Error, Hashable, Sendable, CustomStringConvertib
             return "\(HumanText.name(path)) is not safe for the socket: \(reason), so another user could put "
                 + "a socket of their own there; make it mode 0700 (chmod 700), or choose another path with --socket PATH"
         case .system(let path, let action, let error):
-            return "could not \(action) \(HumanText.name(path)): \(error)"
+            return "could not \(action) \(HumanText.name(path)): \(DescriptorShortage.startupReason(error))"
         }
     }
 }
@@ -162,13 +162,23 @@ public final class ControlServer: Sendable {
         do {
             waker = try ControlLoopWaker()
         } catch {
-            throw .system(path: socketPath, action: "make the wake-up pipe of the thread that serves", error)
+            throw .system(path: socketPath, action: "make the wake-up event of the thread that serves", error)
+        }
+        // Taken before the socket exists, so that the first connection already finds it.
+        let spare: SpareDescriptor
+        do {
+            spare = try SpareDescriptor()
+        } catch {
+            waker.close()
+            throw .system(path: socketPath, action: "keep a descriptor in reserve for the thread that serves", error)
         }
         let listener: UnixSocketListener
         do {
             listener = try Self.bindReplacingStaleSocket(at: socketPath)
         } catch {
             waker.close()
+            var unused = spare
+            unused.close()
             throw error
         }
         self.socketPath = socketPath
@@ -179,7 +189,7 @@ public final class ControlServer: Sendable {
         self.registeredCleaners = RegisteredCleaners(capacity: options.maximumRegisteredCleaners)
         self.loop = ControlLoop(
             listener: listener, options: options, events: events, registry: registeredCleaners, waker: waker,
-            handler: handler)
+            spare: spare, handler: handler)
     }
 
     deinit { stop() }

@@ -160,6 +160,8 @@ public enum RootError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .notADirectory(let path):
             return "'\(HumanText.name(path))' is not a directory: ROOT must be a directory"
+        case .cannotOpen(_, let errno) where DescriptorShortage.isShortage(errno):
+            return "cannot open the root: \(DescriptorShortage.startupMessage(limit: ResourceLimits.openFileLimit()))"
         case .cannotOpen(let path, let errno):
             return
                 "cannot open root '\(HumanText.name(path))': \(errno). Check that it exists and that you may read it"

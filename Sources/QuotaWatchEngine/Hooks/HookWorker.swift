@@ -17,7 +17,7 @@ final class HookWorker: Sendable {
     let hook: HookSpec
     private let settings: Settings
     /// Readable once the hook is to stop: ends a run under way.
-    private let cancellation: WakeupPipe
+    private let cancellation: WakeupEvent
 
     private struct Shared {
         var backlog: HookBacklog
@@ -33,7 +33,7 @@ final class HookWorker: Sendable {
         self.hook = hook
         self.settings = settings
         shared = BlockingState(Shared(backlog: HookBacklog(for: hook)))
-        cancellation = try WakeupPipe()
+        cancellation = try WakeupEvent()
         // Not joined: ``stop()`` waits for `finished`, which the thread sets as it ends.
         _ = JoinableThread(name: "hook \(hook.name)") { [self] in loop() }
     }
@@ -119,7 +119,7 @@ final class HookWorker: Sendable {
         var failure = HookFailure(hookName: hook.name, eventKind: event.kind, path: event.path)
         do {
             let outcome = try ChildProcess.run(
-                request, timeout: hook.timeout, killGrace: settings.killGrace, cancellation: cancellation.readEnd)
+                request, timeout: hook.timeout, killGrace: settings.killGrace, cancellation: cancellation.descriptor)
             switch outcome.termination {
             case .exited(status: 0) where !outcome.timedOut: return nil
             case .exited(let status): failure.exitStatus = status

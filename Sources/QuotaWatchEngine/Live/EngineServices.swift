@@ -21,6 +21,16 @@ struct EngineServices {
 
     func stop() { for step in undo.reversed() { step() } }
 
+    private static func startDispatchEventLoop() {
+        let fired = DispatchSemaphore(value: 0)
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.setEventHandler { fired.signal() }
+        timer.schedule(deadline: .now())
+        timer.resume()
+        fired.wait()
+        timer.cancel()
+    }
+
     static func start(_ options: EngineOptions, mailbox: Mailbox) -> Result<EngineServices, EngineFailure> {
         let opened: (descriptor: FileDescriptor, status: FileStatus)
         do {
@@ -35,10 +45,12 @@ struct EngineServices {
             return .failure(failure)
         }
 
-        // libdispatch makes its epoll descriptor when a global queue first starts a worker, and
-        // traps if it cannot: start one now, while descriptors are plentiful, for the Swift
-        // concurrency (cleanup runs) and Dispatch users that come later.
-        DispatchQueue.global().async {}
+        // libdispatch makes its epoll, eventfd and timerfd descriptors on its own threads when
+        // first needed, and traps if it cannot: under a low limit, on a thread racing this one
+        // for the last descriptors. A timer that has fired proves all three exist, so wait for
+        // one now, while descriptors are plentiful, for the Swift concurrency (cleanup runs) and
+        // Dispatch users that come later.
+        Self.startDispatchEventLoop()
 
         let server: ControlServer
         do {
@@ -81,7 +93,7 @@ struct EngineServices {
         do {
             signals = try TerminationSignalWaiter()
         } catch {
-            return failed(.system("cannot wait for signals: \(error)"))
+            return failed(.system("cannot wait for signals: \(DescriptorShortage.startupReason(error))"))
         }
         let signalThread = JoinableThread(name: "signals") {
             while let signal = signals.wait() {
@@ -105,6 +117,9 @@ struct EngineServices {
         let mounts = MountFollower(rootPath: root.canonicalPath)
         mounts?.start(mailbox: mailbox)
         undo.append { mounts?.stop() }
+        // Every descriptor the daemon keeps is open now: fail here, saying so, rather than
+        // start with none left for the history, the crawl or a connection.
+        if let shortfall = DescriptorShortage.startupShortfall() { return failed(.system(shortfall)) }
         return .success(
             EngineServices(
                 root: root, rootStatus: opened.status, server: server, backend: backend, backendName: selected.name,

@@ -51,7 +51,7 @@ struct InotifyEventSource: KernelEventSource {
 /// the thread and closes it, which also drops every watch.
 final class InotifyReader: Sendable {
     private let source: any KernelEventSource
-    private let wakeup: WakeupPipe
+    private let wakeup: WakeupEvent
     private let thread = Mutex<JoinableThread?>(nil)
     private let isClosed = Atomic<Bool>(false)
     private let holdMilliseconds: Int32
@@ -65,7 +65,7 @@ final class InotifyReader: Sendable {
     init(source: any KernelEventSource, holdMilliseconds: Int32 = InotifyReader.holdMilliseconds) throws(Errno) {
         self.source = source
         self.holdMilliseconds = holdMilliseconds
-        wakeup = try WakeupPipe()
+        wakeup = try WakeupEvent()
     }
 
     /// Starts the thread: each batch goes to `changes`, a failure that ends it to `failed`.
@@ -126,7 +126,7 @@ final class InotifyReader: Sendable {
             }
             let ready: [Int]
             do {
-                ready = try Readiness.wait(for: [source.descriptor, wakeup.readEnd], timeoutMilliseconds: timeout)
+                ready = try Readiness.wait(for: [source.descriptor, wakeup.descriptor], timeoutMilliseconds: timeout)
             } catch {
                 failed(error)
                 return
@@ -183,7 +183,8 @@ final class InotifyReader: Sendable {
             // hundred reads a second, not one each.
             if events.count < Self.smallBatch {
                 do {
-                    if try !Readiness.wait(for: [wakeup.readEnd], timeoutMilliseconds: Self.gatherMilliseconds).isEmpty
+                    if try !Readiness.wait(for: [wakeup.descriptor], timeoutMilliseconds: Self.gatherMilliseconds)
+                        .isEmpty
                     {
                         return
                     }

@@ -24,14 +24,9 @@ struct StatusReplies {
         counter += 1
         let marker = markerPrefix + Array("\(counter)".utf8)
         do {
-            do {
-                try live.fileSystem.root.createExclusiveFile(marker)
-            } catch .tooManyOpenFiles, .tooManyOpenFilesInSystem {
-                // The cached directory descriptors are what can be given back at once.
-                live.fileSystem.handles.forgetAll()
-                DescriptorShortage.report("creating the sync marker", limit: ResourceLimits.openFileLimit())
-                try live.fileSystem.root.createExclusiveFile(marker)
-            }
+            // Made without a descriptor, so that a sync works however short of them the
+            // daemon is.
+            try live.fileSystem.root.createExclusiveFile(marker)
             pending[marker] = (reply, query)
             schedule.syncStarted(marker, at: now)
         } catch {
@@ -40,11 +35,6 @@ struct StatusReplies {
                 live.noteRootGone()
                 pending[marker] = (reply, query)
                 schedule.syncStarted(marker, at: now)
-                return
-            }
-            guard !DescriptorShortage.isShortage(error) else {
-                reply.fail(
-                    DescriptorShortage.message("creating the sync marker", limit: ResourceLimits.openFileLimit()))
                 return
             }
             reply.fail(

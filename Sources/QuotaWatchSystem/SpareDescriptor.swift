@@ -1,0 +1,45 @@
+import Glibc
+
+/// One descriptor held in reserve (`/dev/null`), for a server that must stay reachable when
+/// the process runs out of descriptors: `accept` fails with EMFILE then, and the waiting
+/// connection could never be taken. Releasing the spare just before `accept` frees the
+/// number the connection then gets; once a descriptor frees up again (that connection ends),
+/// ``retake()`` holds it back for the next time.
+public struct SpareDescriptor: Sendable {
+    private var held: FileDescriptor?
+
+    /// The corresponding C function is `openat`.
+    public init() throws(Errno) {
+        held = try Self.open()
+    }
+
+    public var isHeld: Bool { held != nil }
+
+    /// Closes the spare, so that the next descriptor the process makes can take its place;
+    /// false when it was not held (already released, and not yet taken back).
+    public mutating func release() -> Bool {
+        guard let descriptor = held else { return false }
+        descriptor.close()
+        held = nil
+        return true
+    }
+
+    /// Holds a spare again if it was released and a descriptor is free; otherwise leaves it
+    /// for the next call.
+    public mutating func retake() {
+        guard held == nil else { return }
+        held = try? Self.open()
+    }
+
+    public mutating func close() {
+        held?.close()
+        held = nil
+    }
+
+    private static func open() throws(Errno) -> FileDescriptor {
+        let raw = try valueOrErrno {
+            unsafe system_openat(AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC, 0)
+        }.get()
+        return FileDescriptor(rawValue: raw)
+    }
+}
