@@ -21,7 +21,8 @@ struct OutsideBornFilesTests {
     var object: FanotifyRecord { FanotifyRecord(kind: .object, handle: file) }
 
     func born(in directory: FileHandleKey, _ name: String = "f") -> FanotifyEvent {
-        FanotifyEvent(mask: [.create, .modify, .closeWrite], records: [named(.directoryName, directory, name), object])
+        FanotifyEvent(
+            mask: [.create, .modify, .closeWrite], records: [named(.directoryName, directory, name), object])
     }
     func write(in directory: FileHandleKey, _ name: String = "f") -> FanotifyEvent {
         FanotifyEvent(mask: [.modify, .closeWrite], records: [named(.directoryName, directory, name), object])
@@ -90,7 +91,8 @@ struct OutsideBornFilesTests {
     /// Renamed into the tree: the rename (and the file's own move) forget it.
     @Test func aRenameForgetsTheBirth() {
         let rename = FanotifyEvent(
-            mask: .rename, records: [named(.oldDirectoryName, outside, "f"), named(.newDirectoryName, root, "f"), object])
+            mask: .rename,
+            records: [named(.oldDirectoryName, outside, "f"), named(.newDirectoryName, root, "f"), object])
         let moved = FanotifyEvent(mask: .moveSelf, records: [object])
         var translator = FanotifyTranslator()
         _ = translator.translate([born(in: outside)], watch: table)
