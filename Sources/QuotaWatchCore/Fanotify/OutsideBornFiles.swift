@@ -77,8 +77,9 @@ public struct OutsideBornFiles: Sendable {
 
     /// A file named in a directory of the table, or by a rename: not born outside any more.
     public mutating func forget(_ handle: FileHandleKey) {
-        born.remove(handle)
-        bornBefore.remove(handle)
+        // Called for every file event in the tree: no hashing while nothing is recorded.
+        if !born.isEmpty { born.remove(handle) }
+        if !bornBefore.isEmpty { bornBefore.remove(handle) }
     }
 
     /// The queue overflowed: a link-count change may have been lost with the rest.
