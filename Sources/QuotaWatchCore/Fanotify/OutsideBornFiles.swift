@@ -2,8 +2,9 @@
 /// writes through that name can be dropped without resolving their handles, which is what
 /// keeps a program writing new files elsewhere on the file system nearly free for the daemon.
 ///
-/// Why a drop loses nothing (docs/ARCHITECTURE.md, "Files born outside the tree", in full):
-/// the tree reads a file's size only through a name inside ROOT. A file recorded here was
+/// Why a drop loses nothing (in full: docs/ARCHITECTURE.md, Limits in detail, "Files born
+/// outside the tree"): the tree reads a file's size only through a name inside ROOT. A file
+/// recorded here was
 /// born (its `FAN_CREATE`, reported with its own handle by `FAN_REPORT_TARGET_FID`) in a
 /// directory the table did not hold, and no link-count change of it came before: its birth
 /// name was its only name. It can gain another only by `link()`, which queues a link-count
