@@ -4,19 +4,19 @@
 ///
 /// Why a drop loses nothing (in full: docs/ARCHITECTURE.md, Limits in detail, "Files born
 /// outside the tree"): the tree reads a file's size only through a name inside ROOT. A file
-/// recorded here was
-/// born (its `FAN_CREATE`, reported with its own handle by `FAN_REPORT_TARGET_FID`) in a
-/// directory the table did not hold, and no link-count change of it came before: its birth
-/// name was its only name. It can gain another only by `link()`, which queues a link-count
-/// `FAN_ATTRIB` (by handle only) before the new name's `FAN_CREATE`; it can move only by a
-/// rename, which queues `FAN_MOVE_SELF` by handle only; each of those forgets it (and is
-/// handed on as before). A write reported before that forget was queued (or merged into an
-/// event queued) before the read that returns the forget, so the handing-on that follows it
-/// makes the tree read the file after the write. A birth directory that is inside ROOT but
-/// not in the table yet (or moved in later) is listed after it enters the table: its events
-/// then hit the table and are not dropped, and the listing's stat comes after every write
-/// reported before. Only a write reported with the name's directory is dropped; one reported
-/// by handle alone (a descriptor from `open_by_handle_at`) forgets the file and is handed on.
+/// recorded here was born (its `FAN_CREATE`, reported with its own handle by
+/// `FAN_REPORT_TARGET_FID`) in a directory the table did not hold, and no link-count change of
+/// it came before: its birth name was its only name. It can gain another only by `link()`,
+/// which queues a link-count `FAN_ATTRIB` (by handle only) before the new name's `FAN_CREATE`;
+/// it can move only by a rename, which queues `FAN_MOVE_SELF` by handle only; each of those
+/// forgets it (and is handed on as before). A write reported before that forget was queued (or
+/// merged into an event queued) before the read that returns the forget, so the handing-on that
+/// follows it makes the tree read the file after the write. A birth directory that is inside
+/// ROOT but not in the table yet (or moved in later) is listed after it enters the table: its
+/// events then hit the table and are not dropped, and the listing's stat comes after every
+/// write reported before. Only a write reported with the name's directory is dropped; one
+/// reported by handle alone (a descriptor from `open_by_handle_at`) forgets the file and is
+/// handed on.
 ///
 /// A link's `FAN_CREATE` looks like a birth, so every handle a link-count change named is
 /// kept in `linked` until its inode's removal (`FAN_DELETE_SELF`: a handle never names
