@@ -35,6 +35,10 @@ public enum FanotifyInitFlag {
     public static let reportFileID: UInt32 = 0x0000_0200
     public static let reportDirectoryFileID: UInt32 = 0x0000_0400
     public static let reportName: UInt32 = 0x0000_0800
+    /// `FAN_REPORT_TARGET_FID` (Linux 5.17): creation, removal and rename events carry the
+    /// entry's own handle as well, which lets a file born outside the tree be told apart
+    /// (``OutsideBornFiles``).
+    public static let reportTargetFileID: UInt32 = 0x0000_1000
     /// `FAN_REPORT_DFID_NAME | FAN_REPORT_FID`: every event names its directory's handle and
     /// the entry's name, and an event on a file also carries the file's own handle.
     public static let reportDirectoryAndName: UInt32 = reportDirectoryFileID | reportName | reportFileID

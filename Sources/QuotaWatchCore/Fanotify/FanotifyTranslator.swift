@@ -6,7 +6,9 @@
 /// change) is dropped. A write or attribute change of a file whose directory misses, or
 /// that names no directory at all (a link count change reaches the inode only), is handed
 /// on by the file's own handle instead: the file may be an inode the tree holds under
-/// another name, written through a hard link outside ROOT.
+/// another name, written through a hard link outside ROOT. Except a file born outside the
+/// table and given no other name since (``OutsideBornFiles``, where the argument is): its
+/// writes are dropped there, unresolved.
 public struct FanotifyTranslator: Sendable {
     /// What one batch of fanotify events became.
     public struct Output: Sendable, Equatable {
@@ -22,8 +24,12 @@ public struct FanotifyTranslator: Sendable {
 
     /// Rename cookies, so that the two halves of one rename pair as inotify's would.
     private var nextCookie: UInt32 = 1
+    /// Files whose writes outside the table need not be resolved.
+    public private(set) var outsideBorn: OutsideBornFiles
 
-    public init() {}
+    public init(outsideBorn: OutsideBornFiles = OutsideBornFiles()) {
+        self.outsideBorn = outsideBorn
+    }
 
     public mutating func translate(_ events: [FanotifyEvent], watch: (FileHandleKey) -> Int32?) -> Output {
         var output = Output()
@@ -40,6 +46,7 @@ public struct FanotifyTranslator: Sendable {
     ) {
         let mask = event.mask
         if mask.contains(.queueOverflow) {
+            outsideBorn.eventsLost()
             output.changes.append(.overflow)
             return
         }
@@ -47,14 +54,26 @@ public struct FanotifyTranslator: Sendable {
         if mask.contains(.rename) {
             translateRename(event, isDirectory: isDirectory, watch: watch, into: &output)
         }
+        // A regular file's own handle: `FAN_REPORT_FID` gives it for events on the file,
+        // `FAN_REPORT_TARGET_FID` for entry events too (creation, removal, rename).
+        let file = isDirectory ? nil : event.record(.object)?.handle
         guard let named = event.record(.directoryName) ?? event.record(.directory) else {
+            if let file {
+                if mask.contains(.rename) {
+                    outsideBorn.forget(file)
+                } else {
+                    outsideBorn.noteEventWithoutDirectory(mask, of: file)
+                }
+            }
             noteFileChange(event, into: &output, seenFiles: &seenFiles)
             return
         }
         guard let directoryWatch = watch(named.handle) else {
+            if let file, outsideBorn.dropsEventOutside(mask, of: file) { return }
             noteFileChange(event, into: &output, seenFiles: &seenFiles)
             return
         }
+        if let file { outsideBorn.forget(file) }
         if named.isSelf {
             var kind: ChangeKind = []
             if mask.contains(.attrib) { kind.insert(.attributes) }
