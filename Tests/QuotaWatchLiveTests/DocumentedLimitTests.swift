@@ -105,6 +105,13 @@ struct DocumentedLimitTests {
         try tree.appendToFile(root / "b" / "second", byteCount: 300_000)
         try tree.unlinkEntry(root / "b" / "second")
         try daemon.resume()
+        guard DaemonBackend.requested == "inotify" else {
+            // fanotify reports the link count change and the write by the inode's own handle,
+            // so the limit is inotify's alone: the first name is right at once.
+            try fixture.expectLiveMatchesScan("fanotify: the write through the vanished name", du: true)
+            try fixture.stopCleanly()
+            return
+        }
         let stale = try daemon.syncStatus()
         #expect(try size(of: "a", in: stale) == size(of: "a", in: before), "the daemon saw the write")
         #expect(try du(fixture, "a").apparent == (try size(of: "a", in: before)).apparent + 300_000)
