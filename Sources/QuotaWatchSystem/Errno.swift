@@ -31,6 +31,7 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let diskQuotaExceeded = Errno(rawValue: EDQUOT)
     public static let argumentListTooLong = Errno(rawValue: E2BIG)
     public static let busy = Errno(rawValue: EBUSY)
+    public static let readOnlyFileSystem = Errno(rawValue: EROFS)
     public static let notSupported = Errno(rawValue: EOPNOTSUPP)
     public static let noDevice = Errno(rawValue: ENODEV)
     public static let notImplemented = Errno(rawValue: ENOSYS)

@@ -99,7 +99,7 @@ public struct EvictionCleaner: Cleaner {
         switch outcome {
         case .removed: "removed"
         case .skipped(let reason): reason.description
-        case .failed(let error): "\(error)"
+        case .failed(let error): error.removalFailure
         case .notRecorded(let error): error.message
         }
     }

@@ -65,7 +65,7 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
                 + "owner or CAP_LEASE)"
         case .openWritersUnknown(let error): "cannot tell whether it is open for writing (/proc: \(error))"
         case .notEmpty: "entries below it were kept"
-        case .cannotRemove(let error): "\(error)"
+        case .cannotRemove(let error): error.removalFailure
         case .tooDeep(let path):
             "'\(HumanText.name(path))' is nested deeper than \(Deleter.maximumDepth) directories"
         }
