@@ -6,8 +6,6 @@ import QuotaWatchCore
 /// has it), close-on-exec and non-blocking.
 public struct FanotifyDescriptor: Sendable {
     public let descriptor: FileDescriptor
-    /// Whether the group was made with `FAN_REPORT_TARGET_FID`.
-    public let reportsEntryHandles: Bool
 
     /// `unlimitedQueue`: the kernel never drops events for lack of queue space (needs
     /// CAP_SYS_ADMIN, which a filesystem mark needs anyway). EPERM without CAP_SYS_ADMIN,
@@ -19,19 +17,15 @@ public struct FanotifyDescriptor: Sendable {
             FanotifyInitFlag.notificationClass | FanotifyInitFlag.reportDirectoryAndName
             | FanotifyInitFlag.closeOnExec | FanotifyInitFlag.nonBlocking
         if unlimitedQueue { flags |= FanotifyInitFlag.unlimitedQueue }
-        // Entry events with the entry's own handle where the kernel has it (5.17); without
-        // it (EINVAL), the group is made as before, and no file is taken for born outside.
+        // Entry events with the entry's own handle where the kernel has it (5.17). Without it
+        // (EINVAL) the group is made as before: a creation then carries no handle of the file,
+        // so no file is taken for born outside.
         let withTarget = flags | FanotifyInitFlag.reportTargetFileID
         let raw: Int32
         switch valueOrErrno({ system_fanotify_init(withTarget, UInt32(O_RDONLY)) }) {
-        case .success(let value):
-            raw = value
-            reportsEntryHandles = true
-        case .failure(.invalidArgument):
-            raw = try valueOrErrno { system_fanotify_init(flags, UInt32(O_RDONLY)) }.get()
-            reportsEntryHandles = false
-        case .failure(let error):
-            throw error
+        case .success(let value): raw = value
+        case .failure(.invalidArgument): raw = try valueOrErrno { system_fanotify_init(flags, UInt32(O_RDONLY)) }.get()
+        case .failure(let error): throw error
         }
         descriptor = FileDescriptor(rawValue: raw)
     }

@@ -2,7 +2,7 @@ import CQuotaWatchShims
 import Glibc
 
 /// Where a thread waits for a termination signal, and can be woken without one: a signalfd
-/// for the signals ``TerminationSignals/block()`` blocks, polled beside a wake-up pipe.
+/// for the signals ``TerminationSignals/block()`` blocks, polled beside a wake-up event.
 public final class TerminationSignalWaiter: Sendable {
     private let signals: FileDescriptor
     private let wakeup: WakeupEvent

@@ -19,10 +19,7 @@ struct ReaderHoldTests {
         // A hold no test run reaches: only a change can let the file go.
         let reader = try InotifyReader(source: fixture.source, holdMilliseconds: 600_000)
         let log = fixture.source.log
-        reader.start(
-            changes: { changes in log.withLockWakingWaiters { $0.append(.changes(changes.map(\.name))) } },
-            files: { files in log.withLockWakingWaiters { $0.append(.files(files.map(\.inode))) } },
-            failed: { _ in })
+        Self.start(reader, loggingTo: log)
         defer { reader.stop() }
 
         try fixture.temp.makeEmptyFile("outside-7")
@@ -48,10 +45,7 @@ struct ReaderHoldTests {
         defer { fixture.remove() }
         let reader = try InotifyReader(source: fixture.source, holdMilliseconds: 5)
         let log = fixture.source.log
-        reader.start(
-            changes: { changes in log.withLockWakingWaiters { $0.append(.changes(changes.map(\.name))) } },
-            files: { files in log.withLockWakingWaiters { $0.append(.files(files.map(\.inode))) } },
-            failed: { _ in })
+        Self.start(reader, loggingTo: log)
         defer { reader.stop() }
 
         try fixture.temp.makeEmptyFile("outside-3")
@@ -61,6 +55,14 @@ struct ReaderHoldTests {
             } ?? []
         #expect(entries.contains(.files([3])))
         #expect(!entries.contains { if case .changes = $0 { true } else { false } })
+    }
+
+    /// Starts `reader` with every batch it posts appended to `log`.
+    private static func start(_ reader: InotifyReader, loggingTo log: BlockingState<[ScriptedSource.Entry]>) {
+        reader.start(
+            changes: { changes in log.withLockWakingWaiters { $0.append(.changes(changes.map(\.name))) } },
+            files: { files in log.withLockWakingWaiters { $0.append(.files(files.map(\.inode))) } },
+            failed: { _ in })
     }
 }
 

@@ -85,7 +85,7 @@ final class InotifyReader: Sendable {
         }
     }
 
-    /// Ends the thread, waits for it, and closes the inotify descriptor and the wake-up pipe.
+    /// Ends the thread, waits for it, and closes the inotify descriptor and the wake-up event.
     /// Calling it again does nothing.
     func stop() {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
@@ -117,6 +117,10 @@ final class InotifyReader: Sendable {
         // Files changed outside the tree, waiting for the next changes or for `heldUntil`.
         var held: [ChangedFile] = []
         var heldUntil = ContinuousClock.now
+        func releaseHeld() {
+            files(held)
+            held = []
+        }
         while true {
             var timeout: Int32 = trimDue ? Self.quietMilliseconds : -1
             if !held.isEmpty {
@@ -134,10 +138,7 @@ final class InotifyReader: Sendable {
             if ready.contains(1) { return }
             if ready.isEmpty {
                 if !held.isEmpty {
-                    if ContinuousClock.now >= heldUntil {
-                        files(held)
-                        held = []
-                    }
+                    if ContinuousClock.now >= heldUntil { releaseHeld() }
                     continue
                 }
                 MemoryTuning.returnFreeMemory()
@@ -162,16 +163,12 @@ final class InotifyReader: Sendable {
             }
             let events = batch.changes
             if !events.isEmpty {
-                if !held.isEmpty {
-                    files(held)
-                    held = []
-                }
+                if !held.isEmpty { releaseHeld() }
                 changes(events)
                 trimDue = true
             } else if !held.isEmpty, ContinuousClock.now >= heldUntil {
                 // Writes elsewhere that never pause would otherwise hold these for good.
-                files(held)
-                held = []
+                releaseHeld()
             }
             // Under a storm the queue holds a few events whenever we look: handing each few
             // over costs two thread wake-ups, more than applying them. Letting the kernel

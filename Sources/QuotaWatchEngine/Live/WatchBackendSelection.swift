@@ -104,7 +104,7 @@ public enum WatchBackendSelection {
 public enum BackendFailure: Error, Sendable {
     /// inotify_init1 failed (the instance limit, most likely).
     case inotify(Errno)
-    /// The reader's wake-up pipe could not be made.
+    /// The reader's wake-up event could not be made.
     case reader(Errno)
     case fanotify(FanotifyUnavailable)
 }
