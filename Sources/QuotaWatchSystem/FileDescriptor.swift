@@ -142,7 +142,9 @@ extension FileStatus {
             modifiedNanoseconds: FileTime.nanosecondsSinceEpoch(
                 seconds: Int64(raw.st_mtim.tv_sec), nanoseconds: Int64(raw.st_mtim.tv_nsec)),
             changedNanoseconds: FileTime.nanosecondsSinceEpoch(
-                seconds: Int64(raw.st_ctim.tv_sec), nanoseconds: Int64(raw.st_ctim.tv_nsec)))
+                seconds: Int64(raw.st_ctim.tv_sec), nanoseconds: Int64(raw.st_ctim.tv_nsec)),
+            accessedNanoseconds: FileTime.nanosecondsSinceEpoch(
+                seconds: Int64(raw.st_atim.tv_sec), nanoseconds: Int64(raw.st_atim.tv_nsec)))
     }
 }
 

@@ -46,8 +46,10 @@ extension WatchLayout {
         }
         let leftovers = model.candidates.values
         let breached = (model.frame?.quotas ?? []).filter { $0.state == .breach }
-        if leftovers.isEmpty && breached.isEmpty {
-            detail.append("The view knows of no leftover and no quota past its limit.")
+        let warned = Set((model.frame?.quotas ?? []).filter { $0.state == .warning }.map(\.path))
+            .subtracting(breached.map(\.path))
+        if leftovers.isEmpty && breached.isEmpty && warned.isEmpty {
+            detail.append("The view knows of no leftover and no quota at its warning line: nothing is evicted.")
         } else {
             if !leftovers.isEmpty {
                 let bytes = leftovers.reduce(UInt64(0)) { $0 + $1.allocated }
@@ -58,6 +60,9 @@ extension WatchLayout {
                     total + (quota.used ?? 0) - min(quota.used ?? 0, quota.effectiveLimit)
                 }
                 detail.append("Quotas past their limits: \(breached.count), by \(model.format.string(excess)) in all.")
+            }
+            if !warned.isEmpty {
+                detail.append("Quotas at their warning line: \(warned.count), evicted down to their targets.")
             }
             detail.append("What is freed depends on the cleaners' rules.")
         }

@@ -22,6 +22,28 @@ struct CheckConfigTests {
         }
     }
 
+    @Test("a rule that can never act is warned of: a protect over a leftover rule or a cleaner, an evict with no quota")
+    func rulesThatNeverAct() throws {
+        let tree = try TempTree()
+        let yaml = """
+            profile: ios-sandbox
+            quotas:
+              - {path: tmp, limit: 1GB, protect: true}
+            cleaners:
+              - leftovers
+              - {kind: expire, name: old-tmp, path: 'tmp/*', age: 7d}
+              - {kind: evict, name: media, path: 'Library/Media/*'}
+            """
+        try tree.writeFile("c.yaml", contents: Array(yaml.utf8))
+        let result = try CLIRunner.locate().run(["check-config", tree.absolutePath("c.yaml")])
+        #expect(result.exitStatus == 0, "a warning is not an error: \(result)")
+        let warnings = result.errorText.split(separator: "\n").filter { $0.contains("warning:") }
+        #expect(warnings.contains { $0.contains("leftover rule 'cfnetwork-download'") && $0.contains("protected") })
+        #expect(warnings.contains { $0.contains("cleaner 'old-tmp'") && $0.contains("protected path") })
+        #expect(warnings.contains { $0.contains("cleaner 'media'") && $0.contains("no quota") })
+        #expect(!warnings.contains { $0.contains("documents-inbox") }, "\(warnings)")
+    }
+
     @Test("--json prints one object with every default filled in")
     func json() throws {
         let tree = try TempTree()

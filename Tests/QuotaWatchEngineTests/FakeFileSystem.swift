@@ -32,6 +32,10 @@ struct FakeFileSystem {
         var isReadable = true
         /// An open descriptor still reaches a removed directory; it lists as empty.
         var isRemoved = false
+        /// mtime and ctime, ns since the epoch: set to ``FakeFileSystem/wallNow`` by a create or
+        /// a write; ``setModified(_:to:)`` sets the mtime as utimensat does (and moves the ctime).
+        var modified: Int64 = 0
+        var changed: Int64 = 0
     }
 
     static let device: UInt64 = 0xFA4E
@@ -40,6 +44,9 @@ struct FakeFileSystem {
 
     var nodes: [InodeNumber: Node]
     private var nextInode: InodeNumber = 100
+    /// The wall clock the fake's times are taken from (ns since the epoch); 0 unless a test
+    /// keeps time.
+    var wallNow: Int64 = 0
 
     // MARK: inotify state
 
@@ -98,7 +105,7 @@ struct FakeFileSystem {
         return FileStatus(
             device: Self.device, inode: inode, kind: node.isDirectory ? .directory : .regular,
             linkCount: node.isDirectory ? 2 : node.names, apparentBytes: node.apparent,
-            allocatedBytes: node.allocated)
+            allocatedBytes: node.allocated, modifiedNanoseconds: node.modified, changedNanoseconds: node.changed)
     }
 
     /// A directory's own size as entries come and go (both ways, like tmpfs; ext4 only grows).
@@ -137,7 +144,8 @@ struct FakeFileSystem {
         let parent = try directoryForNewEntry(path)
         let inode = allocateInode()
         nodes[inode] = Node(
-            isDirectory: false, apparent: size, allocated: allocated ?? Self.blocks(for: size), names: 1)
+            isDirectory: false, apparent: size, allocated: allocated ?? Self.blocks(for: size), names: 1,
+            modified: wallNow, changed: wallNow)
         addEntry(path.name, inode, to: parent)
         notify(parent, .create, path.name)
         if size > 0 { notify(parent, .modify, path.name) }
@@ -151,8 +159,19 @@ struct FakeFileSystem {
         guard !nodes[inode]!.isDirectory else { throw .isDirectory }
         nodes[inode]!.apparent = size
         nodes[inode]!.allocated = allocated ?? Self.blocks(for: size)
+        nodes[inode]!.modified = wallNow
+        nodes[inode]!.changed = wallNow
         notify(parent, .modify, path.name)
         notify(parent, .closeWrite, path.name)
+    }
+
+    /// `utimensat` of the mtime (`touch -d`, `curl -R`, `tar -x`): the ctime moves to now, as
+    /// only the kernel sets it.
+    mutating func setModified(_ path: FakePath, to modified: Int64) throws(FakeError) {
+        let (parent, inode) = try existingEntry(path)
+        nodes[inode]!.modified = modified
+        nodes[inode]!.changed = wallNow
+        notify(parent, .attrib, path.name)
     }
 
     /// The file system settles an allocation later (delayed allocation, trimmed

@@ -57,16 +57,22 @@ struct LeftoverLiveTests {
         try fixture.stopCleanly()
     }
 
-    @Test("a download left over before the daemon started is reported at once; one written again is not")
+    @Test(
+        "a download finished before the start with its mtime set back is judged by its ctime: a leftover one age later, idle that long; one written again is not"
+    )
     func presentAtStart() throws {
         let fixture = try sandbox()
         let tree = fixture.tree
         let old = root / "tmp" / "CFNetworkDownload_old.tmp"
         try tree.writeFile(old, byteCount: 40_000)
+        // What curl -R leaves: the server's mtime, two hours back; the ctime says it is new.
         try FileManager.default.setAttributes(
             [.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: tree.absolutePath(old))
-        let daemon = try fixture.start()  // the default age: 1 h
-        try daemon.waitForEvent("leftover", path: "tmp/CFNetworkDownload_old.tmp")
+        let daemon = try fixture.start(options: ["--leftover-after", "3s"])
+        let event = try daemon.waitForEvent("leftover", path: "tmp/CFNetworkDownload_old.tmp")
+        let object = try JSONSerialization.jsonObject(with: Data(event.text.utf8)) as? [String: Any]
+        let idle = try #require((object?["idle_seconds"] as? NSNumber)?.doubleValue, "\(event)")
+        #expect(idle >= 3 && idle < 60, "idle counted from the ctime, not the mtime: \(event)")
         try tree.appendToFile(old, byteCount: 1_000)
         try tree.writeFile(root / "tmp" / "CFNetworkDownload_new.tmp", byteCount: 1_000)
         _ = try daemon.syncStatus()

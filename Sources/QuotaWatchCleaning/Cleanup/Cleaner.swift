@@ -85,6 +85,12 @@ public struct CleanupContext: Sendable {
     /// The daemon's ROOT, absolute and escaped as paths are (the `root` of its events); nil
     /// for a runner that serves no daemon.
     public var root: String?
+    /// What the cleaners before this one removed in this run (in a dry run, would remove): the
+    /// context above is already settled against it (``CleanupPlan/settle(_:after:)``).
+    public var removedEarlier: Set<[UInt8]> = []
+    /// The wall clock when the call began, ns since the epoch (the runner's clock): what
+    /// eviction judges times in the future against.
+    public var nowNanoseconds: Int64 = .max
 
     public init(
         trigger: CleanupTrigger, inputs: CleanupInputs, dryRun: Bool, remover: Remover, runID: String,

@@ -2,18 +2,21 @@ import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
 
-/// Builds, on the engine thread, what each configured cleaner gets for one trigger.
+/// Builds, on the engine thread, what each configured cleaner gets for one trigger, by the
+/// trigger → cleaner table of ``CleanupMatrix``.
 ///
 /// A breach confines every cleaner to the breached directory: eviction takes it down to its
 /// target, and the leftover, expiry and trim cleaners look only inside it, so a breach costs
-/// O(names in that directory). The other triggers (level, periodic, app version, by hand)
-/// look at the whole tree: every quota directory above its eviction target, every
-/// directory the trim glob names, every leftover and expired file.
+/// O(names in that directory). A `leftover` trigger concerns the one file it names. The other
+/// triggers (level, periodic, app version, by hand) look at the whole tree, and evict only
+/// where a quota asks: a directory over its effective limit (by hand: in warning or breach).
 struct CleanupPlanner {
     let settings: CleanupSettings
     let monitor: PolicyMonitor?
     let level: DiskLevel
     let now: UInt64
+    /// The wall clock's reading (ns since the epoch), for the ages of `older-than` leftovers.
+    let wallNow: Int64
     let opens: OpenLog
     /// Files below a directory, built once per trigger and directory, shared by the cleaners.
     private var filesCache: [DirectoryID: [CleanupCandidate]] = [:]
@@ -22,12 +25,16 @@ struct CleanupPlanner {
     /// The cleaners registered on the control socket now, each planned for with its paths.
     var registrations: [RegisteredCleaners.Registration] = []
 
-    init(settings: CleanupSettings, monitor: PolicyMonitor?, level: DiskLevel, now: UInt64, opens: OpenLog) {
+    init(
+        settings: CleanupSettings, monitor: PolicyMonitor?, level: DiskLevel, now: UInt64, opens: OpenLog,
+        wallNow: Int64 = WallClock.nanosecondsSinceEpoch()
+    ) {
         self.opens = opens
         self.settings = settings
         self.monitor = monitor
         self.level = level
         self.now = now
+        self.wallNow = wallNow
     }
 
     mutating func plan(
@@ -52,12 +59,19 @@ struct CleanupPlanner {
         }
         var jobs: [[CleanupInputs]] = []
         for spec in settings.cleaners {
+            guard CleanupMatrix.reach(of: spec, for: trigger) != .none else {
+                jobs.append([])
+                continue
+            }
             switch spec {
             case .leftovers:
                 let candidates = leftovers(for: trigger, within: scope, live: &live)
                 jobs.append(candidates.isEmpty ? [] : [CleanupInputs(level: level, candidates: candidates)])
             case .evict(_, let glob, _, let ratio):
-                jobs.append(evictions(glob: glob, ratio: ratio, breached: breached, scope: scope, live: &live))
+                jobs.append(
+                    evictions(
+                        glob: glob, ratio: ratio, breached: breached, line: CleanupMatrix.evictionLine(for: trigger),
+                        scope: scope, live: &live))
             case .trim(_, let glob, let limit):
                 var inputs: [CleanupInputs] = []
                 let directories =
@@ -88,14 +102,30 @@ struct CleanupPlanner {
         }
         var plan = CleanupPlan(level: level, jobs: jobs)
         if !registrations.isEmpty { plan.registered = registeredInputs(for: trigger, breached: breached, live: &live) }
+        plan.directoryFiles = directoryFiles(of: plan, live: &live)
         return plan
     }
 
+    /// The files below every directory the plan hands a cleaner, so that each cleaner after the
+    /// first sees the directory's use after the removals before it (``CleanupPlan/settle(_:after:)``).
+    private mutating func directoryFiles(
+        of plan: CleanupPlan, live: inout LiveTree<some LiveFileSystem>
+    ) -> [[UInt8]: [CleanupCandidate]] {
+        var found: [[UInt8]: [CleanupCandidate]] = [:]
+        let inputs = Array(plan.jobs.joined()) + Array(plan.registered.values)
+        for case let directory? in inputs.map({ $0.directory }) where found[directory.path] == nil {
+            guard let id = live.tree.directory(atComponents: PathComponents.split(directory.path)) else { continue }
+            found[directory.path] = files(below: id, live: &live)
+        }
+        return found
+    }
+
     /// The breached directory when the glob takes it; otherwise every quota directory the
-    /// glob takes that is above its target now.
+    /// glob takes that is past `line` now: over its effective limit, or (by hand) in `warning`
+    /// or `breach` under any of its rules.
     private mutating func evictions(
-        glob: PathGlob?, ratio: Double, breached: CleanupDirectory?, scope: DirectoryID,
-        live: inout LiveTree<some LiveFileSystem>
+        glob: PathGlob?, ratio: Double, breached: CleanupDirectory?, line: CleanupMatrix.EvictionLine,
+        scope: DirectoryID, live: inout LiveTree<some LiveFileSystem>
     ) -> [CleanupInputs] {
         if var breached {
             guard glob?.matches(breached.path) ?? true else { return [] }
@@ -105,8 +135,10 @@ struct CleanupPlanner {
         guard let monitor else { return [] }
         // A directory under several rules is cleaned to the lowest of their limits.
         var limits: [[UInt8]: (limit: UInt64, size: SizeKind, rule: String)] = [:]
+        var pastWarning: Set<[UInt8]> = []
         for row in monitor.quotaRows(level: level, atNanoseconds: now)
         where glob?.matches(row.path) ?? true {
+            if row.state != .ok { pastWarning.insert(row.path) }
             if let known = limits[row.path], known.limit <= row.effectiveLimit { continue }
             limits[row.path] = (row.effectiveLimit, row.size, row.rule)
         }
@@ -117,7 +149,10 @@ struct CleanupPlanner {
             let tally = live.tree.tally(of: directory)
             let used = size == .allocated ? tally.allocated : tally.apparent
             let target = target(limit, ratio, rule: rule)
-            guard used > target else { continue }
+            switch line {
+            case .overLimit: guard used > limit else { continue }
+            case .pastWarning: guard pastWarning.contains(path), used > target else { continue }
+            }
             inputs.append(
                 CleanupInputs(
                     level: level,
@@ -173,31 +208,43 @@ struct CleanupPlanner {
 
     // MARK: Leftovers
 
-    /// A `leftover` trigger names its file; any other looks for what the leftover rules find
-    /// now, inside `scope`: idle and old files past their age, all but the newest of a
-    /// keep-newest rule's entries. Rules marked `protect: true` find nothing to remove, and
-    /// directory-over rules (the WebKit cache) are the trim cleaner's.
-    private func leftovers(
+    /// A `leftover` trigger names its file, taken only while it is still a reported leftover
+    /// (a write since its report ended that). Any other trigger takes, inside `scope`, what the
+    /// leftover rules ask for now: the idle files the engine has reported (each judged idle
+    /// from its last activity and not open for writing, never from its mtime alone), the
+    /// `older-than` entries idle past their age, all but the newest of a keep-newest rule's
+    /// entries. Rules marked `protect: true` find nothing to remove, and directory-over rules
+    /// (the WebKit cache) are the trim cleaner's.
+    private mutating func leftovers(
         for trigger: CleanupTrigger, within scope: DirectoryID, live: inout LiveTree<some LiveFileSystem>
     ) -> [CleanupCandidate] {
         let rules = settings.leftoverRules(config: monitor?.policyConfig, tree: live.tree)
+        let reported = monitor?.reportedLeftovers ?? []
         if case .leftover(let path, let name) = trigger {
-            guard let rule = rules.first(where: { $0.name == name }), !rule.protect else { return [] }
+            guard let rule = rules.first(where: { $0.name == name }), !rule.protect,
+                reported.contains(where: { $0.path == path && $0.rule == name })
+            else { return [] }
             return live.cleanupEntry(at: path, rule: name).map { [$0] } ?? []
         }
-        let nowNanoseconds = WallClock.nanosecondsSinceEpoch()
+        let scopePath = live.tree.relativePath(of: scope)
         var found: [CleanupCandidate] = []
         for rule in rules where !rule.protect {
-            for glob in rule.paths {
-                switch rule.kind {
-                case .idleFile(let age), .olderThan(let age):
-                    let entries = live.cleanupEntries(
-                        matching: glob, within: scope, rule: rule.name, directories: rule.kind.name == "older-than")
+            switch rule.kind {
+            case .idleFile:
+                for leftover in reported where leftover.rule == rule.name && Self.isInside(leftover.path, scopePath) {
+                    if let candidate = live.cleanupEntry(at: leftover.path, rule: rule.name) { found.append(candidate) }
+                }
+            case .olderThan(let age):
+                for glob in rule.paths {
+                    let entries = live.cleanupEntries(matching: glob, within: scope, rule: rule.name, directories: true)
                     found += entries.filter {
                         LeftoverDecisions.isOlder(
-                            modifiedNanoseconds: $0.modifiedNanoseconds, than: age, nowNanoseconds: nowNanoseconds)
+                            modifiedNanoseconds: $0.modifiedNanoseconds, changedNanoseconds: $0.changedNanoseconds,
+                            than: age, nowNanoseconds: wallNow)
                     }
-                case .keepNewest(let keep):
+                }
+            case .keepNewest(let keep):
+                for glob in rule.paths {
                     let entries = live.cleanupEntries(matching: glob, within: scope, rule: rule.name, directories: true)
                     var byParent: [[UInt8]: [CleanupCandidate]] = [:]
                     for entry in entries {
@@ -212,13 +259,18 @@ struct CleanupPlanner {
                         let names = Set(beyond.map(\.name))
                         found += group.filter { names.contains($0.path) }
                     }
-                case .directoryOver:
-                    continue
                 }
+            case .directoryOver:
+                continue
             }
         }
         var seen: Set<[UInt8]> = []
         return found.filter { seen.insert($0.path).inserted }
+    }
+
+    /// Whether `path` is `scope` or below it (ROOT's path is empty: everything is inside).
+    static func isInside(_ path: [UInt8], _ scope: [UInt8]) -> Bool {
+        scope.isEmpty || path == scope || path.starts(with: scope + [UInt8(ascii: "/")])
     }
 }
 

@@ -19,6 +19,9 @@ struct CleanupPlan: Sendable {
     var selection: PlannedSelection?
     /// What each registered cleaner this trigger concerns gets, by registration id.
     var registered: [UInt64: CleanupInputs] = [:]
+    /// Every file below each directory a cleaner is handed, by the directory's path: what its
+    /// use drops by as the cleaners before remove (``settle(_:after:)``).
+    var directoryFiles: [[UInt8]: [CleanupCandidate]] = [:]
 }
 
 /// Hands the engine thread's plans to the runner's task. A plan waits as `pending` until the
@@ -86,12 +89,21 @@ struct PlannedCleaner: Cleaner {
                 run: context.remover.run)
             : context.remover
         var result = CleanupResult()
-        for inputs in plan.jobs[slot] {
+        // This cleaner's own removals settle its next directory too (a trim of two caches).
+        var removed = context.removedEarlier
+        for planned in plan.jobs[slot] {
             try Task.checkCancellation()
-            let call = CleanupContext(
+            guard let inputs = plan.settle(planned, after: removed) else { continue }
+            // A program is told the directory and its files; with no candidate left and no
+            // directory it would have nothing to do (a leftover run after its file went).
+            if inputs.directory == nil && inputs.candidates.isEmpty && !(inner is CommandCleaner) { continue }
+            var call = CleanupContext(
                 trigger: context.trigger, inputs: inputs, dryRun: dryRun, remover: remover, runID: context.runID,
                 root: context.root)
+            call.removedEarlier = removed
+            call.nowNanoseconds = context.nowNanoseconds
             let done = try await inner.clean(call)
+            removed.formUnion(done.removed.map(\.path))
             result.removed += done.removed
             result.skipped += done.skipped
             // The audit log refused an intent: the next directory would be refused the same way.

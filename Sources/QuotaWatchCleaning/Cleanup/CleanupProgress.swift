@@ -20,6 +20,9 @@ public final class CleanupProgress: Sendable {
 
     private let clock: any CleanupClock
     private let state: Mutex<Reading>
+    /// The paths removed so far: the run settles the next cleaner's context against them even
+    /// when this one timed out and its result was dropped.
+    private let paths = Mutex<Set<[UInt8]>>([])
 
     public init(clock: any CleanupClock) {
         self.clock = clock
@@ -28,15 +31,22 @@ public final class CleanupProgress: Sendable {
 
     public var reading: Reading { state.withLock { $0 } }
 
+    /// Every path a removal removed (in a dry run, would remove) so far.
+    var removedPaths: Set<[UInt8]> { paths.withLock { $0 } }
+
     func note(answered count: Int) { note(answered: count, outcomes: []) }
 
-    /// `count` removals answered, with what they did (empty when the caller has no outcomes).
-    func note(answered count: Int, outcomes: some Collection<DeletionOutcome>) {
+    /// `count` removals answered, with what they did (empty when the caller has no outcomes)
+    /// and, when the caller knows them, the path of each outcome.
+    func note(answered count: Int, outcomes: some Collection<DeletionOutcome>, paths named: [[UInt8]] = []) {
         var removed = 0
         var freed: UInt64 = 0
-        for case .removed(let removal) in outcomes {
+        var removedPaths: [[UInt8]] = []
+        for (index, outcome) in outcomes.enumerated() {
+            guard case .removed(let removal) = outcome else { continue }
             removed += 1
             freed = Saturating.sum(freed, removal.freedBytes)
+            if index < named.count { removedPaths.append(named[index]) }
         }
         let now = clock.monotonic
         state.withLock { state in
@@ -45,5 +55,6 @@ public final class CleanupProgress: Sendable {
             state.removed += removed
             state.freedBytes = Saturating.sum(state.freedBytes, freed)
         }
+        if !removedPaths.isEmpty { paths.withLock { $0.formUnion(removedPaths) } }
     }
 }

@@ -142,16 +142,25 @@ public final class CleanupRunner: Sendable {
         // Cleaners no trigger of the run concerned (a registered cleaner of other paths) are
         // left out of the summary.
         var concerned = cleaners.map { _ in false }
+        // Everything removed so far in this run (in a dry run, what would be): each cleaner's
+        // context is settled against it, so none is offered a file already gone or a tally
+        // the cleaners before it made stale.
+        var removedInRun: Set<[UInt8]> = []
         for trigger in triggers {
             let inputs = await prepare(trigger)
             for (index, cleaner) in cleaners.enumerated() {
                 let progress = CleanupProgress(clock: clock)
                 let remover = Remover(
                     backend: backend, trigger: trigger.name, cleaner: cleaner.name, run: runID, progress: progress)
-                let context = CleanupContext(
+                var context = CleanupContext(
                     trigger: trigger, inputs: inputs, dryRun: settings.dryRun, remover: remover, runID: runID,
                     root: settings.root)
+                context.removedEarlier = removedInRun
+                context.nowNanoseconds = Saturating.product(clock.wallTime.millisecondsSinceEpoch, 1_000_000)
                 let outcome = await call(cleaner, context, progress: progress)
+                // A cleaner that timed out or threw removed what its progress saw, all the same.
+                removedInRun.formUnion(progress.removedPaths)
+                if case .finished(let result) = outcome { removedInRun.formUnion(result.removed.map(\.path)) }
                 if case .notConcerned = outcome { continue }
                 concerned[index] = true
                 switch outcome {

@@ -28,7 +28,7 @@ public struct EvictionCleaner: Cleaner {
         // costs one sort and one removal check per name, in a dry run as in a real one.
         let picks = EvictionSelection.select(
             context.candidates.filter { !$0.isDirectory }, used: directory.used, target: 0, order: order,
-            size: directory.size)
+            size: directory.size, nowNanoseconds: context.nowNanoseconds)
         var remaining = directory.used
         var result = CleanupResult()
         var next = 0

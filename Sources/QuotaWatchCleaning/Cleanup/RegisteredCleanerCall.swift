@@ -16,7 +16,11 @@ struct RegisteredCleanerCall: Cleaner {
     var callTimeout: Duration? { timeout }
 
     func clean(_ context: CleanupContext) async throws -> CleanupResult {
-        guard let plan = plans.active(context.trigger), let inputs = plan.registered[registration.id] else {
+        // Its context as the cleaners before it left the tree: none of their files, the tally
+        // after them, and nothing at all once they brought the directory to its target.
+        guard let plan = plans.active(context.trigger), let planned = plan.registered[registration.id],
+            let inputs = plan.settle(planned, after: context.removedEarlier)
+        else {
             throw CleanerNotConcerned()
         }
         // Like a command cleaner: a program cannot be made to report only, so a dry run leaves it out.

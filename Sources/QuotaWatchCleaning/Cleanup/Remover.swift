@@ -22,16 +22,20 @@ public struct Remover: Sendable {
         self.progress = progress
     }
 
-    /// Removes `candidate` (a whole tree for a directory) if it is still the inode the engine saw.
+    /// Removes `candidate` (a whole tree for a directory) if it is still the inode the engine
+    /// saw, and, for a file, not changed since the engine saw it: the leftover and expiry
+    /// cleaners chose it for being idle, which a write since would have ended.
     public func remove(_ candidate: CleanupCandidate, rule: String? = nil) -> DeletionOutcome {
         remove(
-            path: candidate.path, identity: FileIdentity(device: candidate.device, inode: candidate.inode),
+            path: candidate.path,
+            identity: FileIdentity(
+                device: candidate.device, inode: candidate.inode, unchangedSince: candidate.changedNanoseconds),
             rule: rule ?? candidate.rule)
     }
 
     public func remove(path: [UInt8], identity: FileIdentity, rule: String) -> DeletionOutcome {
         let outcome = backend.remove(request(path: path, identity: identity, rule: rule))
-        progress?.note(answered: 1, outcomes: CollectionOfOne(outcome))
+        progress?.note(answered: 1, outcomes: CollectionOfOne(outcome), paths: [path])
         return outcome
     }
 
@@ -45,7 +49,7 @@ public struct Remover: Sendable {
             let end = min(start + Deleter.groupSize, names.count)
             let group = backend.removeGroup(
                 names[start..<end].map { request(path: $0.path, identity: $0.identity, rule: $0.rule) })
-            progress?.note(answered: end - start, outcomes: group)
+            progress?.note(answered: end - start, outcomes: group, paths: names[start..<end].map(\.path))
             outcomes += group
             start = end
             if case .notRecorded = outcomes.last {

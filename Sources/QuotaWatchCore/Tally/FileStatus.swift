@@ -20,10 +20,15 @@ public struct FileStatus: Sendable, Equatable {
     /// no program can set it back (tar, cp -a and rsync do set the mtime), and every write and
     /// rename moves it on: what tells whether writeback may still change the allocation.
     public var changedNanoseconds: Int64
+    /// Last access (`st_atime`), in nanoseconds since the epoch: with relatime only a hint, so
+    /// it breaks ties between files the daemon saw used at the same moment, and weighs as one
+    /// of the times `expire` takes the newest of, as systemd-tmpfiles does.
+    public var accessedNanoseconds: Int64
 
     public init(
         device: UInt64, inode: UInt64, kind: Kind, linkCount: UInt64,
-        apparentBytes: UInt64, allocatedBytes: UInt64, modifiedNanoseconds: Int64 = 0, changedNanoseconds: Int64 = 0
+        apparentBytes: UInt64, allocatedBytes: UInt64, modifiedNanoseconds: Int64 = 0, changedNanoseconds: Int64 = 0,
+        accessedNanoseconds: Int64 = 0
     ) {
         self.device = device
         self.inode = inode
@@ -33,6 +38,7 @@ public struct FileStatus: Sendable, Equatable {
         self.allocatedBytes = allocatedBytes
         self.modifiedNanoseconds = modifiedNanoseconds
         self.changedNanoseconds = changedNanoseconds
+        self.accessedNanoseconds = accessedNanoseconds
     }
 
     /// du counts an inode once per subtree only when it may have other names;

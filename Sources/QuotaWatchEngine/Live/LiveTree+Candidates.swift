@@ -98,7 +98,8 @@ extension LiveTree {
         return CleanupCandidate(
             path: tree.relativePath(of: directory), device: status.device, inode: status.inode, isDirectory: true,
             allocatedBytes: tally.allocated, apparentBytes: tally.apparent,
-            modifiedNanoseconds: status.modifiedNanoseconds, linkCount: status.linkCount, rule: rule)
+            modifiedNanoseconds: status.modifiedNanoseconds, changedNanoseconds: status.changedNanoseconds,
+            accessedNanoseconds: status.accessedNanoseconds, linkCount: status.linkCount, rule: rule)
     }
 
     private mutating func candidate(
@@ -110,6 +111,7 @@ extension LiveTree {
         return CleanupCandidate(
             path: path, device: status.device, inode: status.inode, allocatedBytes: status.allocatedBytes,
             apparentBytes: status.apparentBytes, modifiedNanoseconds: status.modifiedNanoseconds,
+            changedNanoseconds: status.changedNanoseconds, accessedNanoseconds: status.accessedNanoseconds,
             lastOpenNanoseconds: lastOpen, linkCount: status.linkCount, rule: rule)
     }
 

@@ -59,7 +59,10 @@ public struct LeftoverPass<FileSystem: LiveFileSystem> {
         guard let match = monitor.leftovers.rule(for: key), case .found(let status) = found else {
             return Self.gone(monitor.leftovers.schedule.removed(key), found)
         }
-        let written = moment(ofWallClock: status.modifiedNanoseconds, now: now)
+        // The change the engine saw is in the ctime it has just read (a re-stat with no change
+        // since, after writeback, moves nothing). Only times in the past count; a file whose
+        // every time lies in the future is taken as active now.
+        let written = lastActivity(of: status, now: now) ?? PolicyMonitor.moment(now)
         if let candidate = monitor.leftovers.schedule.candidates[key], candidate.rule == match.rule.name,
             written <= candidate.timer.lastWrite + .milliseconds(1)
         {
@@ -118,8 +121,8 @@ public struct LeftoverPass<FileSystem: LiveFileSystem> {
         else {
             return Self.gone(monitor.leftovers.schedule.removed(key), found)
         }
-        let written = moment(ofWallClock: status.modifiedNanoseconds, now: now)
-        if written > candidate.timer.lastWrite + .milliseconds(1) {
+        // Times in the future say nothing: they neither move the wait nor keep the file forever.
+        if let written = lastActivity(of: status, now: now), written > candidate.timer.lastWrite + .milliseconds(1) {
             // Written since, with its event still on the way: wait from the new write.
             monitor.leftovers.schedule.written(
                 key, path: candidate.path, rule: match.rule.name, age: match.age, at: written)
@@ -134,6 +137,19 @@ public struct LeftoverPass<FileSystem: LiveFileSystem> {
                 path: reported.path, allocated: status.allocatedBytes,
                 idle: PolicyMonitor.moment(now) - reported.timer.lastWrite, rule: reported.rule),
             time: .now())
+    }
+
+    /// The engine's moment of the file's last activity: the latest of its mtime and ctime that
+    /// is not in the future (``FileActivity``), so a download whose mtime its writer sets back
+    /// after every write (`curl -R`, `wget -N`, `rsync -t`) is still active; nil when both lie in
+    /// the future.
+    func lastActivity(of status: FileStatus, now: UInt64) -> Moment? {
+        let wallNow = wallClock()
+        guard
+            let latest = FileActivity.latest(
+                status.modifiedNanoseconds, status.changedNanoseconds, notAfter: wallNow)
+        else { return nil }
+        return moment(ofWallClock: latest, now: now)
     }
 
     /// The engine's moment of a wall-clock time (a file's mtime), never after `now`.

@@ -17,6 +17,14 @@ extension PolicyMonitor {
         book.rows(level: level, at: Self.moment(now))
     }
 
+    /// The files the idle-file leftover rules have reported as leftovers and that have not
+    /// been written since (each judged idle from the latest of its mtime, ctime and the last
+    /// change the engine saw, and not open for writing then): the only idle files a cleaner
+    /// may take.
+    public var reportedLeftovers: [(path: [UInt8], rule: String)] {
+        leftovers.schedule.leftovers.map { ($0.path, $0.rule) }
+    }
+
     public func isHeldForCleanup(_ directory: DirectoryID) -> Bool { book.isHeld(directory) }
 
     public mutating func holdForCleanup(_ directory: DirectoryID) { book.hold(directory) }

@@ -13,6 +13,10 @@ public struct CleanupCandidate: Sendable, Hashable {
     public var apparentBytes: UInt64
     /// Last data modification, nanoseconds since the epoch.
     public var modifiedNanoseconds: Int64
+    /// Last inode change (ctime) and last access (atime), nanoseconds since the epoch: see
+    /// ``FileActivity`` for what each may decide.
+    public var changedNanoseconds: Int64
+    public var accessedNanoseconds: Int64
     /// The last open the engine saw (`IN_OPEN`, for `order: lru` rules), nanoseconds since the
     /// epoch; nil when it saw none.
     public var lastOpenNanoseconds: Int64?
@@ -25,7 +29,8 @@ public struct CleanupCandidate: Sendable, Hashable {
 
     public init(
         path: [UInt8], device: UInt64, inode: UInt64, isDirectory: Bool = false, allocatedBytes: UInt64,
-        apparentBytes: UInt64, modifiedNanoseconds: Int64, lastOpenNanoseconds: Int64? = nil, linkCount: UInt64 = 1,
+        apparentBytes: UInt64, modifiedNanoseconds: Int64, changedNanoseconds: Int64? = nil,
+        accessedNanoseconds: Int64? = nil, lastOpenNanoseconds: Int64? = nil, linkCount: UInt64 = 1,
         namesInDirectory: [[UInt8]]? = nil, rule: String = ""
     ) {
         self.rule = rule
@@ -36,13 +41,25 @@ public struct CleanupCandidate: Sendable, Hashable {
         self.allocatedBytes = allocatedBytes
         self.apparentBytes = apparentBytes
         self.modifiedNanoseconds = modifiedNanoseconds
+        // A caller that knows no ctime or atime (a test's fixture) gets the mtime for them.
+        self.changedNanoseconds = changedNanoseconds ?? modifiedNanoseconds
+        self.accessedNanoseconds = accessedNanoseconds ?? modifiedNanoseconds
         self.lastOpenNanoseconds = lastOpenNanoseconds
         self.linkCount = linkCount
         self.namesInDirectory = namesInDirectory ?? [path]
     }
 
-    /// The latest of its modification and its last open: when it was last used.
-    public var lastUseNanoseconds: Int64 { max(modifiedNanoseconds, lastOpenNanoseconds ?? .min) }
+    /// When it was last used, for `order: lru`: the latest of its last change (mtime and
+    /// ctime, none in the future) and the last open the daemon saw. atime is not in it
+    /// (relatime leaves it a day behind); it only breaks ties (``EvictionSelection``).
+    public func lastUseNanoseconds(now: Int64) -> Int64 {
+        max(lastActivityNanoseconds(now: now), lastOpenNanoseconds ?? .min)
+    }
+
+    /// The latest of its mtime and ctime that is not in the future (``FileActivity``).
+    public func lastActivityNanoseconds(now: Int64) -> Int64 {
+        FileActivity.lastActivity(modified: modifiedNanoseconds, changed: changedNanoseconds, now: now)
+    }
 
     /// Every name of the inode lies inside the directory: removing them all frees the disk too.
     public var allNamesInDirectory: Bool { isDirectory || UInt64(namesInDirectory.count) >= linkCount }

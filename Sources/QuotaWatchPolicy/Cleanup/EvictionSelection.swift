@@ -32,7 +32,7 @@ public struct EvictionPick: Sendable, Hashable {
 public enum EvictionSelection {
     public static func select(
         _ candidates: [CleanupCandidate], used: UInt64, target: UInt64, order: EvictionOrder = .oldestModified,
-        size: SizeKind = .allocated
+        size: SizeKind = .allocated, nowNanoseconds: Int64 = .max
     ) -> [EvictionPick] {
         guard used > target else { return [] }
         // One pass to group the names of each inode, one sort, one pass to pick: O(n log n) in
@@ -59,9 +59,14 @@ public enum EvictionSelection {
         }
         let ordered = units.values.sorted { lhs, rhs in
             if lhs.allNamesInDirectory != rhs.allNamesInDirectory { return lhs.allNamesInDirectory }
-            let left = order == .oldestModified ? lhs.modifiedNanoseconds : lhs.lastUseNanoseconds
-            let right = order == .oldestModified ? rhs.modifiedNanoseconds : rhs.lastUseNanoseconds
+            let left = order == .oldestModified ? lhs.modifiedNanoseconds : lhs.lastUseNanoseconds(now: nowNanoseconds)
+            let right =
+                order == .oldestModified ? rhs.modifiedNanoseconds : rhs.lastUseNanoseconds(now: nowNanoseconds)
             if left != right { return left < right }
+            // relatime keeps atime within a day of the truth: good enough to break a tie.
+            if order == .leastRecentlyUsed, lhs.accessedNanoseconds != rhs.accessedNanoseconds {
+                return lhs.accessedNanoseconds < rhs.accessedNanoseconds
+            }
             return lhs.path.lexicographicallyPrecedes(rhs.path)
         }
         var remaining = used
@@ -80,14 +85,25 @@ public enum EvictionSelection {
         return picks
     }
 
-    /// The files among `candidates` last modified before `now − age`, oldest first.
+    /// `expire`: the files among `candidates` not used for more than `age`, least recently used
+    /// first. As systemd-tmpfiles does, a file's last use is the newest of its atime, mtime and
+    /// ctime (``FileActivity/lastUse(modified:changed:accessed:now:)``), so a file read
+    /// yesterday, or extracted by tar with an old mtime a minute ago, has not expired.
     public static func olderThan(
         _ candidates: [CleanupCandidate], age: Duration, nowNanoseconds: Int64
     ) -> [CleanupCandidate] {
-        let cutoff = Saturating.difference(nowNanoseconds, age.clampedNanoseconds)
-        return candidates.filter { $0.modifiedNanoseconds < cutoff }.sorted {
-            $0.modifiedNanoseconds < $1.modifiedNanoseconds
+        func lastUse(_ candidate: CleanupCandidate) -> Int64 {
+            FileActivity.lastUse(
+                modified: candidate.modifiedNanoseconds, changed: candidate.changedNanoseconds,
+                accessed: candidate.accessedNanoseconds, now: nowNanoseconds)
         }
+        return candidates.map { (candidate: $0, lastUse: lastUse($0)) }
+            .filter { FileActivity.isIdle(since: $0.lastUse, longerThan: age, now: nowNanoseconds) }
+            .sorted {
+                $0.lastUse != $1.lastUse
+                    ? $0.lastUse < $1.lastUse : $0.candidate.path.lexicographicallyPrecedes($1.candidate.path)
+            }
+            .map(\.candidate)
     }
 
     private struct Identity: Hashable {

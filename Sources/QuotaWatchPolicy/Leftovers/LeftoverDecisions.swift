@@ -31,6 +31,17 @@ public enum LeftoverDecisions {
         Saturating.difference(nowNanoseconds, modifiedNanoseconds) > age.clampedNanoseconds
     }
 
+    /// `older-than` as the planner asks it: idle for more than `age`, counted from the latest
+    /// of the mtime and the ctime (``FileActivity``), so an old mtime set by `tar -x` or
+    /// `curl -R` on a file written a moment ago does not make it old.
+    public static func isOlder(
+        modifiedNanoseconds: Int64, changedNanoseconds: Int64, than age: Duration, nowNanoseconds: Int64
+    ) -> Bool {
+        let activity = FileActivity.lastActivity(
+            modified: modifiedNanoseconds, changed: changedNanoseconds, now: nowNanoseconds)
+        return FileActivity.isIdle(since: activity, longerThan: age, now: nowNanoseconds)
+    }
+
     /// `directory-over`: the directory's allocated total is above the limit.
     public static func isOver(allocated: UInt64, limit: UInt64) -> Bool { allocated > limit }
 }

@@ -128,6 +128,8 @@ extension Deleter {
                 outcomes[index] = .skipped(reason)
             } else if FileIdentity(status) != removal.identity {
                 outcomes[index] = .skipped(.changedInode(expected: removal.identity, found: FileIdentity(status)))
+            } else if let reason = removal.identity.changeSinceChosen(status) {
+                outcomes[index] = .skipped(reason)
             } else if status.kind == .directory {
                 trees.append((index, removal))
             } else {

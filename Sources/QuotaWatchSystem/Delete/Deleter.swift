@@ -121,6 +121,7 @@ public struct Deleter: Sendable {
         guard FileIdentity(status) == identity else {
             return .skipped(.changedInode(expected: identity, found: FileIdentity(status)))
         }
+        if let reason = identity.changeSinceChosen(status) { return .skipped(reason) }
         var removal = Removal(dryRun: dryRun)
         var links = LinkCounter()
         var lease: Int?

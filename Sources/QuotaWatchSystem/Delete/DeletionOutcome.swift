@@ -5,15 +5,38 @@ import QuotaWatchCore
 public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
     public var device: UInt64
     public var inode: UInt64
+    /// The ctime the file had when it was chosen, when the choice depended on the file being
+    /// idle (a leftover, an expired file): a file changed since (written, renamed, linked) is
+    /// kept, so a writer that wakes up between the choice and the unlink never loses its file.
+    /// Not part of the identity: two identities of one inode are equal.
+    public var unchangedSince: Int64?
 
-    public init(device: UInt64, inode: UInt64) {
+    public init(device: UInt64, inode: UInt64, unchangedSince: Int64? = nil) {
         self.device = device
         self.inode = inode
+        self.unchangedSince = unchangedSince
     }
 
     public init(_ status: FileStatus) { self.init(device: status.device, inode: status.inode) }
 
+    public static func == (lhs: FileIdentity, rhs: FileIdentity) -> Bool {
+        lhs.device == rhs.device && lhs.inode == rhs.inode
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(device)
+        hasher.combine(inode)
+    }
+
     public var description: String { "device \(device) inode \(inode)" }
+
+    /// Why `status`, the file at the chosen name now, must be kept though it is the inode chosen.
+    func changeSinceChosen(_ status: FileStatus) -> SkipReason? {
+        guard let unchangedSince, status.kind != .directory, status.changedNanoseconds > unchangedSince else {
+            return nil
+        }
+        return .changedSinceChosen
+    }
 }
 
 /// One name the deleter removed (or, in a dry run, would remove).

@@ -21,6 +21,8 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
     case gone([UInt8])
     /// The name now leads to another inode than the one chosen.
     case changedInode(expected: FileIdentity, found: FileIdentity)
+    /// The file was written (or renamed, linked, chmod'ed) after it was chosen as idle.
+    case changedSinceChosen
     /// A process holds the file open for writing (through the table of this thread, when the
     /// thread has its own).
     case openForWriting(processID: Int32, threadID: Int32? = nil)
@@ -52,6 +54,7 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
         case .notADirectory(let path): "'\(HumanText.name(path))' is not a directory"
         case .gone(let path): "'\(HumanText.name(path))' is gone"
         case .changedInode(let expected, let found): "the name now leads to \(found), not \(expected)"
+        case .changedSinceChosen: "it changed after it was chosen as idle (its ctime moved on)"
         case .openForWriting(let processID, let threadID):
             threadID.map { "open for writing by pid \(processID) (thread \($0), with its own descriptor table)" }
                 ?? "open for writing by pid \(processID)"
@@ -83,6 +86,7 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
         case .notADirectory: "not_a_directory"
         case .gone: "gone"
         case .changedInode: "changed_inode"
+        case .changedSinceChosen: "changed_since_chosen"
         case .openForWriting: "open_for_writing"
         case .mappedForWriting: "mapped_for_writing"
         case .openUnseen: "open_unseen"

@@ -53,6 +53,8 @@ enum CheckConfigCommand {
             Console.failure("\(error.description)")
             return error.status
         }
+        // Valid, but a rule that can never act: said on stderr, the exit status stays 0.
+        for warning in ConfigWarnings.of(config) { Console.warning(warning) }
         if given.json {
             Console.json(ConfigSummary.json(config).encoded + "\n")
         } else {

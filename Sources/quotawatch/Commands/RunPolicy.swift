@@ -1,5 +1,6 @@
 import QuotaWatchConfig
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
 
@@ -41,11 +42,14 @@ enum RunPolicy {
                 levelFree: try arguments.value(RunPolicy.levelFree), hooks: try arguments.values(RunPolicy.hook))
         }
 
-        /// The file (read now) with the options merged over it.
+        /// The file (read now) with the options merged over it. Rules that can never act are
+        /// warned of on stderr, at the start and at each reload (``ConfigWarnings``).
         func build() throws(Failure) -> PolicyConfig {
             var config = PolicyConfig()
             if let file { config = try RunPolicy.read(file) }
-            return CommandLinePolicy.apply(overrides, over: config)
+            let merged = CommandLinePolicy.apply(overrides, over: config)
+            for warning in ConfigWarnings.of(merged) { Log.warning("config: \(warning)") }
+            return merged
         }
     }
 
