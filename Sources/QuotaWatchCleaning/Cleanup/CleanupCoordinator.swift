@@ -125,6 +125,38 @@ struct CleanupCoordinator: Sendable {
 
     // MARK: Each turn
 
+    /// The end of an engine turn, after the policy's pass: plans and submits the triggers
+    /// noted this turn, holds the states of the breached directories a run now cleans, and
+    /// lets go of those settled. Returns true when the policy must be evaluated again now
+    /// (a released directory). Generic over the file system, so a test runs this very turn.
+    mutating func endTurn<FileSystem: LiveFileSystem>(
+        _ live: inout LiveTree<FileSystem>, _ monitor: inout PolicyMonitor?, now: UInt64
+    ) -> Bool {
+        turn(&live, monitor: monitor, now: now)
+        let settled = settling.takeSettled(live.tree, now: now)
+        guard monitor != nil else { return false }
+        // Every directory a run was submitted for is held until it settles (CleanupSettling).
+        for path in settling.paths {
+            guard let directory = CleanupSettling.directory(path, in: live.tree),
+                !monitor!.isHeldForCleanup(directory)
+            else { continue }
+            monitor!.holdForCleanup(directory)
+        }
+        guard !settled.isEmpty else { return false }
+        for path in settled {
+            guard let directory = CleanupSettling.directory(path, in: live.tree) else { continue }
+            monitor!.releaseAfterCleanup(directory)
+        }
+        return true
+    }
+
+    /// A run ended: the periodic clock starts again, and the directories it served wait for
+    /// its deletions to reach the tree.
+    mutating func finished(_ summary: CleanupSummary, now: UInt64) {
+        ran(at: now)
+        settling.finished(summary, now: now)
+    }
+
     /// Plans and submits every trigger noted since the last turn, and the periodic one when due.
     mutating func turn<FileSystem: LiveFileSystem>(
         _ live: inout LiveTree<FileSystem>, monitor: PolicyMonitor?, now: UInt64

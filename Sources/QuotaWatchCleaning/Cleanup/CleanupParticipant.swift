@@ -75,29 +75,9 @@ public final class CleanupParticipant: EngineParticipant {
     )
         -> Bool
     {
-        let settled: [[UInt8]] = state.withLock { coordinator in
-            guard coordinator != nil else { return [] }
-            coordinator!.turn(&live, monitor: monitor, now: now)
-            let settled = coordinator!.settling.takeSettled(live.tree, now: now)
-            if monitor != nil { Self.hold(coordinator!.settling, live, &monitor!) }
-            return settled
-        }
-        guard !settled.isEmpty, monitor != nil else { return false }
-        for path in settled {
-            guard let directory = CleanupSettling.directory(path, in: live.tree) else { continue }
-            monitor?.releaseAfterCleanup(directory)
-        }
-        return true
-    }
-
-    /// Every directory a run was submitted for is held until it settles (``CleanupSettling``).
-    private static func hold(
-        _ settling: CleanupSettling, _ live: LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor
-    ) {
-        for path in settling.paths {
-            guard let directory = CleanupSettling.directory(path, in: live.tree), !monitor.isHeldForCleanup(directory)
-            else { continue }
-            monitor.holdForCleanup(directory)
+        state.withLock { coordinator in
+            guard coordinator != nil else { return false }
+            return coordinator!.endTurn(&live, &monitor, now: now)
         }
     }
 
@@ -120,8 +100,7 @@ public final class CleanupParticipant: EngineParticipant {
         }
         state.withLock { coordinator in
             guard coordinator != nil else { return }
-            coordinator!.ran(at: output.now)
-            coordinator!.settling.finished(summary, now: output.now)
+            coordinator!.finished(summary, now: output.now)
             guard let (store, version) = coordinator!.appVersion, !summary.dryRun,
                 summary.triggers.contains(where: { if case .appVersion = $0 { true } else { false } })
             else { return }

@@ -51,8 +51,18 @@ struct CleanupPlanner {
                 return CleanupPlan(level: level, jobs: settings.cleaners.map { _ in [] })
             }
             scope = directory
-            let size = breach?.size ?? .allocated
             let tally = live.tree.tally(of: directory)
+            var breach = breach
+            if monitor != nil {
+                // The breach must still stand now, at the limit in force now: a level that
+                // went back to normal in the same turn raised the limit above the use.
+                guard let standing = standingBreach(of: path, tally: tally) else {
+                    return CleanupPlan(level: level, jobs: settings.cleaners.map { _ in [] })
+                }
+                breach = standing
+            }
+            breachedRule = breach?.rule
+            let size = breach?.size ?? .allocated
             breached = CleanupDirectory(
                 path: path, used: size == .allocated ? tally.allocated : tally.apparent, size: size,
                 effectiveLimit: breach?.effectiveLimit ?? 0, tally: tally)
@@ -104,6 +114,21 @@ struct CleanupPlanner {
         if !registrations.isEmpty { plan.registered = registeredInputs(for: trigger, breached: breached, live: &live) }
         plan.directoryFiles = directoryFiles(of: plan, live: &live)
         return plan
+    }
+
+    /// The rule of `path` broken now, with its limit in force (the lowest, when several are);
+    /// nil when the directory is within every one of its limits.
+    private func standingBreach(
+        of path: [UInt8], tally: Tally
+    ) -> (size: SizeKind, effectiveLimit: UInt64, rule: String)? {
+        guard let monitor else { return nil }
+        var found: (size: SizeKind, effectiveLimit: UInt64, rule: String)?
+        for row in monitor.quotaRows(level: level, atNanoseconds: now) where row.path == path {
+            let used = row.size == .allocated ? tally.allocated : tally.apparent
+            guard used > row.effectiveLimit, row.effectiveLimit < found?.effectiveLimit ?? .max else { continue }
+            found = (row.size, row.effectiveLimit, row.rule)
+        }
+        return found
     }
 
     /// The files below every directory the plan hands a cleaner, so that each cleaner after the

@@ -99,6 +99,21 @@ struct CleaningDecisionTests {
         #expect(p.rows.sorted() == ["Caches/full breach", "Caches/warm warning"])
     }
 
+    @Test(
+        "a breach planned after the level went back to normal in the same turn, its directory now within its limit, evicts nothing"
+    )
+    func breachThatNoLongerStands() throws {
+        var p = try fixture(cleaners: [Self.evictAll])
+        var planner = planner(p)
+        // Caches/warm (36 192 B) broke the 28 000 B limit of the warning level; now it is 40 000 B again.
+        let stale = planner.plan(
+            for: .breach(path: Array("Caches/warm".utf8)), live: &p.h.live, breach: (.allocated, 28_000, "Caches/*"))
+        #expect(stale.jobs[0].isEmpty)
+        let standing = planner.plan(
+            for: .breach(path: Array("Caches/full".utf8)), live: &p.h.live, breach: (.allocated, 28_000, "Caches/*"))
+        #expect(standing.jobs[0].first?.directory?.effectiveLimit == 40_000, "the limit in force now")
+    }
+
     @Test("a leftover written again between its report and its run is not taken")
     func leftoverWrittenSinceItsReportIsKept() throws {
         var p = try fixture(cleaners: [.leftovers(name: "leftovers")])
