@@ -43,6 +43,16 @@ public struct FanotifyDescriptor: Sendable {
         }.get()
     }
 
+    /// Marks the inode of `directory` alone (not its file system) for `mask`: the opens of the
+    /// files in it, for `order: lru`. The mark lives as long as the directory's inode.
+    ///
+    /// The corresponding C function is `fanotify_mark`.
+    public func markInode(_ directory: FileDescriptor, mask: FanotifyMask) throws(Errno) {
+        _ = try valueOrErrno {
+            system_fanotify_mark(descriptor.rawValue, FanotifyMarkFlag.add, mask.rawValue, directory.rawValue, nil)
+        }.get()
+    }
+
     /// Reads whatever events are queued into `buffer`, decoding them onto `events`.
     /// Returns false when nothing was queued (the descriptor is non-blocking).
     ///

@@ -38,6 +38,23 @@ struct FanotifyTranslatorTests {
         #expect(output.changedFiles.isEmpty)
     }
 
+    /// `order: lru` marks a directory for its files' opens: an open is its own change (the
+    /// last-open log takes it out of the batch, the write merged with it must still reach the
+    /// tree), and a directory opened in it is no file used.
+    @Test func anOpenIsItsOwnChangeAndOnlyAFilesOpenCounts() {
+        let output = translate([
+            FanotifyEvent(
+                mask: [.open, .modify],
+                records: [named(.directoryName, sub, "f"), FanotifyRecord(kind: .object, handle: file)]),
+            FanotifyEvent(mask: [.open, .onDirectory], records: [named(.directoryName, sub, "d")]),
+        ])
+        #expect(
+            output.changes == [
+                FileSystemChange(watch: 2, kind: .modified, name: Array("f".utf8)),
+                FileSystemChange(watch: 2, kind: .opened, name: Array("f".utf8)),
+            ])
+    }
+
     /// The kernel merges entry events on one name; either order may have happened, and the
     /// deletion first leaves the creation's stat to find what is there.
     @Test func aMergedCreateAndDeleteBecomesDeleteThenCreate() {

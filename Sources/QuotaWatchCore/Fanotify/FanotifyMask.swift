@@ -5,6 +5,11 @@ public struct FanotifyMask: OptionSet, Sendable, Hashable {
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
     public static let modify = FanotifyMask(rawValue: 0x0000_0002)
+    /// Asked only on the directories `order: lru` cleans, by an inode mark of each
+    /// (``opensOfChildren``), never on the file system: every open on it would come.
+    public static let open = FanotifyMask(rawValue: 0x0000_0020)
+    /// On an inode mark of a directory: the events of the entries in it, too.
+    public static let eventOnChild = FanotifyMask(rawValue: 0x0800_0000)
     public static let attrib = FanotifyMask(rawValue: 0x0000_0004)
     public static let closeWrite = FanotifyMask(rawValue: 0x0000_0008)
     public static let movedFrom = FanotifyMask(rawValue: 0x0000_0040)
@@ -24,6 +29,9 @@ public struct FanotifyMask: OptionSet, Sendable, Hashable {
     public static let quotaWatch: FanotifyMask = [
         .create, .delete, .rename, .modify, .closeWrite, .attrib, .deleteSelf, .moveSelf, .onDirectory,
     ]
+
+    /// The inode mark of a directory whose files' opens `order: lru` needs.
+    public static let opensOfChildren: FanotifyMask = [.open, .eventOnChild]
 }
 
 /// `fanotify_init` flags QuotaWatch uses (fanotify(2)).

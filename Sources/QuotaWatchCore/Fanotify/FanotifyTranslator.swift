@@ -102,6 +102,9 @@ public struct FanotifyTranslator: Sendable {
         if mask.contains(.closeWrite) { contents.insert(.closedAfterWrite) }
         if mask.contains(.attrib) { contents.insert(.attributes) }
         if !contents.isEmpty { append(contents) }
+        // An open on its own: the last-open log takes it out of the batch, and the rest must
+        // still reach the tree. A directory opened (by a crawl, say) is no file used.
+        if mask.contains(.open), !isDirectory { append(.opened) }
     }
 
     /// One rename record becomes inotify's pair under a fresh cookie; a half whose

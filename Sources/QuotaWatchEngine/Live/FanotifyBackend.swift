@@ -19,9 +19,12 @@ public final class FanotifyBackend: ChangeBackend {
 
     public func watch(_ directory: FileDescriptor) -> Int32 { watches.register(directory) }
 
-    /// Opens would need `FAN_OPEN` on the whole file system (every open on it, inside the
-    /// root or not): not asked for, so `order: lru` falls back to access times here.
-    public func watchOpens(_ directory: FileDescriptor, key: Int32) -> Bool { false }
+    /// `FAN_OPEN` on the directory's own inode, with `FAN_EVENT_ON_CHILD`: the opens of the
+    /// files in it, reported with the directory's handle and the name, as inotify's `IN_OPEN`.
+    /// Never on the file system's mark, where every open on it would come.
+    public func watchOpens(_ directory: FileDescriptor, key: Int32) -> Bool {
+        (try? watches.group.markInode(directory, mask: .opensOfChildren)) != nil
+    }
 
     public func watchRemovals(in parent: FileDescriptor) -> Int32? {
         let key = watches.register(parent)
