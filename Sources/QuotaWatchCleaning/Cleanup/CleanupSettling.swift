@@ -8,14 +8,17 @@ import QuotaWatchEngine
 /// walks through as files go one by one.
 ///
 /// A run's end arrives through the mailbox while its deletions' inotify events may still be
-/// queued, so the end alone is not enough: a directory settles when none of the paths the run
-/// removed below it is left in the tree, or at `grace` after the end, whichever comes first (a
-/// removed name created again at once would otherwise hold it for ever).
+/// queued, so the end alone is not enough: a directory settles when every name the run
+/// removed below it has left the tree (or holds another inode now: a name made again at
+/// once), or at `grace` after the end. The grace is a last resort for a name whose inode a
+/// cleaner did not report and that was made again; it is long, because a heavily loaded
+/// machine can hold the deletions' events back for seconds, and settling before them would
+/// announce the `quota_warning` the tally walks through on its way to `quota_ok`.
 struct CleanupSettling: Sendable {
-    static let grace: Duration = .seconds(2)
+    static let grace: Duration = .seconds(30)
 
     struct Pending {
-        var removed: [[UInt8]] = []
+        var removed: [RemovedItem] = []
         /// Set when the run ended: the latest moment (engine clock) to settle.
         var deadline: UInt64?
     }
@@ -32,10 +35,10 @@ struct CleanupSettling: Sendable {
 
     /// A run ended: every directory it served waits for the deletions it reported.
     mutating func finished(_ summary: CleanupSummary, now: UInt64) {
-        let removed = summary.cleaners.flatMap(\.removed).map(\.path)
+        let removed = summary.cleaners.flatMap(\.removed)
         for case .breach(let path) in summary.triggers where pending[path] != nil {
             let prefix = path + [UInt8(ascii: "/")]
-            pending[path]!.removed = removed.filter { $0.starts(with: prefix) }
+            pending[path]!.removed = removed.filter { $0.path.starts(with: prefix) }
             pending[path]!.deadline = now + Self.grace.nanoseconds
         }
     }
@@ -48,7 +51,7 @@ struct CleanupSettling: Sendable {
         var settled: [[UInt8]] = []
         for (path, entry) in pending {
             guard let deadline = entry.deadline else { continue }
-            if now >= deadline || entry.removed.allSatisfy({ !Self.isPresent($0, in: tree) }) {
+            if now >= deadline || entry.removed.allSatisfy({ Self.hasLeft($0, tree) }) {
                 settled.append(path)
             }
         }
@@ -56,13 +59,17 @@ struct CleanupSettling: Sendable {
         return settled
     }
 
-    /// Whether `path` (a file or directory below ROOT) is still in `tree`.
-    static func isPresent(_ path: [UInt8], in tree: TallyTree) -> Bool {
-        let components = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
-        guard let name = components.last,
-            let parent = tree.directory(atComponents: Array(components.dropLast()))
-        else { return false }
-        return tree.entry(named: name, in: parent) != nil
+    /// Whether the removed name has left `tree`: nothing is at its path, or (when its inode is
+    /// known) another inode is.
+    static func hasLeft(_ item: RemovedItem, _ tree: TallyTree) -> Bool {
+        let components = item.path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+        guard let name = components.last, let parent = tree.directory(atComponents: Array(components.dropLast()))
+        else { return true }
+        switch tree.entry(named: name, in: parent) {
+        case nil: return true
+        case .file(let file)?: return item.inode.map { tree.inode(of: file) != $0 } ?? false
+        case .directory(let directory)?: return item.inode.map { tree.inode(of: directory) != $0 } ?? false
+        }
     }
 
     /// The directory at `path`, if the tree has it.

@@ -90,7 +90,7 @@ public struct EvictionCleaner: Cleaner {
         // The directory's total drops only with the inode's last name in it.
         for (index, path) in removedNames.enumerated() {
             let freed = allGone && index == removedNames.count - 1 ? pick.freesInDirectory : 0
-            result.removed.append(RemovedItem(path: path, freedBytes: freed))
+            result.removed.append(RemovedItem(path: path, freedBytes: freed, inode: pick.inode))
         }
         return allGone
     }
@@ -113,7 +113,10 @@ extension CleanupResult {
     mutating func record(_ outcome: DeletionOutcome, path: [UInt8], inDirectory freed: UInt64?) -> Bool {
         switch outcome {
         case .removed(let removal):
-            removed.append(RemovedItem(path: path, freedBytes: freed ?? removal.freedBytes))
+            removed.append(
+                RemovedItem(
+                    path: path, freedBytes: freed ?? removal.freedBytes,
+                    inode: removal.entries.first { $0.path == path }?.identity.inode))
         case .notRecorded(let failure):
             skipped.append(SkippedItem(path: path, reason: EvictionCleaner.reason(outcome)))
             error = failure.message

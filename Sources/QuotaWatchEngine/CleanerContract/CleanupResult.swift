@@ -54,10 +54,14 @@ public struct RemovedItem: Sendable, Hashable {
     public var path: [UInt8]
     /// Bytes the cleaned directory's tally drops (what du would drop there).
     public var freedBytes: UInt64
+    /// The inode removed, when the cleaner knows it (the built-in ones do): a name made again
+    /// at once at the path is another inode, which the run's settling can tell apart.
+    public var inode: UInt64?
 
-    public init(path: [UInt8], freedBytes: UInt64) {
+    public init(path: [UInt8], freedBytes: UInt64, inode: UInt64? = nil) {
         self.path = path
         self.freedBytes = freedBytes
+        self.inode = inode
     }
 }
 
