@@ -13,6 +13,35 @@ import QuotaWatchSystem
 ///
 /// Every method runs on the engine thread and must return at once: the work goes to the
 /// participant's own threads, whose results come back through ``ParticipantStart/post``.
+///
+/// **The order of one engine turn**, as ncdu's `dir_output` documents its callbacks. Given
+/// participants `[hooks, leftovers, cleanup]` and a turn in which a write breached `Caches/a`:
+///
+/// 1. Once, at start: the policy layer places the first crawl; ``start(_:)`` for each in
+///    order (a failure stops those started and the engine); ``evaluated(_:_:changed:now:)``
+///    with `changed: []` (the leftover pass looks at every file placed); every event found is
+///    published (step 5).
+/// 2. For each mailbox message of the turn, in arrival order: a batch of kernel changes goes
+///    through ``changes(_:in:)`` of each in order (the cleanup participant keeps the opens),
+///    then to the tree; a control request the engine does not answer goes to
+///    ``answer(_:_:)`` of each until one takes it; a posted message to ``received(_:_:)`` of
+///    the one that posted it (a cleanup run's end: its `cleanup` event is emitted there).
+/// 3. The step's own work (flushes, timers, syncs, a resync, a reload: ``reloaded(_:)`` of
+///    each, in order, after the config was read and before it is placed).
+/// 4. The policy pass: the directories removed this turn go to ``forgetting(_:_:)`` of each
+///    before their ids can be reused; the monitor evaluates the changed tallies
+///    (`quota_breach Caches/a`); ``evaluated(_:_:changed:now:)`` of each, with the files
+///    re-stat'ed this turn (the leftover pass reports `leftover` here).
+/// 5. Each event of step 4 is published: ``published(_:)`` of each, in order, then the event
+///    stream and the observers (the cleanup participant notes the breach as a trigger).
+/// 6. ``endTurn(_:_:now:)`` of each, in order (the cleanup participant plans the noted
+///    triggers from the tree as it now stands, submits one run, holds `Caches/a`); one that
+///    returns true makes the policy pass (4, 5) run again at once.
+/// 7. ``turn(now:)`` of each whose ``nextDeadline`` has come; then the loop sleeps until the
+///    earliest ``nextDeadline``, the policy's own, or the next message.
+///
+/// What a participant may keep: values (paths, ids it re-checks against the tree each turn,
+/// since directory ids are reused after ``forgetting(_:_:)``), never a reference into the tree.
 public protocol EngineParticipant: AnyObject, Sendable {
     /// Starts it, after the policy layer has placed the first crawl. Returns why it cannot
     /// start, which stops the engine.
