@@ -199,6 +199,8 @@ struct CleanupLiveTests {
         try tree.writeFile(root / "config.yaml", contents: Array(Self.commandsConfig(marker: marker).utf8))
         let daemon = try setup.start(["--config", tree.absolutePath(root / "config.yaml"), "--clean"])
         _ = try daemon.syncStatus()
+        // expire counts from the newest of atime, mtime and ctime: the old mtimes are not enough.
+        try waitUntilUnchanged(tree, (1...3).map { cache / "f\($0)" }, forMoreThan: 1)
         let dry = try setup.fixture.cli.run(["clean-now", "--socket", setup.fixture.socketPath, "--dry-run", "--json"])
         let listed = try CleanupLine(text: String(decoding: dry.standardOutput, as: UTF8.self))
         #expect(listed.dryRun && listed.paths("old").count == 3 && listed.error("hangs") == nil, "\(listed.text)")
@@ -269,7 +271,7 @@ struct CleanupLiveTests {
           - kind: expire
             name: old
             path: "Caches/**"
-            age: 1d
+            age: 1s
         """
     }
 

@@ -82,13 +82,18 @@ struct DeletionBoundaryLiveTests {
         try tree.makeDirectories(root / "tmp" / "bound")
         try makeOldFiles(tree, outside / "data", count: 3, bytes: 4_000)
         try tree.writeFile(
-            root / "expire.yaml", contents: Array(#"cleaners: [{kind: expire, path: "tmp/*", age: 1d}]"#.utf8))
+            root / "expire.yaml", contents: Array(#"cleaners: [{kind: expire, path: "tmp/*", age: 1s}]"#.utf8))
         let wrapper = Self.namespace(
             mounts: [(tree.absolutePath(outside / "data"), tree.absolutePath(root / "tmp" / "bound"))],
             state: state.rootPath)
         let daemon = try fixture.start(
             options: ["--config", tree.absolutePath(root / "expire.yaml"), "--clean"], wrapper: wrapper)
         _ = try daemon.syncStatus()
+        // expire counts from the newest of atime, mtime and ctime: the old mtimes are not enough.
+        try waitUntilUnchanged(
+            tree,
+            [root / "tmp" / "own" / "d1", root / "tmp" / "own" / "d2"] + (1...3).map { outside / "data" / "d\($0)" },
+            forMoreThan: 1)
         for dryRun in [true, false] {
             let result = try fixture.cli.run(
                 ["clean-now", "--socket", fixture.socketPath, "--json"] + (dryRun ? ["--dry-run"] : []))

@@ -19,15 +19,20 @@ struct CleanupSettlingTests {
             dryRun: false, time: WallTime(millisecondsSinceEpoch: 0))
     }
 
-    @Test("deletions still on their way hold the directory past two seconds; applied, they let it go")
-    func waitsForTheEvents() throws {
+    /// Caches/a/old in the tree, and a run for Caches/a's breach started.
+    private func fixture() throws -> (LiveTreeHarness, CleanupSettling, UInt64) {
         var fs = FakeFileSystem()
         for directory in ["Caches", "Caches/a"] as [FakePath] { try fs.mkdir(directory) }
         try fs.createFile("Caches/a/old", size: 10_000)
-        var h = LiveTreeHarness(fs)
-        let inode = try #require(h.fs.inode(at: "Caches/a/old"))
+        let h = LiveTreeHarness(fs)
         var settling = CleanupSettling()
         settling.started(Array("Caches/a".utf8))
+        return (h, settling, try #require(h.fs.inode(at: "Caches/a/old")))
+    }
+
+    @Test("deletions still on their way hold the directory past two seconds; applied, they let it go")
+    func waitsForTheEvents() throws {
+        var (h, settling, inode) = try fixture()
         try h.fs.unlink("Caches/a/old")  // removed by the run; its event not delivered yet
         settling.finished(
             summary(removing: [RemovedItem(path: Array("Caches/a/old".utf8), freedBytes: 12_288, inode: inode)]),
@@ -40,13 +45,7 @@ struct CleanupSettlingTests {
 
     @Test("a name made again at once is another inode: it does not hold the directory")
     func aNameMadeAgain() throws {
-        var fs = FakeFileSystem()
-        for directory in ["Caches", "Caches/a"] as [FakePath] { try fs.mkdir(directory) }
-        try fs.createFile("Caches/a/old", size: 10_000)
-        var h = LiveTreeHarness(fs)
-        let inode = try #require(h.fs.inode(at: "Caches/a/old"))
-        var settling = CleanupSettling()
-        settling.started(Array("Caches/a".utf8))
+        var (h, settling, inode) = try fixture()
         try h.fs.unlink("Caches/a/old")
         try h.fs.createFile("Caches/a/old", size: 1_000)
         h.deliverAndWait()
