@@ -207,8 +207,9 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
                             effectiveLimit: effective, rule: glob.text, level: level), time: time))
             }
             let prediction = entry.forecasts[slot].sample(
-                size: used, at: moment, effectiveLimit: effective, settings: config.forecast)
-            if let prediction, entry.trackers[slot].state != .breach {
+                size: used, at: moment, effectiveLimit: effective, inBreach: entry.trackers[slot].state == .breach,
+                settings: config.forecast)
+            if let prediction {
                 events.append(
                     PolicyEvent(
                         .forecast(
