@@ -26,4 +26,27 @@ struct ForecastAnnouncementTests {
         #expect(events.last == "quota_breach q/dl")
         #expect(events.firstIndex(of: "quota_forecast q/dl")! < events.firstIndex(of: "quota_breach q/dl")!)
     }
+
+    @Test("a SIGHUP reload during the approach repeats no forecast: the book keeps each rule's forecast")
+    func reloadKeepsTheApproach() throws {
+        var fs = FakeFileSystem()
+        for directory in ["q", "q/dl"] as [FakePath] { try fs.mkdir(directory) }
+        let config = try PolicyHarness.config([("q/*", 20_000_000)])
+        var p = PolicyHarness(fs, config: config)
+        _ = p.start()
+        var events: [String] = []
+        for chunk in 0..<26 {
+            try p.h.fs.createFile(FakePath(stringLiteral: "q/dl/part\(chunk)"), size: 1_000_000)
+            events += p.turn()
+            if chunk % 5 == 4 {
+                events += p.describe(
+                    p.monitor.rebuild(
+                        &p.h.live.tree, config: config, keepingQuotaStates: true, now: p.h.now,
+                        time: WallTime(millisecondsSinceEpoch: 0)))
+            }
+            p.h.advance(milliseconds: 270)
+        }
+        #expect(events.filter { $0 == "quota_forecast q/dl" }.count == 1, "\(events)")
+        #expect(events.last == "quota_breach q/dl")
+    }
 }

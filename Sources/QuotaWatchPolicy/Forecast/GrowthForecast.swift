@@ -64,6 +64,9 @@ public struct GrowthForecast: Sendable, Hashable {
         public var bytesPerSecond: Double
     }
 
+    /// The span its growth rate is measured over.
+    public var window: Duration { rate.window }
+
     /// The growth rate as of `moment`: 0 before two readings.
     public func bytesPerSecond(at moment: Moment) -> Double { rate.bytesPerSecond(at: moment) ?? 0 }
 

@@ -109,6 +109,27 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
         entries[key] = entry
     }
 
+    /// The forecast of each rule `key` is tracked under, by the rule's glob: its rate and the
+    /// approach it announced, which a rebuilt book takes over so a reload repeats no forecast.
+    public func forecasts(of key: Key) -> [String: GrowthForecast] {
+        guard let entry = entries[key] else { return [:] }
+        var forecasts: [String: GrowthForecast] = [:]
+        for (slot, rule) in entry.rules.enumerated() { forecasts[describe(rule).0.text] = entry.forecasts[slot] }
+        return forecasts
+    }
+
+    /// Takes over the forecasts of `key`'s rules whose glob is in `forecasts`, where they
+    /// measure over this config's window (a new window starts afresh).
+    public mutating func restore(_ key: Key, forecasts: [String: GrowthForecast]) {
+        guard var entry = entries[key] else { return }
+        for (slot, rule) in entry.rules.enumerated() {
+            if let forecast = forecasts[describe(rule).0.text], forecast.window == config.forecast.window {
+                entry.forecasts[slot] = forecast
+            }
+        }
+        entries[key] = entry
+    }
+
     /// A cleanup run is bringing `key` down: until ``release(_:)`` its states do not improve,
     /// so alerting sees breach → ok, not breach → warning → ok as the run walks the tally
     /// down through the warning band. A change for the worse under any of its rules is still
