@@ -128,7 +128,7 @@ public enum PolicyConfigLoader {
     }
 
     private static func forecast(_ field: Field) throws(ConfigError) -> ForecastSettings {
-        let map = try field.mapping(allowed: ["horizon", "window", "half_life", "change"])
+        let map = try field.mapping(allowed: ["horizon", "window", "half_life", "change", "min_interval"])
         var settings = ForecastSettings()
         if let value = map["horizon"] { settings.horizon = try value.duration(in: ValueRanges.forecastHorizon) }
         // `half_life` named the window of the decaying average this replaced; it still sets the window.
@@ -136,6 +136,9 @@ public enum PolicyConfigLoader {
             settings.window = try value.duration(in: ValueRanges.halfLife)
         }
         if let value = map["change"] { settings.changeRatio = try value.ratio() }
+        if let value = map["min_interval"] {
+            settings.minimumInterval = try value.duration(in: ValueRanges.forecastMinimumInterval)
+        }
         return settings
     }
 

@@ -76,6 +76,7 @@ struct GoldenJSONCLITests {
             text == """
                   evict: removed 1, freeing 131.1 KB
                     Caches/caf\\xe9\\\\x
+                    kept 1: open for writing by pid 42 (Caches/open.db)
                   feed: removed 0, freeing 0 B; error: timed out after 10.0 seconds
                 cleanup 4242-3: removed 1 name(s), freeing 131.1 KB in 0.043 s
 

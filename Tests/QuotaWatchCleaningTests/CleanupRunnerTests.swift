@@ -109,8 +109,8 @@ struct CleanupRunnerTests {
         #expect(
             summary.jsonLine
                 == "{\"cleaners\":[{\"error\":null,\"freed\":4096,\"name\":\"leftovers\",\"paths\":[\"tmp/x\"],\"removed\":1,"
-                + "\"skipped\":[]},{\"error\":\"no\",\"freed\":0,\"name\":\"broken\",\"paths\":[],\"removed\":0,"
-                + "\"skipped\":[]}],\"dry_run\":true,"
+                + "\"skipped\":{}},{\"error\":\"no\",\"freed\":0,\"name\":\"broken\",\"paths\":[],\"removed\":0,"
+                + "\"skipped\":{}}],\"dry_run\":true,"
                 + "\"event\":\"cleanup\",\"freed\":4096,\"removed\":1,\"run\":\"test-1\",\"seconds\":0,"
                 + "\"time\":\"2027-01-15T08:00:00.000Z\",\"trigger\":\"leftover\",\"triggers\":[{\"kind\":\"leftover\","
                 + "\"path\":\"tmp/x\",\"rule\":\"cfnetwork-download\"}]}")

@@ -129,4 +129,60 @@ struct HookLiveTests {
         #expect(kill(hookProcess, 0) != 0, "the hook's shell is gone")
         try fixture.stopCleanly()
     }
+
+    /// Polls `path` until it holds `text`: a hook's output has no event that says it is done.
+    private func waitForText(_ text: String, in path: String, timeout: TimeInterval = 60) throws -> String {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            if let content = try? String(contentsOfFile: path, encoding: .utf8), content.contains(text) {
+                return content
+            }
+            usleep(20_000)
+        }
+        let content = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "(nothing)"
+        throw DaemonError("\(path) never held \(text); it holds: \(content)")
+    }
+
+    @Test("a hook added by SIGHUP, or given a new kind, hears once of the breach that already stands")
+    func hookAddedByReloadHearsStandingBreach() throws {
+        let fixture = try LiveFixture()
+        let tree = fixture.tree
+        try tree.makeDirectories(caches / "a")
+        try tree.makeDirectories(caches / "b")
+        let out = tree.absolutePath(LiveFixture.outside)
+        let config: TreePath = LiveFixture.outside / "quotawatch.yaml"
+        func writeConfig(_ hooks: String) throws {
+            let staged: TreePath = LiveFixture.outside / "staged.yaml"
+            try tree.writeFile(
+                staged, contents: Array("quotas:\n  - {path: 'Caches/*', limit: 100kB}\nhooks:\n\(hooks)".utf8))
+            try tree.rename(staged, to: config)
+        }
+        func hook(_ name: String, _ events: String) -> String {
+            "  - {name: \(name), command: [sh, -c, 'cat >> \(out)/\(name)'], events: [\(events)]}\n"
+        }
+        try writeConfig(hook("early", "quota_forecast"))
+        let daemon = try fixture.start(options: ["--config", tree.absolutePath(config)])
+        try tree.writeFile(caches / "a" / "big", byteCount: 150_000)
+        try daemon.waitForEvent("quota_breach", path: "Caches/a")
+
+        try writeConfig(hook("early", "quota_forecast, quota_breach") + hook("late", "quota_breach"))
+        daemon.send(SIGHUP)
+        try daemon.waitForEvent("config_reloaded")
+        let late = try waitForText(#""path":"Caches/a""#, in: "\(out)/late")
+        #expect(late.contains(#""event":"quota_breach""#), "\(late)")
+        _ = try waitForText(#""path":"Caches/a""#, in: "\(out)/early")
+
+        // The same hooks again: nothing new to tell. A later breach shows what the hooks got
+        // before it (each runs its events in order).
+        daemon.send(SIGHUP)
+        try daemon.waitForEvent("config_reloaded", count: 2)
+        try tree.writeFile(caches / "b" / "big", byteCount: 150_000)
+        for name in ["late", "early"] {
+            let text = try waitForText(#""path":"Caches/b""#, in: "\(out)/\(name)")
+            let heardOfA = text.components(separatedBy: #""path":"Caches/a""#).count - 1
+            #expect(heardOfA == 1, "\(name) heard of Caches/a \(heardOfA) times: \(text)")
+        }
+        #expect(daemon.events("quota_breach", where: { $0.path == "Caches/a" }).count == 1, "the stream had it once")
+        try fixture.stopCleanly()
+    }
 }

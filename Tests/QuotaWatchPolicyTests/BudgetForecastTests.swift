@@ -84,7 +84,7 @@ struct BudgetForecastTests {
 
     @Test("a shrinking directory forecasts nothing, and its next growth is news again")
     func shrinking() {
-        let settings = ForecastSettings()
+        let settings = ForecastSettings(minimumInterval: .zero)
         var forecast = GrowthForecast(settings: settings)
         let growing = Self.feed(&forecast, from: 0, to: 10, limit: 2_000_000, settings: settings) {
             1_000_000 + UInt64($0 * 10_000)
@@ -132,7 +132,7 @@ struct BudgetForecastTests {
 
     @Test("a rate five times faster moves the predicted moment past the change ratio: news")
     func faster() {
-        let settings = ForecastSettings()
+        let settings = ForecastSettings(minimumInterval: .zero)
         var forecast = GrowthForecast(settings: settings)
         let slow = Self.feed(&forecast, from: 0, to: 40, step: 1, limit: 10_000_000, settings: settings) {
             9_000_000 + UInt64($0 * 1_000)

@@ -41,7 +41,7 @@ struct ConfigLoaderTests {
                 - {name: cfnetwork-download, age: 5m}
                 - {name: big, paths: 'Library/Big', kind: directory-over, limit: 1GB}
               disable: temporary-plist
-            forecast: {horizon: 2h, window: 5m, change: 0.5}
+            forecast: {horizon: 2h, window: 5m, change: 0.5, min_interval: 90s}
             hooks:
               - command: [notify-send, QuotaWatch]
                 events: all
@@ -64,6 +64,7 @@ struct ConfigLoaderTests {
         #expect(!rules.contains { $0.name == "temporary-plist" })
         #expect(rules.first { $0.name == "documents-inbox" } != nil)
         #expect(config.forecast.horizon == .seconds(7200) && config.forecast.changeRatio == 0.5)
+        #expect(config.forecast.minimumInterval == .seconds(90))
         #expect(
             config.hooks == [
                 HookSpec(

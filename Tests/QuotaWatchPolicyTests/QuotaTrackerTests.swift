@@ -35,4 +35,14 @@ struct QuotaTrackerTests {
         #expect(tracker.update(used: 500, effectiveLimit: 400, thresholds: thresholds) == .breach)
         #expect(tracker.update(used: 500, effectiveLimit: 1000, thresholds: thresholds) == .ok)
     }
+
+    @Test("held by a cleanup run, a tracker only gets worse: its way down waits for the release")
+    func worsenOnly() {
+        var tracker = QuotaTracker()
+        #expect(tracker.worsen(used: 850, effectiveLimit: 1000, thresholds: thresholds) == .warning)
+        #expect(tracker.worsen(used: 1001, effectiveLimit: 1000, thresholds: thresholds) == .breach)
+        #expect(tracker.worsen(used: 100, effectiveLimit: 1000, thresholds: thresholds) == nil)
+        #expect(tracker.state == .breach)
+        #expect(tracker.update(used: 100, effectiveLimit: 1000, thresholds: thresholds) == .ok)
+    }
 }

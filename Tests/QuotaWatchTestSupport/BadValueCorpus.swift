@@ -121,6 +121,7 @@ public enum BadValueCorpus {
         add("forecast: {horizon: VALUE}\n", "forecast.horizon", .duration)
         add("forecast: {half_life: VALUE}\n", "forecast.half_life", .duration)
         add("forecast: {change: VALUE}\n", "forecast.change", .ratio)
+        add("forecast: {min_interval: VALUE}\n", "forecast.min_interval", .duration)
         add("hooks:\n  - {command: [x], timeout: VALUE}\n", "hooks[0].timeout", .duration)
         add("hooks:\n  - {command: [x], rate_limit: VALUE}\n", "hooks[0].rate_limit", .duration)
         add("hooks:\n  - {command: [x], queue: VALUE}\n", "hooks[0].queue", .wholeNumber)
@@ -157,7 +158,7 @@ public enum BadValueCorpus {
             - {name: dyld-cache, keep: 1000000}
             - {name: big, paths: ['x/*'], kind: directory-over, limit: 18446744073709551615}
             - {name: old, paths: ['y/*'], kind: older-than, age: 36500d}
-        forecast: {horizon: 36500d, half_life: 36500d, change: 100%}
+        forecast: {horizon: 36500d, half_life: 36500d, change: 100%, min_interval: 36500d}
         hooks:
           - {command: [/bin/true], timeout: 36500d, rate_limit: 36500d, queue: 100000}
         cleaners:
@@ -189,7 +190,7 @@ public enum BadValueCorpus {
             - {name: dyld-cache, keep: 0}
             - {name: big, paths: ['x/*'], kind: directory-over, limit: 0}
             - {name: old, paths: ['y/*'], kind: older-than, age: 1s}
-        forecast: {horizon: 1ms, half_life: 1ms, change: 0}
+        forecast: {horizon: 1ms, half_life: 1ms, change: 0, min_interval: 0s}
         hooks:
           - {command: [/bin/true], timeout: 1ms, rate_limit: 1ms, queue: 1}
         cleaners:

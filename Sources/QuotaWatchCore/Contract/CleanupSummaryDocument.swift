@@ -10,12 +10,14 @@ public struct CleanupSummaryDocument: Decodable, Sendable, Equatable {
         public var error: String?
         /// What it removed (in a dry run, would remove), escaped as paths are.
         public var paths: [String]
-        public var skipped: [Skipped]
+        /// What it chose but kept, by reason.
+        public var skipped: [String: Skipped]
     }
 
+    /// The names kept for one reason: how many, and the first few (escaped as paths are).
     public struct Skipped: Decodable, Sendable, Equatable {
-        public var path: String
-        public var reason: String
+        public var count: UInt64
+        public var examples: [String]
     }
 
     public var run: String

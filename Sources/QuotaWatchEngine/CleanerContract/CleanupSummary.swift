@@ -59,15 +59,30 @@ public struct CleanupSummary: Sendable, Hashable {
                         "freed": .unsigned(report.freedBytes), "error": report.error.map { .string($0) } ?? .null,
                     ]
                     fields["paths"] = .array(report.removed.map { .string(EscapedName.string($0.path)) })
-                    // What it chose but kept, and why: a mount point, a writer, a full audit log.
-                    fields["skipped"] = .array(
-                        report.skipped.map {
-                            .object(["path": .string(EscapedName.string($0.path)), "reason": .string($0.reason)])
-                        })
+                    fields["skipped"] = Self.skippedJSON(report.skipped)
                     return .object(fields)
                 }),
         ]
     }
 
     public var jsonLine: String { PolicyJSON.object(fields).encoded }
+
+    /// How many example paths each reason of `skipped` lists.
+    public static let skippedExamples = 5
+
+    /// What a cleaner chose but kept, and why (a mount point, a writer, protection, a full
+    /// audit log), counted per reason with the first few paths as examples:
+    /// `{"protected":{"count":303,"examples":[…5 paths]}}`. Listed whole, a directory's 303
+    /// protected files made every cleanup line 26 kB, each one sent to every subscriber.
+    static func skippedJSON(_ skipped: [SkippedItem]) -> PolicyJSON {
+        var groups: [String: (count: Int64, examples: [PolicyJSON])] = [:]
+        for item in skipped {
+            var group = groups[item.reason] ?? (0, [])
+            group.count += 1
+            if group.examples.count < skippedExamples { group.examples.append(.string(EscapedName.string(item.path))) }
+            groups[item.reason] = group
+        }
+        return .object(
+            groups.mapValues { .object(["count": .integer($0.count), "examples": .array($0.examples)]) })
+    }
 }

@@ -12,6 +12,9 @@ public final class HookParticipant: EngineParticipant {
         var hooks: [HookSpec]
         var runner: HookRunner?
         var post: (@Sendable (any Sendable) -> Void)?
+        /// The kinds each hook of the last reload wants that it did not before (every kind it
+        /// wants when it is new): the standing states it is told of once.
+        var newlyWanted: [String: Set<String>] = [:]
     }
 
     /// Touched on the engine thread only; the lock makes that a fact the compiler checks.
@@ -69,17 +72,47 @@ public final class HookParticipant: EngineParticipant {
                     signal: failure.signal, standardErrorTail: tail), time: .now()))
     }
 
-    /// The hooks of the new config replace the old ones when they differ.
+    /// The hooks of the new config replace the old ones when they differ. A hook is the same
+    /// hook when its name is.
     public func reloaded(_ config: PolicyConfig) {
         let new = config.hooks
         let failure: String? = state.withLock { state in
+            state.newlyWanted = [:]
             guard new != state.hooks || (state.runner == nil) != new.isEmpty else { return nil }
+            state.newlyWanted = Self.newlyWanted(old: state.hooks, new: new)
             state.runner?.stop()
             state.runner = nil
             state.hooks = new
             return startRunner(&state)
         }
         if let failure { Log.write(.warning, Diagnostic.note("SIGHUP: \(failure); no hooks run now")) }
+    }
+
+    /// A hook added by the reload, or one that wants a kind it did not, hears of the states
+    /// that stand once: otherwise a breach that stood before the reload would never reach it.
+    public func standing(_ events: [PolicyEvent]) {
+        let (runner, newlyWanted) = state.withLock { state in
+            defer { state.newlyWanted = [:] }
+            return (state.runner, state.newlyWanted)
+        }
+        guard let runner, !newlyWanted.isEmpty else { return }
+        for event in events {
+            let hookEvent = event.hookEvent(root: root)
+            for (hook, kinds) in newlyWanted.sorted(by: { $0.key < $1.key }) where kinds.contains(event.kind) {
+                runner.submit(hookEvent, to: hook)
+            }
+        }
+    }
+
+    /// For each hook of `new`, the event kinds it wants that its namesake in `old` did not.
+    static func newlyWanted(old: [HookSpec], new: [HookSpec]) -> [String: Set<String>] {
+        var result: [String: Set<String>] = [:]
+        for hook in new {
+            let before = old.first { $0.name == hook.name }
+            let kinds = PolicyEvent.kinds.filter { hook.wants($0) && before?.wants($0) != true }
+            if !kinds.isEmpty { result[hook.name] = Set(kinds) }
+        }
+        return result
     }
 
     /// Kills runs under way and joins the hook threads.

@@ -80,6 +80,13 @@ public final class HookRunner: Sendable {
         }
     }
 
+    /// Queues `event` for the hook named `hookName` alone, if it wants it.
+    public func submit(_ event: HookEvent, to hookName: String) {
+        for worker in workers where worker.hook.name == hookName && worker.hook.wants(event.kind) {
+            worker.submit(event)
+        }
+    }
+
     public func statistics() -> [Statistics] { workers.map { $0.statistics() } }
 
     /// Kills the runs under way (their whole process groups), forgets the waiting events and

@@ -88,6 +88,12 @@ public protocol EngineParticipant: AnyObject, Sendable {
     /// A good SIGHUP reload put `config` in force.
     func reloaded(_ config: PolicyConfig)
 
+    /// After a good reload, once its own events are published: the states that stand now
+    /// (quota directories past a line, the disk level when not normal, leftovers still there)
+    /// as the events that announced them, less those the reload itself published. For what the
+    /// reload added (a hook) to hear once what it was not there to hear.
+    func standing(_ events: [PolicyEvent])
+
     /// The engine stops: end what runs and join the participant's threads.
     func stop()
 }
@@ -145,4 +151,5 @@ extension EngineParticipant {
     public func published(_ event: PolicyEvent) {}
     public func received(_ message: any Sendable, _ output: ParticipantOutput) {}
     public func reloaded(_ config: PolicyConfig) {}
+    public func standing(_ events: [PolicyEvent]) {}
 }

@@ -113,6 +113,34 @@ final class EnginePolicy {
         publisher.emit(
             .configReloaded(quotas: config.quotas.count, budgets: config.budgets.count, time: WallTime.now().iso8601))
         for event in events { publisher.publish(event) }
+        announceStanding(live.tree, publishedByReload: events)
         publisher.notifyObservers(.reloaded(applied: true), live, monitor: monitor)
+    }
+
+    /// Hands the participants the states that stand after a reload, less what the reload
+    /// published itself (a hook it added heard those already).
+    private func announceStanding(_ tree: TallyTree, publishedByReload published: [PolicyEvent]) {
+        guard let monitor else { return }
+        let heard = Set(published.map { StandingKey($0) })
+        let standing = monitor.standingEvents(tree, now: clock.now, time: .now()).filter {
+            !heard.contains(StandingKey($0))
+        }
+        for participant in participants { participant.standing(standing) }
+    }
+
+    /// What makes two events announce the same standing state: the kind, the path and the rule.
+    private struct StandingKey: Hashable {
+        var kind: String
+        var path: [UInt8]?
+        var rule: String?
+
+        init(_ event: PolicyEvent) {
+            kind = event.kind
+            path = event.path
+            switch event.detail {
+            case .quota(_, _, _, _, _, _, let rule, _), .leftover(_, _, _, let rule): self.rule = rule
+            default: rule = nil
+            }
+        }
     }
 }

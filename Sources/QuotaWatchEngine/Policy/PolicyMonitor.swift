@@ -94,7 +94,10 @@ public struct PolicyMonitor {
         placeSubtree(tree.root, in: &tree, at: moment)
         attachedSinceEvaluation.removeAll()
         if keepingQuotaStates {
-            for key in book.trackedKeys where old.isTracked(key) { book.restore(key, states: old.states(of: key)) }
+            for key in book.trackedKeys where old.isTracked(key) {
+                book.restore(key, states: old.states(of: key))
+                book.restore(key, forecasts: old.forecasts(of: key))
+            }
         }
         _ = tree.drainDirtyDirectories()
         lastRootAllocated = tree.tally(of: tree.root).usage.allocated

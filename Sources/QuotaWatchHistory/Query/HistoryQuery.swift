@@ -33,7 +33,11 @@ public enum HistoryQuery {
     public static let kinds: [String] =
         [
             "ready", "overflow", "resynced", "degraded", "root_gone", "config_error", "config_reloaded", "cleanup",
+            dryRunCleanupKind,
         ] + PolicyEvent.kinds + ["deletion", "history_dropped", "history_reset"]
+
+    /// The kind of a `cleanup` event whose `dry_run` is true: what a run would have removed.
+    public static let dryRunCleanupKind = "cleanup_dry_run"
 
     /// Events in the filter's window and kinds, oldest first.
     public static func events(_ filter: HistoryFilter) -> (sql: String, parameters: [SQLiteStatement.Value]) {

@@ -176,6 +176,9 @@ final class HistoryWriter {
                 return .event(
                     HistoryEvent(
                         time: policy.time, kind: policy.kind, path: policy.path.map(EscapedName.string), line: line))
+            case .engine(.cleanup(let summary)) where summary.dryRun:
+                // Removed nothing: a kind of its own, so that `--event cleanup` lists what deleted.
+                return .event(HistoryEvent(time: time, kind: HistoryQuery.dryRunCleanupKind, path: nil, line: line))
             case .engine:
                 return .event(HistoryEvent(time: time, kind: Self.kind(of: line), path: nil, line: line))
             }

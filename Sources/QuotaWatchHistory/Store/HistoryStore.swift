@@ -9,7 +9,8 @@ import QuotaWatchPolicy
 /// auto-vacuum, so retention gives pages back to the file system.
 public final class HistoryStore {
     public static let fileName = "history.sqlite"
-    static let schemaVersion: Int64 = 1
+    /// 2: dry-run cleanups have the kind `cleanup_dry_run`.
+    static let schemaVersion: Int64 = 2
 
     let connection: SQLiteConnection
 
@@ -23,6 +24,7 @@ public final class HistoryStore {
         try connection.execute("PRAGMA synchronous = NORMAL")
         try connection.execute("PRAGMA journal_size_limit = 4194304")
         try connection.transaction { () throws(SQLiteError) in
+            let storedVersion = try connection.integer("PRAGMA user_version") ?? 0
             try connection.execute(
                 """
                 CREATE TABLE IF NOT EXISTS events(
@@ -40,6 +42,15 @@ public final class HistoryStore {
                     offset INTEGER NOT NULL);
                 PRAGMA user_version = \(Self.schemaVersion);
                 """)
+            // Dry runs recorded before they had a kind of their own (keys sorted, so the flag
+            // is spelled one way; the cleaners' objects have no `dry_run`).
+            if storedVersion < 2 {
+                try connection.execute(
+                    """
+                    UPDATE events SET kind = '\(HistoryQuery.dryRunCleanupKind)'
+                        WHERE kind = 'cleanup' AND line LIKE '%"dry_run":true%';
+                    """)
+            }
         }
     }
 

@@ -103,7 +103,8 @@ public enum ConfigSummary {
         text += "\nFORECAST\n"
         text += "  horizon \(TimeSpan.format(config.forecast.horizon)), growth over "
         text += "\(TimeSpan.format(config.forecast.window)), reported again after a change of "
-        text += "\(ShareText.format(config.forecast.changeRatio))\n"
+        text += "\(ShareText.format(config.forecast.changeRatio)), at most one per "
+        text += "\(TimeSpan.format(config.forecast.minimumInterval))\n"
         text += "\nHOOKS\n"
         if config.hooks.isEmpty {
             text += "  (none)\n"
@@ -221,6 +222,7 @@ public enum ConfigSummary {
             "forecast": .object([
                 "horizon": seconds(config.forecast.horizon), "window": seconds(config.forecast.window),
                 "change": .number(config.forecast.changeRatio),
+                "min_interval": seconds(config.forecast.minimumInterval),
             ]),
             "hooks": .array(hooks),
             "cleanup": cleanersJSON(config.cleanup),

@@ -11,6 +11,8 @@ public enum ValueRanges {
     /// `activity_half_life`, `forecast.half_life`, `forecast.horizon`.
     public static let halfLife = TimeSpan.atLeast(.milliseconds(1))
     public static let forecastHorizon = TimeSpan.atLeast(.milliseconds(1))
+    /// `forecast.min_interval`: 0 leaves only the change ratio between two reports.
+    public static let forecastMinimumInterval = TimeSpan.anyDuration
     /// `levels.check.*`: how often free space is read.
     public static let levelCheck = TimeSpan.atLeast(.milliseconds(100))
     /// `periodic.*`: the fallback cleanup runs.

@@ -7,34 +7,53 @@ public struct ForecastSettings: Sendable, Hashable {
     /// A forecast is reported again only when the predicted moment of the breach moved by more
     /// than this share of the lead time it was announced with ("a lot": 0.25 by default).
     public var changeRatio: Double
+    /// Forecasts for one directory and rule are never reported closer together than this,
+    /// whatever the estimate does: a rate that is still rising towards a new writer's moves
+    /// the predicted moment earlier at every reading.
+    public var minimumInterval: Duration
 
-    public init(horizon: Duration = .seconds(3600), window: Duration = .seconds(30), changeRatio: Double = 0.25) {
+    public init(
+        horizon: Duration = .seconds(3600), window: Duration = .seconds(30), changeRatio: Double = 0.25,
+        minimumInterval: Duration = .seconds(300)
+    ) {
         self.horizon = horizon
         self.window = window
         self.changeRatio = changeRatio
+        self.minimumInterval = minimumInterval
     }
 }
 
 /// A quota directory's growth rate (a ``GrowthRate`` over the settings' window) and the breach
-/// forecast it implies.
+/// forecast it implies, announced once per approach.
 ///
-/// A forecast is reported when size + rate × t reaches the limit within the horizon, once the
-/// rate spans its minimum span (a new writer's rate is still rising before that). It is
-/// reported again only when the predicted *moment* of the breach comes earlier by more than
-/// `changeRatio` of the lead time of the last report: a steady writer's prediction stays put
-/// as time passes, so it is announced once, not every second. A breach that recedes is news to
-/// no one: the announcement silently follows it, so only a later speed-up is reported. An
-/// announcement is forgotten once its moment has passed, or when the directory stops growing;
-/// the next prediction is then news again.
+/// A forecast holds when size + rate × t reaches the limit within the horizon, once the rate
+/// spans its minimum span. The first such forecast starts an *approach* and is reported. While
+/// the approach lasts it is reported again only when the predicted *moment* of the breach comes
+/// earlier by more than `changeRatio` of the lead time of the last report: a steady writer's
+/// prediction stays put as time passes, so it is announced once, not every second. A breach
+/// that recedes is news to no one: the approach silently follows it, so only a later speed-up
+/// is reported. The approach ends when the breach comes (it is not foretold again while the
+/// directory is in breach), or when the forecast no longer holds (the directory stopped growing,
+/// or its breach moved past the horizon); the next forecast starts a new one. Whatever the
+/// estimate does, reports are at least `minimumInterval` apart: a writer that starts on a
+/// directory changed a few seconds earlier is measured with a rate still rising towards its
+/// own, and each reading would move the predicted moment earlier by more than the ratio.
 public struct GrowthForecast: Sendable, Hashable {
+    /// The approach reported last: the predicted moment of its breach and the lead time it was
+    /// reported with.
+    private struct Approach: Sendable, Hashable {
+        var breach: Moment
+        var lead: Duration
+    }
+
     private var rate: GrowthRate
-    private var announced: (breach: Moment, lead: Duration)?
+    private var approach: Approach?
+    private var lastReport: Moment?
 
     public init(settings: ForecastSettings = ForecastSettings()) { rate = GrowthRate(window: settings.window) }
 
     public static func == (lhs: GrowthForecast, rhs: GrowthForecast) -> Bool {
-        lhs.rate == rhs.rate && lhs.announced?.breach == rhs.announced?.breach
-            && lhs.announced?.lead == rhs.announced?.lead
+        lhs.rate == rhs.rate && lhs.approach == rhs.approach && lhs.lastReport == rhs.lastReport
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(rate) }
@@ -45,33 +64,44 @@ public struct GrowthForecast: Sendable, Hashable {
         public var bytesPerSecond: Double
     }
 
+    /// The span its growth rate is measured over.
+    public var window: Duration { rate.window }
+
     /// The growth rate as of `moment`: 0 before two readings.
     public func bytesPerSecond(at moment: Moment) -> Double { rate.bytesPerSecond(at: moment) ?? 0 }
 
-    /// Feeds a sample; returns a forecast when one is news.
+    /// Feeds a sample; returns a forecast when one is news. `inBreach` is the quota state's
+    /// (a directory stays in breach until it falls a hysteresis band below the limit).
     public mutating func sample(
-        size: UInt64, at moment: Moment, effectiveLimit: UInt64, settings: ForecastSettings
+        size: UInt64, at moment: Moment, effectiveLimit: UInt64, inBreach: Bool = false, settings: ForecastSettings
     ) -> Prediction? {
         rate.record(size, at: moment)
+        if inBreach || size > effectiveLimit {
+            approach = nil
+            return nil
+        }
         guard let estimate = rate.estimate(at: moment), estimate.isSettled else { return nil }
         guard
             let seconds = Self.secondsToBreach(
                 size: size, effectiveLimit: effectiveLimit, rate: estimate.bytesPerSecond),
             seconds <= settings.horizon.secondsValue
         else {
-            if estimate.bytesPerSecond <= 0 { announced = nil }
+            approach = nil
             return nil
         }
         let lead = Duration.seconds(seconds)
         let breach = moment + lead
-        if let last = announced, moment < last.breach {
+        if let last = approach {
             if breach >= last.breach {
-                announced = (breach, last.lead)
+                approach = Approach(breach: breach, lead: last.lead)
                 return nil
             }
             if (last.breach - breach).secondsValue <= settings.changeRatio * last.lead.secondsValue { return nil }
         }
-        announced = (breach, lead)
+        // Held back, the news stays news: once the interval has passed it is reported if it still holds.
+        if let lastReport, moment - lastReport < settings.minimumInterval { return nil }
+        approach = Approach(breach: breach, lead: lead)
+        lastReport = moment
         return Prediction(secondsToBreach: seconds, bytesPerSecond: estimate.bytesPerSecond)
     }
 

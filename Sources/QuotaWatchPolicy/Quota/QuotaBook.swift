@@ -109,9 +109,32 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
         entries[key] = entry
     }
 
-    /// A cleanup run is bringing `key` down: until ``release(_:)`` its states stay as they are,
+    /// The forecast of each rule `key` is tracked under, by the rule's glob: its rate and the
+    /// approach it announced, which a rebuilt book takes over so a reload repeats no forecast.
+    public func forecasts(of key: Key) -> [String: GrowthForecast] {
+        guard let entry = entries[key] else { return [:] }
+        var forecasts: [String: GrowthForecast] = [:]
+        for (slot, rule) in entry.rules.enumerated() { forecasts[describe(rule).0.text] = entry.forecasts[slot] }
+        return forecasts
+    }
+
+    /// Takes over the forecasts of `key`'s rules whose glob is in `forecasts`, where they
+    /// measure over this config's window (a new window starts afresh).
+    public mutating func restore(_ key: Key, forecasts: [String: GrowthForecast]) {
+        guard var entry = entries[key] else { return }
+        for (slot, rule) in entry.rules.enumerated() {
+            if let forecast = forecasts[describe(rule).0.text], forecast.window == config.forecast.window {
+                entry.forecasts[slot] = forecast
+            }
+        }
+        entries[key] = entry
+    }
+
+    /// A cleanup run is bringing `key` down: until ``release(_:)`` its states do not improve,
     /// so alerting sees breach → ok, not breach → warning → ok as the run walks the tally
-    /// down through the warning band. Usage is still recorded for `status --quotas`.
+    /// down through the warning band. A change for the worse under any of its rules is still
+    /// reported at once (a second rule's breach is news, and waiting for the run's end took
+    /// 1.7 s). Usage is still recorded for `status --quotas`.
     public mutating func hold(_ key: Key) {
         if entries[key] != nil { held.insert(key) }
     }
@@ -190,25 +213,29 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
         time: WallTime
     ) -> [PolicyEvent] {
         guard var entry = entries[key] else { return [] }
-        guard !held.contains(key) else {
-            entries[key]!.lastUsage = usage
-            return []
-        }
+        let isHeld = held.contains(key)
         var events: [PolicyEvent] = []
         for (slot, rule) in entry.rules.enumerated() {
             let (glob, limit, thresholds) = describe(rule)
             let effective = effectiveLimit(rule: rule, for: key, level: level, weights: weights, at: moment)
             let used = usage[thresholds.size]
-            if let state = entry.trackers[slot].update(used: used, effectiveLimit: effective, thresholds: thresholds) {
+            let changed =
+                isHeld
+                ? entry.trackers[slot].worsen(used: used, effectiveLimit: effective, thresholds: thresholds)
+                : entry.trackers[slot].update(used: used, effectiveLimit: effective, thresholds: thresholds)
+            if let state = changed {
                 events.append(
                     PolicyEvent(
                         .quota(
                             state: state, path: entry.path, used: used, size: thresholds.size, limit: limit,
                             effectiveLimit: effective, rule: glob.text, level: level), time: time))
             }
+            // A run bringing it down is no approach: its rate is the run's.
+            guard !isHeld else { continue }
             let prediction = entry.forecasts[slot].sample(
-                size: used, at: moment, effectiveLimit: effective, settings: config.forecast)
-            if let prediction, entry.trackers[slot].state != .breach {
+                size: used, at: moment, effectiveLimit: effective, inBreach: entry.trackers[slot].state == .breach,
+                settings: config.forecast)
+            if let prediction {
                 events.append(
                     PolicyEvent(
                         .forecast(

@@ -20,6 +20,23 @@ public struct QuotaTracker: Sendable, Hashable {
 
     /// Feeds the current usage and lines; returns the new state when it changed.
     public mutating func update(used: UInt64, effectiveLimit: UInt64, thresholds: QuotaThresholds) -> QuotaState? {
+        let next = next(used: used, effectiveLimit: effectiveLimit, thresholds: thresholds)
+        guard next != state else { return nil }
+        state = next
+        return next
+    }
+
+    /// The same, but only a change for the worse (towards `breach`): what a directory held by a
+    /// cleanup run still reports at once. Its way down waits for the run's end.
+    public mutating func worsen(used: UInt64, effectiveLimit: UInt64, thresholds: QuotaThresholds) -> QuotaState? {
+        let next = next(used: used, effectiveLimit: effectiveLimit, thresholds: thresholds)
+        guard next.severity > state.severity else { return nil }
+        state = next
+        return next
+    }
+
+    /// The state the usage and lines lead to from the current one.
+    private func next(used: UInt64, effectiveLimit: UInt64, thresholds: QuotaThresholds) -> QuotaState {
         let limit = Double(effectiveLimit)
         let usage = Double(used)
         let warningLine = limit * thresholds.warningRatio
@@ -43,8 +60,17 @@ public struct QuotaTracker: Sendable, Hashable {
                 }
             }
         }
-        guard next != state else { return nil }
-        state = next
         return next
+    }
+}
+
+extension QuotaState {
+    /// ok < warning < breach.
+    var severity: Int {
+        switch self {
+        case .ok: 0
+        case .warning: 1
+        case .breach: 2
+        }
     }
 }

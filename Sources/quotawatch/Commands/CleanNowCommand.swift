@@ -104,6 +104,16 @@ enum CleanNowCommand {
             if let error = cleaner.error { text += "; error: \(TableRenderer.printable(error))" }
             text += "\n"
             text += CappedList.lines(cleaner.paths.map { TableRenderer.printable($0) }, limit: listed, indent: "    ")
+            let reasons = cleaner.skipped.sorted {
+                $0.value.count == $1.value.count ? $0.key < $1.key : $0.value.count > $1.value.count
+            }
+            for (reason, kept) in reasons {
+                text += "    kept \(kept.count): \(TableRenderer.printable(reason))"
+                if let example = kept.examples.first {
+                    text += " (\(TableRenderer.printable(example))\(kept.count > 1 ? ", …" : ""))"
+                }
+                text += "\n"
+            }
         }
         text += "cleanup \(summary.run): \(verb) \(summary.removed) name(s), "
         // As the summary wrote it: at most three decimals, an integer without a point.
