@@ -43,6 +43,18 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         try unsafe withCString(name) { path throws(Errno) in try unsafe statusOfCString(path) }
     }
 
+    /// The status of what `path` (relative to this directory) leads to, following symlinks
+    /// on the way and at its end, as opening it would.
+    ///
+    /// The corresponding C function is `fstatat`.
+    public func statusFollowingSymlinks(of path: [UInt8]) throws(Errno) -> FileStatus {
+        try unsafe withCString(path) { cPath throws(Errno) in
+            var raw = stat()
+            _ = try valueOrErrno { unsafe system_fstatat(rawValue, cPath, &raw, 0) }.get()
+            return FileStatus(raw)
+        }
+    }
+
     /// The status of the open file itself.
     ///
     /// The corresponding C function is `fstatat` with `AT_EMPTY_PATH`.

@@ -1,6 +1,6 @@
 import Glibc
 
-/// One descriptor held in reserve (`/dev/null`), for a server that must stay reachable when
+/// One descriptor held in reserve (an eventfd), for a server that must stay reachable when
 /// the process runs out of descriptors: `accept` fails with EMFILE then, and the waiting
 /// connection could never be taken. Releasing the spare just before `accept` frees the
 /// number the connection then gets; once a descriptor frees up again (that connection ends),
@@ -8,7 +8,7 @@ import Glibc
 public struct SpareDescriptor: Sendable {
     private var held: FileDescriptor?
 
-    /// The corresponding C function is `openat`.
+    /// The corresponding C function is `eventfd`.
     public init() throws(Errno) {
         held = try Self.open()
     }
@@ -36,10 +36,9 @@ public struct SpareDescriptor: Sendable {
         held = nil
     }
 
+    /// An eventfd: it names no path, so the spare is made in a chroot without `/dev/null` (where
+    /// the daemon would not start) and whatever the mount namespace holds.
     private static func open() throws(Errno) -> FileDescriptor {
-        let raw = try valueOrErrno {
-            unsafe system_openat(AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC, 0)
-        }.get()
-        return FileDescriptor(rawValue: raw)
+        FileDescriptor(rawValue: try valueOrErrno { system_eventfd_cloexec() }.get())
     }
 }

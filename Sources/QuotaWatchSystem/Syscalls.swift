@@ -226,6 +226,11 @@ func system_flock(_ descriptor: CInt, _ operation: CInt) -> CInt {
     return flock(descriptor, operation)
 }
 
+func system_ftruncate(_ descriptor: CInt, _ length: Int) -> CInt {
+    if injectedFault(.ftruncate, descriptor: descriptor) { return -1 }
+    return ftruncate(descriptor, off_t(length))
+}
+
 // MARK: Child processes (ChildProcess.swift)
 
 func system_pipe_cloexec_blocking(_ descriptors: UnsafeMutablePointer<CInt>) -> CInt {

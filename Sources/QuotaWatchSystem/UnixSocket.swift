@@ -45,7 +45,9 @@ public enum UnixSocket {
         }
     }
 
-    /// Makes a listening socket at `path` with permission bits `mode`.
+    /// Makes a listening socket at `path` with permission bits `mode`. The backlog defaults to
+    /// SOMAXCONN (the kernel caps it at `net.core.somaxconn`): a thousand clients connecting at
+    /// once wait in it for `accept` instead of failing with EAGAIN.
     ///
     /// The socket gets its mode before bind, so the file never exists with wider permissions
     /// than `mode` (Linux creates it from the socket's own mode, minus the umask); it is then
@@ -55,7 +57,7 @@ public enum UnixSocket {
     ///
     /// The corresponding C functions are `socket`, `fchmod`, `bind`, `fchmodat` and `listen`.
     public static func listen(
-        at path: [UInt8], mode: mode_t = 0o600, backlog: CInt = 64
+        at path: [UInt8], mode: mode_t = 0o600, backlog: CInt = SOMAXCONN
     ) throws(Errno) -> UnixSocketListener {
         let descriptor = try makeSocket()
         var bound: FileIdentity?

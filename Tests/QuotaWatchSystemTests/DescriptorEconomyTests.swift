@@ -32,6 +32,22 @@ struct DescriptorEconomyTests {
         #expect(spare.isHeld)
     }
 
+    @Test("the spare is made and taken back without opening any path: a chroot may have no /dev/null")
+    func spareOpensNoPath() throws {
+        let faults = FaultPlan()
+        faults.fail(.openat, with: .noSuchFileOrDirectory)
+        faults.fail(.openat2, with: .noSuchFileOrDirectory)
+        var spare = try faults.arm { () throws(Errno) in
+            var spare = try SpareDescriptor()
+            _ = spare.release()
+            spare.retake()
+            return spare
+        }
+        defer { spare.close() }
+        #expect(spare.isHeld)
+        #expect(faults.calls(.openat).isEmpty && faults.calls(.openat2).isEmpty, "\(faults.trace)")
+    }
+
     @Test("an exclusive file is made owner-only without a descriptor, and never over a name or through a symlink")
     func exclusiveFile() throws {
         let scratch = try ScratchDirectory()

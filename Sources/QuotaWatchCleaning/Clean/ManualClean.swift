@@ -70,7 +70,7 @@ public enum ManualClean {
                 throw ManualCleanError(
                     error.reason + "; set STATE_DIRECTORY to a writable directory, or use --dry-run to delete nothing")
             }
-            _ = try? log.recover(using: deleter)
+            log.resolveIntentsLeftOpen(using: deleter)
             backend = AuditedDeleter(deleter: deleter, log: log)
         }
         let remover = Remover(backend: backend, trigger: "manual", cleaner: cleanerName, run: run)

@@ -15,6 +15,42 @@ public struct RecoveredIntent: Sendable, Hashable {
 }
 
 extension AuditLog {
+    /// At every start: resolves the intents a crash left without an outcome in `directory`'s
+    /// log (``recover(using:)``) and says once how many, and what became of them. A daemon
+    /// that does not delete (no `--clean`, `--dry-run`) resolves them too; without a log
+    /// there (nothing was ever deleted) nothing is created.
+    public static func resolveIntentsLeftOpen(in directory: [UInt8]?, using deleter: Deleter) {
+        guard let directory else { return }
+        let path = directory + Array("/\(fileName)".utf8)
+        guard (try? FileDescriptor.currentWorkingDirectory.status(of: path)) != nil else { return }
+        do {
+            try AuditLog(directory: directory).resolveIntentsLeftOpen(using: deleter)
+        } catch {
+            Log.warning(
+                "could not open the audit log to resolve the deletions a crash left without an outcome: \(error); "
+                    + "they are resolved at the next start that can write it")
+        }
+    }
+
+    /// ``recover(using:)``, said once in the log.
+    public func resolveIntentsLeftOpen(using deleter: Deleter) {
+        let recovered: [RecoveredIntent]
+        do {
+            recovered = try recover(using: deleter)
+        } catch {
+            Log.warning(
+                "could not read \(HumanText.name(path)) to resolve the deletions a crash left without an outcome: "
+                    + "\(error); they are resolved at the next start that can")
+            return
+        }
+        guard !recovered.isEmpty else { return }
+        let present = recovered.filter(\.present).count
+        Log.warning(
+            "the audit log \(HumanText.name(path)) had \(recovered.count) deletion(s) without an outcome (a daemon "
+                + "stopped between intent and removal): \(recovered.count - present) gone, recorded as deleted "
+                + "('recovered: gone'); \(present) still present, recorded as not done ('recovered: present')")
+    }
+
     /// Resolves every intent in the current log file that has no outcome (the daemon died
     /// between the two): the name still leading to the recorded inode is `present`, anything
     /// else is `gone`. An outcome record `recovered: gone` or `recovered: present` is appended

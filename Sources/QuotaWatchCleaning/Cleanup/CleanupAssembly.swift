@@ -30,8 +30,8 @@ struct CleanupAssembly {
         // One reading of /proc serves every name checked within 100 ms (see Deleter.init(root:dryRun:isProtected:writers:)).
         let writers = OpenWritersSnapshot()
         do {
-            dryBackend = UnrecordedDeleter(
-                deleter: try Deleter(root: root, dryRun: true, isProtected: isProtected, writers: writers))
+            let dryDeleter = try Deleter(root: root, dryRun: true, isProtected: isProtected, writers: writers)
+            dryBackend = UnrecordedDeleter(deleter: dryDeleter)
             if deletes {
                 guard let directory = options.stateDirectory else {
                     return .failure(
@@ -47,16 +47,12 @@ struct CleanupAssembly {
                 } catch {
                     return .failure(.cleanup(error.description))
                 }
-                // An intent without an outcome: the daemon died between the two last time.
-                if let recovered = try? log.recover(using: deleter), !recovered.isEmpty {
-                    let gone = recovered.filter { !$0.present }.count
-                    Log.warning(
-                        "the audit log had \(recovered.count) deletion(s) without an outcome; "
-                            + "\(gone) are gone, recorded as such")
-                }
+                log.resolveIntentsLeftOpen(using: deleter)
                 backend = AuditedDeleter(deleter: deleter, log: log)
                 auditLog = log
             } else {
+                // Resolved on every start, deleting or not: left open, nothing would say so.
+                AuditLog.resolveIntentsLeftOpen(in: options.stateDirectory, using: dryDeleter)
                 backend = dryBackend
             }
         } catch {

@@ -44,15 +44,15 @@ public enum RegisteredCleanerWire {
         var result = CleanupResult()
         var outside: [String] = []
         for text in reply.removed {
-            switch TreeSelection.subtree(fromEscaped: text) {
+            switch removedPath(text) {
             case .success(let path) where paths.contains(where: { RegisterCleanerRequest.isAtOrBelow(path, $0) }):
                 if !result.removed.contains(where: { $0.path == path }) {
                     result.removed.append(RemovedItem(path: path, freedBytes: 0))
                 }
             case .success:
                 outside.append(text)
-            case .failure(let error):
-                return .failure(ControlProtocol.Failure("its reply names a bad path: \(error.description)"))
+            case .failure(let failure):
+                return .failure(failure)
             }
         }
         result.unattributedFreedBytes = reply.freed
@@ -62,6 +62,45 @@ public enum RegisteredCleanerWire {
                 + outside.prefix(3).map { "'\($0)'" }.joined(separator: ", ")
         }
         return .success(result)
+    }
+
+    /// A removed path as the context writes them: relative to ROOT, escaped, its components
+    /// joined by single slashes. Anything else names no file the cleaner could have removed
+    /// (a NUL byte, which no name holds; `..`, `.` or an empty component, which the context
+    /// never writes; an absolute path), so it is the cleaner's error, never a removal.
+    static func removedPath(_ text: String) -> Result<[UInt8], ControlProtocol.Failure> {
+        let wayOut = "; report each path removed as the context wrote it"
+        guard let bytes = EscapedName.bytes(text) else {
+            return .failure(
+                ControlProtocol.Failure(
+                    "its reply names a bad path: '\(text)' has a backslash that starts neither '\\\\' nor '\\xNN'"
+                        + wayOut))
+        }
+        let shown = EscapedName.string(bytes)
+        if bytes.contains(0) {
+            return .failure(
+                ControlProtocol.Failure(
+                    "its reply names '\(shown)', which holds a NUL byte: no file has such a name" + wayOut))
+        }
+        if bytes.first == UInt8(ascii: "/") {
+            return .failure(
+                ControlProtocol.Failure(
+                    "its reply names '\(shown)', an absolute path; give it relative to ROOT" + wayOut))
+        }
+        for component in bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            if component.elementsEqual([0x2E, 0x2E]) {
+                return .failure(
+                    ControlProtocol.Failure("its reply names '\(shown)', which leaves its directory with '..'" + wayOut)
+                )
+            }
+            if component.isEmpty || component.elementsEqual([0x2E]) {
+                return .failure(
+                    ControlProtocol.Failure(
+                        "its reply names '\(shown)', which has an empty or '.' component (a doubled or trailing "
+                            + "slash, say)" + wayOut))
+            }
+        }
+        return .success(bytes)
     }
 
     /// The reply as sent; fields checked one by one so that each mistake has its own message.

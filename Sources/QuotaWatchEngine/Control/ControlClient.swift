@@ -79,7 +79,7 @@ public enum ControlClient {
         socketPath: [UInt8], timeout: Duration
     ) throws(ControlClientError) -> FileDescriptor {
         do {
-            return try UnixSocket.connect(to: socketPath, timeout: timeout)
+            return try connectRetryingWhileFull(socketPath: socketPath, timeout: timeout)
         } catch .noSuchFileOrDirectory, .connectionRefused, .notDirectory {
             throw .noDaemon(path: socketPath)
         } catch .permissionDenied, .notPermitted {
@@ -90,6 +90,25 @@ public enum ControlClient {
             throw .pathTooLong(path: socketPath)
         } catch {
             throw .system(path: socketPath, error)
+        }
+    }
+
+    /// Connects, trying again while the daemon's listen backlog is full (EAGAIN: a thousand
+    /// clients at once), after 1 ms, then twice as long each time up to 100 ms, until `timeout`.
+    private static func connectRetryingWhileFull(
+        socketPath: [UInt8], timeout: Duration
+    ) throws(Errno) -> FileDescriptor {
+        let deadline = ContinuousClock.now + timeout
+        var pause = Duration.milliseconds(1)
+        while true {
+            do {
+                let left = deadline - ContinuousClock.now
+                return try UnixSocket.connect(to: socketPath, timeout: max(left, .milliseconds(1)))
+            } catch .resourceTemporarilyUnavailable where ContinuousClock.now + pause < deadline {
+                _ = try? Poller.wait(
+                    [], timeoutMilliseconds: Int32(pause.components.attoseconds / 1_000_000_000_000_000))
+                pause = min(pause * 2, .milliseconds(100))
+            }
         }
     }
 

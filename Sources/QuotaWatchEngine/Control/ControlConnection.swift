@@ -22,9 +22,12 @@ struct ControlConnection {
     var phase: Phase = .reading
     /// The request line read so far.
     var input: [UInt8] = []
-    /// Bytes to send, from ``sent`` on.
-    var output: [UInt8] = []
-    var sent = 0
+    /// Bytes to send, from ``sent`` on; added to through ``append(_:)`` only, which bounds them.
+    private(set) var output: [UInt8] = []
+    private(set) var sent = 0
+    /// Set when a line would have left more than ``maximumQueuedBytes`` waiting: the client is
+    /// not reading what it is sent, and the table drops it (``ControlConnectionTable/stream``).
+    private(set) var overflowed = false
     /// When the connection is given up: the end of the request time while reading, of the
     /// reply time while waiting, of the send time while sending (or while a subscriber's
     /// socket takes nothing).
@@ -50,6 +53,16 @@ struct ControlConnection {
 
     var hasOutput: Bool { sent < output.count }
 
+    /// Bytes queued and not yet taken by the socket.
+    var queuedBytes: Int { output.count - sent }
+
+    /// The one bound on what any control connection may have waiting to be sent: replies,
+    /// error lines, a registered cleaner's contexts and answers, event lines. A client that
+    /// asks for more (bad commands, stale replies) than it reads would otherwise grow the
+    /// daemon's memory without end. One line alone always goes, whatever its size: the daemon
+    /// wrote it, and its size is the daemon's (a status reply, a context with many candidates).
+    static let maximumQueuedBytes = 4 << 20
+
     /// What `poll` should wait for. A connection waiting for the engine asks for nothing:
     /// bytes after the request line (or its half-close) are not its business, but a peer
     /// that closes both ways is still reported, as a hang-up.
@@ -64,15 +77,22 @@ struct ControlConnection {
 
     /// Queues `document` as the one reply line, to be sent by `deadline`.
     mutating func reply(_ line: [UInt8], outcome: ControlConnectionOutcome, deadline: ContinuousClock.Instant) {
-        output = line
+        output = []
         sent = 0
+        append(line)
         self.outcome = outcome
         self.deadline = deadline
         phase = .sending
     }
 
-    /// Queues `line` after what is still to go (a connection that stays open).
+    /// Queues `line` after what is still to go (a connection that stays open); past
+    /// ``maximumQueuedBytes`` nothing more is queued and the connection is marked ``overflowed``.
     mutating func append(_ line: [UInt8]) {
+        guard !overflowed else { return }
+        if queuedBytes > 0, queuedBytes + line.count > Self.maximumQueuedBytes {
+            overflowed = true
+            return
+        }
         if sent > 0 {
             output.removeFirst(sent)
             sent = 0

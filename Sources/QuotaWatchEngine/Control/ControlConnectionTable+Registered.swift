@@ -32,10 +32,8 @@ extension ControlConnectionTable {
         }
         connection.phase = .registered(
             RegisteredSession(registration: registration, subscription: events.subscribe()))
-        connection.output =
-            Array(
-                PolicyJSONLine.registered(registration, timeout: registry.timeout(of: registration)).utf8) + [0x0A]
-        connection.sent = 0
+        connection.append(
+            Array(PolicyJSONLine.registered(registration, timeout: registry.timeout(of: registration)).utf8) + [0x0A])
         connection.deadline = now + options.sendTimeout
         served -= 1
         stream(&connection, id: id, now: now)
@@ -91,7 +89,8 @@ extension ControlConnectionTable {
             case .received(let count):
                 connection.input += scratch[..<count]
             }
-            while let newline = connection.input.firstIndex(of: UInt8(ascii: "\n")) {
+            // Lines stop being read once the client's answers overflow: it is dropped next.
+            while !connection.overflowed, let newline = connection.input.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = Array(connection.input[..<newline])
                 connection.input.removeFirst(newline + 1)
                 if line.count > limit { return tooLong(&connection, id: id, session: session, now: now) }
@@ -99,6 +98,7 @@ extension ControlConnectionTable {
                 guard case .registered(let current) = connection.phase else { return true }
                 handleLine(line, &connection, id: id, session: current, loop: loop)
             }
+            if connection.overflowed { return true }
             if connection.input.count > limit { return tooLong(&connection, id: id, session: session, now: now) }
         }
         return true
@@ -187,7 +187,7 @@ extension ControlConnectionTable {
         let kept = lines.filter { RegisteredEventFilter.keeps($0, for: session.registration) }
         // A cleaner that does not read loses event lines, never its contexts; past the send
         // timeout with nothing taken it is dropped (``ControlConnectionTable/expire(now:)``).
-        guard !kept.isEmpty, connection.output.count - connection.sent < RegisteredSession.maximumBacklog else {
+        guard !kept.isEmpty, connection.queuedBytes < RegisteredSession.maximumBacklog else {
             return
         }
         var feeding = connection

@@ -180,8 +180,7 @@ struct ControlConnectionTable {
         }
         let subscription = events.subscribe()
         connection.phase = .streaming(subscription)
-        connection.output = Array(events.subscribedLine.utf8) + [0x0A]
-        connection.sent = 0
+        connection.append(Array(events.subscribedLine.utf8) + [0x0A])
         connection.deadline = now + options.sendTimeout
         served -= 1
         subscribers += 1
@@ -212,7 +211,10 @@ struct ControlConnectionTable {
     }
 
     /// Sends a subscriber what the socket takes; the deadline runs only while it takes nothing.
+    /// Every line queued on a connection that stays open comes through here, so this is where
+    /// one that overflowed ``ControlConnection/maximumQueuedBytes`` is dropped.
     mutating func stream(_ connection: inout ControlConnection, id: UInt64, now: ContinuousClock.Instant) {
+        if connection.overflowed { return dropOverflowing(connection, id: id) }
         let before = connection.sent
         do {
             if try connection.flush() {
@@ -257,8 +259,7 @@ struct ControlConnectionTable {
             }
             guard !lines.isEmpty else { continue }
             var feeding = connection
-            feeding.output = ControlConnection.eventLines(lines)
-            feeding.sent = 0
+            feeding.append(ControlConnection.eventLines(lines))
             feeding.deadline = now + options.sendTimeout
             stream(&feeding, id: id, now: now)
         }
@@ -309,6 +310,26 @@ struct ControlConnectionTable {
     }
 
     // MARK: Closing
+
+    /// Closes a connection whose client asked for more than it read, saying so in the log, and
+    /// to the call waiting on a registered cleaner's reply.
+    private mutating func dropOverflowing(_ connection: ControlConnection, id: UInt64) {
+        let limit = ControlConnection.maximumQueuedBytes
+        var who = "a control client"
+        if case .registered(let session) = connection.phase {
+            who = "the registered cleaner '\(session.registration.name)'"
+        } else if connection.isStreaming {
+            who = "an events subscriber"
+        }
+        let reason =
+            "\(who) was dropped: \(connection.queuedBytes) bytes waited for it to read and more came, past the "
+            + "\(limit)-byte bound on a connection's output; a client must read what it is sent"
+        registry.fail(id: id, reason)
+        Log.warning(reason)
+        var dropped = connection
+        dropped.outcome = .dropped(reason)
+        close(id, dropped)
+    }
 
     private mutating func forget(_ id: UInt64) {
         guard let connection = connections.removeValue(forKey: id) else { return }

@@ -51,6 +51,9 @@ public enum ControlConnectionOutcome: Hashable, Sendable {
     case answeredWithError(String)
     /// The client hung up or stopped reading before the reply was sent in full.
     case clientGone(Errno)
+    /// The client was sent more than it read, past ``ControlConnection/maximumQueuedBytes``,
+    /// and was closed; the reason is logged.
+    case dropped(String)
     /// The client closed without sending anything, as ``ControlServer`` itself does when it
     /// checks whether a daemon is alive.
     case noRequest

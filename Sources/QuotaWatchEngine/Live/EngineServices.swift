@@ -80,7 +80,9 @@ struct EngineServices {
                     "cannot start inotify: \(error). Check fs.inotify.max_user_instances (now \(InotifyLimits.current().maxUserInstances))."
                 ))
         case .failure(.reader(let error)):
-            return failed(.system("cannot start the \(options.backend.rawValue) reader: \(error)"))
+            return failed(
+                .system(
+                    "cannot start the \(options.backend.rawValue) reader: \(DescriptorShortage.startupReason(error))"))
         case .failure(.fanotify(let unavailable)):
             return failed(.system("--backend fanotify cannot work here: \(unavailable.reason)"))
         }

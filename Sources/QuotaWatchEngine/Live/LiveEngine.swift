@@ -94,7 +94,9 @@ public final class LiveEngine: Sendable {
         publisher.notifyObservers(.ready, step.live, monitor: policy.monitor)
         var actions = LoopActions(
             participants: options.participants, publisher: publisher, policy: policy, requests: requests,
-            mounts: services.mounts)
+            mounts: services.mounts,
+            rootPath: RootPathCheck(
+                path: options.root, watched: services.rootStatus, interval: options.pollInterval, now: clock.now))
         let exit = loop(&step, &actions)
         publisher.notifyObservers(.stopping, step.live, monitor: policy.monitor)
         return exit
@@ -156,10 +158,21 @@ public final class LiveEngine: Sendable {
                 }
             }
             step.turn(&actions)
-            if step.live.rootIsGone {
-                let message =
+            var gone: String?
+            let finding = step.live.rootIsGone ? .missing : actions.rootPath.check(now: clock.now)
+            switch finding {
+            case .missing:
+                gone =
                     "the root \(options.rootDisplay) was deleted or moved away; nothing is left to watch. "
                     + "Recreate it and start 'quotawatch run' again."
+            case .replaced:
+                gone =
+                    "the path \(options.rootDisplay) no longer leads to the directory being watched: a directory "
+                    + "above it was renamed or replaced. Start 'quotawatch run' again to watch what is there now."
+            case nil:
+                break
+            }
+            if let message = gone {
                 actions.publisher.emit(.rootGone(message: message))
                 actions.requests.failWaiting(message)
                 return .failure(.runtime(message))
@@ -174,10 +187,14 @@ public final class LiveEngine: Sendable {
         let policy: EnginePolicy
         let requests: ControlRequestHandler
         let mounts: MountFollower?
+        let rootPath: RootPathCheck
 
-        /// The earliest moment the policy layer, the participants and the observers want a turn.
+        /// The earliest moment the policy layer, the participants, the observers and the check
+        /// of ROOT's path want a turn.
         var deadline: UInt64? {
-            let wishes = [policy.nextDeadline, publisher.nextObserverTurn] + participants.map(\.nextDeadline)
+            let wishes =
+                [policy.nextDeadline, publisher.nextObserverTurn, rootPath.nextDeadline]
+                + participants.map(\.nextDeadline)
             return wishes.compactMap { $0 }.min()
         }
 

@@ -11,6 +11,10 @@ import CSQLite
         case readWrite
         /// Read only; the file must exist.
         case readOnly
+        /// Read only, as a file nobody changes (`immutable=1`): no lock, no `-shm` or `-wal` file
+        /// made, so a database in a directory this user cannot write is still read. What a
+        /// write-ahead log left there holds and no checkpoint moved in is not seen.
+        case immutable
     }
 
     private let handle: OpaquePointer
@@ -27,9 +31,11 @@ import CSQLite
             case .readWriteCreate: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
             case .readWrite: SQLITE_OPEN_READWRITE
             case .readOnly: SQLITE_OPEN_READONLY
+            case .immutable: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
             }
         var opened: OpaquePointer?
-        let terminated = path.map { CChar(bitPattern: $0) } + [0]
+        let name = mode == .immutable ? Self.immutableURI(path) : path
+        let terminated = name.map { CChar(bitPattern: $0) } + [0]
         let code = unsafe sqlite3_open_v2(terminated, &opened, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard let opened = unsafe opened else {
             throw SQLiteError(code: code, message: "out of memory", operation: "open")
@@ -45,6 +51,23 @@ import CSQLite
     }
 
     deinit { unsafe sqlite3_close_v2(handle) }
+
+    /// `file:PATH?immutable=1`, the path's bytes percent-encoded where a URI needs it (`?`, `#`,
+    /// `%`, and anything not printable ASCII).
+    static func immutableURI(_ path: [UInt8]) -> [UInt8] {
+        var uri = Array("file:".utf8)
+        for byte in path {
+            if byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "?"), byte != UInt8(ascii: "#"),
+                byte != UInt8(ascii: "%")
+            {
+                uri.append(byte)
+            } else {
+                let hex = Array("0123456789ABCDEF".utf8)
+                uri += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return uri + Array("?immutable=1".utf8)
+    }
 
     /// Compiles one SQL statement.
     ///

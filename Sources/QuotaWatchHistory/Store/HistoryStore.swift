@@ -58,11 +58,24 @@ public final class HistoryStore {
     /// it can be, since a reader of a WAL database may have to create its shared-memory file,
     /// but nothing is written.
     public init(readingFrom path: [UInt8]) throws(SQLiteError) {
-        do {
-            connection = try SQLiteConnection(path: path, mode: .readWrite, busyTimeoutMilliseconds: 5000)
-        } catch  where error.code == SQLiteError.readOnly || error.code == SQLiteError.cannotOpen {
-            connection = try SQLiteConnection(path: path, mode: .readOnly, busyTimeoutMilliseconds: 5000)
+        // Read-write first (a reader of a WAL database needs its -shm), then read-only, then, in a
+        // state directory this user cannot write (no -shm can be made), immutable: what is there
+        // is read either way. Each is tried on its first query, where SQLite finds out.
+        var failure: SQLiteError?
+        for mode in [SQLiteConnection.Mode.readWrite, .readOnly, .immutable] {
+            do {
+                let opened = try SQLiteConnection(path: path, mode: mode, busyTimeoutMilliseconds: 5000)
+                try Self.checkTables(opened)
+                connection = opened
+                return
+            } catch  where error.code == SQLiteError.readOnly || error.code == SQLiteError.cannotOpen {
+                failure = failure ?? error
+            }
         }
+        throw failure!
+    }
+
+    private static func checkTables(_ connection: SQLiteConnection) throws(SQLiteError) {
         let tables = try connection.integer(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('events', 'samples')")
         guard tables == 2 else {

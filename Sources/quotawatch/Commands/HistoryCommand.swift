@@ -121,12 +121,17 @@ enum HistoryCommand {
             if let growth {
                 let path = relativePath(growth.bytes, root: root.bytes)
                 let samples = try store.samples(path: path, since: since, until: until)
-                if samples.isEmpty, !given.json {
+                if samples.isEmpty {
                     let known = (try? store.sampledPaths()) ?? []
-                    Console.error(
-                        "No samples of '\(TableRenderer.printable(path))' in this window. Sampled directories: "
+                    let shown = TableRenderer.printable(path)
+                    let why =
+                        known.contains(path)
+                        ? "it has none between --since and --until; widen them"
+                        : "it is not a sampled directory (history samples the quota directories and ROOT); "
+                            + "sampled: "
                             + (known.isEmpty ? "none yet" : known.map(TableRenderer.printable).joined(separator: ", "))
-                            + "\n")
+                    Console.failure("no samples of '\(shown)': \(why). Give the path as QuotaWatch prints it")
+                    return .failure
                 }
                 if given.json {
                     Console.json(HistoryOutput.growthJSON(path: path, samples))
@@ -166,8 +171,11 @@ enum HistoryCommand {
     }
 
     /// A path as the samples name it: relative to ROOT, escaped; an absolute path under ROOT
-    /// is made relative.
-    static func relativePath(_ path: [UInt8], root: [UInt8]) -> String {
+    /// is made relative. A path given as QuotaWatch prints it (`Library/Caches/\xff\xfe`,
+    /// `back\\slash`) is read back to its bytes first; one that is not a valid escaped form
+    /// (`back\slash` typed as is, bytes that are not UTF-8) is taken as it is.
+    static func relativePath(_ given: [UInt8], root: [UInt8]) -> String {
+        let path = String(validating: given, as: UTF8.self).flatMap(EscapedName.bytes) ?? given
         var relative = path
         let absoluteRoot = RootOptions.absoluteBytes(root)
         if path.first == UInt8(ascii: "/") {

@@ -95,12 +95,44 @@ enum RunCommand {
             Log.error("\(error)")
             return .exit(.failure)
         }
+        if let state = cleanup.stateDirectory, let refused = lockRoot(state, options: options) { return .exit(refused) }
         RunService.addObservers(to: &options)
         if given.policy.file != nil {
             let source = given.policy
             options.reloadPolicy = { () throws(RunPolicy.Failure) -> PolicyConfig in try source.build() }
         }
         return .ready(options)
+    }
+
+    /// One daemon per ROOT (``RootLock``): the exit status when another one holds the lock, nil
+    /// when it is taken, or cannot be (a state directory that cannot be made, which `--clean`
+    /// and history report in their own words).
+    private static func lockRoot(_ state: [UInt8], options: EngineOptions) -> ExitStatus? {
+        do {
+            _ = try RootLock.take(
+                directory: state, processID: ProcessIdentity.processID,
+                socketPath: RootOptions.absoluteBytes(options.socketPath))
+            return nil
+        } catch {
+            switch error {
+            case .system(let path, let action, let cause):
+                Log.warning(
+                    "could not \(action) \(HumanText.name(path)) (\(cause)), so nothing keeps a second daemon off "
+                        + "\(HumanText.escaped(options.rootDisplay))")
+                return nil
+            case .held(let path, let holder):
+                let (processID, socket) = RootLock.holder(holder)
+                let who = processID.map { "pid \($0)" } ?? "a process that has not said its pid yet"
+                let shown = socket.map { HumanText.name($0) }
+                // Exits as a socket another daemon holds does: the same cause, a daemon already serving.
+                let failure = EngineFailure.controlSocket(
+                    "another daemon (\(who), socket \(shown ?? "not written yet")) already watches "
+                        + "\(HumanText.escaped(options.rootDisplay)) and holds \(HumanText.name(path)); stop it "
+                        + "first, or ask it: quotawatch status --socket \(shown ?? "PATH")")
+                Log.error(failure.description)
+                return ExitStatus(rawValue: failure.exitCode)
+            }
+        }
     }
 
     static func run(_ given: Options) -> ExitStatus {
