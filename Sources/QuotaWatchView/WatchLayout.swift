@@ -126,9 +126,20 @@ public struct WatchLayout: Sendable {
         case .none: break
         case .help: screen = Self.help.drawn(over: screen, rows: rows, columns: columns, width: width)
         case .confirmClean:
-            screen = Self.confirmation(model).overlay.drawn(over: screen, rows: rows, columns: columns, width: width)
+            let question = Self.confirmation(model)
+            guard question.fits(rows: rows, columns: columns, width: width) else {
+                return question.tooSmallNotice(rows: rows, columns: columns, width: width)
+            }
+            screen = question.overlay.drawn(over: screen, rows: rows, columns: columns, width: width)
         }
         return screen
+    }
+
+    /// Whether ``screen(_:now:)`` shows the question asked now whole: what the screen loop
+    /// records (``WatchState/noteDrawn(questionWhole:)``) so that `y` acts only on a question seen.
+    public func showsQuestionWhole(_ model: WatchModel) -> Bool {
+        guard model.state.dialog == .confirmClean, !isTooSmall else { return false }
+        return Self.confirmation(model).fits(rows: rows, columns: columns, width: width)
     }
 
     /// Below 80×24 the view says so instead of drawing a broken layout.

@@ -35,6 +35,9 @@ public struct WatchState: Sendable, Equatable {
     /// `l`: the event log takes the screen below the header, each line wrapped in full.
     public var logExpanded = false
     public var dialog = Dialog.none
+    /// The question asked (`c`'s) was drawn whole at the current size (``noteDrawn(questionWhole:)``):
+    /// only then does `y` act. A key pressed while the question could not be read does nothing.
+    public private(set) var questionShownWhole = false
     /// The child selected in each directory left by `enter`, so backspace comes back to it.
     private var selectedBeforeEntering: [[UInt8]: [UInt8]] = [:]
 
@@ -61,12 +64,15 @@ public struct WatchState: Sendable, Equatable {
             dialog = .none
             return key == .character("q") ? .quit : .none
         case .confirmClean:
-            switch ConfirmDialog(question: "").answer(to: key) {
+            if key == .resize { questionShownWhole = false }
+            switch ConfirmDialog(question: "").answer(to: key, shownWhole: questionShownWhole) {
             case .confirmed?:
                 dialog = .none
+                questionShownWhole = false
                 return .cleanNow
             case .cancelled?:
                 dialog = .none
+                questionShownWhole = false
             case nil:
                 break
             }
@@ -106,13 +112,22 @@ public struct WatchState: Sendable, Equatable {
         case .character("?"), .character("h"):
             dialog = .help
         case .character("c"):
-            if cleanAllowed { dialog = .confirmClean }
+            if cleanAllowed {
+                dialog = .confirmClean
+                questionShownWhole = false
+            }
         case .character("q"), .character("Q"):
             return .quit
         default:
             break
         }
         return .none
+    }
+
+    /// What the screen loop drew last: whether the question asked, if any, showed whole
+    /// (``WatchLayout/showsQuestionWhole(_:)``); false after a resize until the next drawing.
+    public mutating func noteDrawn(questionWhole: Bool) {
+        questionShownWhole = dialog == .confirmClean && questionWhole
     }
 
     /// Once the rows of a directory just entered or left arrive: selects the child we came

@@ -43,7 +43,7 @@ enum CleanInteractive {
             let signal = interrupted.load(ordering: .relaxed)
             if signal != 0 { return .interrupted(signal) }
             let (rows, columns) = screen.size
-            screen.draw(picker.lines(rows: rows, columns: columns, width: screen.width, root: output.root))
+            screen.draw(picker.draw(rows: rows, columns: columns, width: screen.width, root: output.root))
             // A short wait, so that a signal is noticed without a key.
             guard let key = screen.readKey(timeoutMilliseconds: 200) else {
                 if screen.isHungUp { return .quit }  // the terminal went away: delete nothing

@@ -36,6 +36,7 @@ enum WatchScreenLoop {
             // Ages in the candidate list move on even when nothing else does.
             if dirty || ContinuousClock.now - lastDraw > .seconds(1) {
                 screen.draw(layout.screen(model, now: LocalTime.millisecondsNow))
+                model.state.noteDrawn(questionWhole: layout.showsQuestionWhole(model))
                 lastDraw = ContinuousClock.now
                 dirty = false
             }
@@ -51,6 +52,7 @@ enum WatchScreenLoop {
             if key == .resize || key == .character("\u{0c}") {
                 layout = layoutFor(screen)
                 screen.invalidate()
+                model.state.noteDrawn(questionWhole: false)  // until drawn at the new size
                 continue
             }
             if layout.isTooSmall {
