@@ -15,6 +15,8 @@ enum CleanInteractive {
         case confirmed(CleanSelection)
         case quit
         case interrupted(Int32)
+        /// TERM names no terminal curses can drive.
+        case noScreen(TerminalScreenError)
     }
 
     static func pick(_ page: [CleanCategorySummary], output: CleanPageOutput) -> Result {
@@ -36,7 +38,13 @@ enum CleanInteractive {
                 waiter.close()
             }
         }
-        let screen = TerminalScreen(colors: TerminalColors.wanted(ProcessInfo.processInfo.environment))
+        let environment = ProcessInfo.processInfo.environment
+        let screen: TerminalScreen
+        do {
+            screen = try TerminalScreen(colors: TerminalColors.wanted(environment), terminal: environment["TERM"])
+        } catch {
+            return .noScreen(error)
+        }
         defer { screen.stop() }
         var picker = CleanPicker(page: page, format: output.format, nowNanoseconds: output.nowNanoseconds)
         while true {

@@ -41,9 +41,7 @@ enum WatchAttached {
         feed.append(event: String(decoding: stream.greeting, as: UTF8.self))
         let events = JoinableThread(name: "watch-events") {
             while let line = stream.nextLine() { feed.append(event: String(decoding: line, as: UTF8.self)) }
-            if !stopping.isSet {
-                feed.finish(.success, message: Diagnostic.note("the daemon on \(HumanText.name(socket)) stopped"))
-            }
+            if !stopping.isSet { feed.finish(.failure, message: wentAway(socket)) }
         }
         let poller: JoinableThread? =
             screen
@@ -82,6 +80,13 @@ enum WatchAttached {
             })
     }
 
+    /// The daemon's end, seen from the view: an error, whether it was stopped or killed (the
+    /// stream cannot tell), since the view did not end it and has nothing left to show.
+    static func wentAway(_ socket: [UInt8]) -> String {
+        Diagnostic.error(
+            "the daemon on \(HumanText.name(socket)) went away (stopped or killed): nothing is watched any more")
+    }
+
     /// Asks for a frame every ``refresh`` until stopped.
     private static func poll(
         socket: [UInt8], feed: WatchFeed, phone: PhoneStorageOptions.Measured?, stopping: StopFlag,
@@ -99,7 +104,7 @@ enum WatchAttached {
                 feed.publish(frame)
                 answeredOnce = true
             } catch .noDaemon where answeredOnce {
-                feed.finish(.success, message: Diagnostic.note("the daemon on \(HumanText.name(socket)) stopped"))
+                feed.finish(.failure, message: wentAway(socket))
                 return
             } catch {
                 feed.notice("status: \(error)")

@@ -12,7 +12,15 @@ enum WatchScreenLoop {
     static let keyTimeoutMilliseconds = 100
 
     static func run(_ session: WatchSession, format: ByteFormat) -> ExitStatus {
-        let screen = TerminalScreen(colors: TerminalColors.wanted(ProcessInfo.processInfo.environment))
+        let environment = ProcessInfo.processInfo.environment
+        let screen: TerminalScreen
+        do {
+            screen = try TerminalScreen(colors: TerminalColors.wanted(environment), terminal: environment["TERM"])
+        } catch {
+            session.stop()
+            Console.failure("\(error)")
+            return .failure
+        }
         // A line written to the terminal would scramble the screen: the log goes to the view's
         // event log instead, from the engine's first line on (``WatchInProcess``), and back to
         // standard error when the screen closes.
