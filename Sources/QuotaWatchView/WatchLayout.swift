@@ -66,12 +66,18 @@ public struct WatchLayout: Sendable {
 
     public func areas(_ model: WatchModel) -> Areas {
         areas(
-            list: model.rows().count, candidates: model.shownCandidates.count,
+            list: model.rows().count + (Self.omitted(model) > 0 ? 1 : 0), candidates: model.shownCandidates.count,
             log: Self.folded(model.shownLog, format: model.format).count)
     }
 
-    /// The rows the directory list has on this screen.
-    public func listRows(_ model: WatchModel) -> Int { areas(model).list }
+    /// The rows the directory list has on this screen for its entries (a list that is cut
+    /// keeps its last row to say so).
+    public func listRows(_ model: WatchModel) -> Int {
+        max(1, areas(model).list - (Self.omitted(model) > 0 ? 1 : 0))
+    }
+
+    /// Names of the directory shown that the frame left out.
+    static func omitted(_ model: WatchModel) -> Int { model.frame?.omittedEntries ?? 0 }
 
     /// Column widths of the directory list: the name takes what the others leave.
     public struct Columns: Equatable, Sendable {

@@ -12,8 +12,11 @@ enum WatchAttached {
     /// Time between two rounds of status requests.
     static let refresh: Duration = .milliseconds(250)
     /// Names directly in the directory shown asked for: the largest subdirectories and the
-    /// largest files, this many of each, of which the largest this many are listed.
-    static let maximumEntries = 500
+    /// largest files, this many of each, of which the largest this many are listed (the list
+    /// says how many more there are): every entry of any directory a person pages through.
+    static let maximumEntries = WatchObserver.maximumEntries
+    /// A listing longer than this is asked for once a second, not every ``refresh``.
+    static let longListing = 2_000
 
     /// Whether a daemon answers on `socket`: nil when nothing listens there, else the error
     /// a request got (nil error: it answered).
@@ -95,12 +98,14 @@ enum WatchAttached {
         let clock = ContinuousClock()
         let start = clock.now
         var answeredOnce = false
+        var listed = 0
         while !stopping.isSet {
             do {
                 var frame = try frame(socket: socket, directory: feed.directory)
                 if let phone { frame.phone = try phoneStorage(phone, socket: socket, root: frame) }
                 let elapsed = clock.now - start
                 frame.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                listed = frame.entries.count
                 feed.publish(frame)
                 answeredOnce = true
             } catch .noDaemon where answeredOnce {
@@ -109,7 +114,9 @@ enum WatchAttached {
             } catch {
                 feed.notice("status: \(error)")
             }
-            _ = wake.wait(timeout: .now() + .milliseconds(Int(refresh.components.attoseconds / 1_000_000_000_000_000)))
+            // A long listing is a long reply: asked for less often.
+            let pause = listed > longListing ? Duration.seconds(1) : refresh
+            _ = wake.wait(timeout: .now() + .milliseconds(Int(pause.components.attoseconds / 1_000_000_000_000_000)))
         }
     }
 
@@ -157,6 +164,15 @@ enum WatchAttached {
         }
         frame.entries = entries.sorted(by: TallyTree.Child.largestFirst).prefix(maximumEntries).map(WatchObserver.entry)
         frame.directoryExists = report.directories.contains { $0.path == shownPath }
+        if let shown = report.directories.first(where: { $0.path == shownPath }) {
+            // Totals count the whole subtree: what is directly in the directory is its total less
+            // its subdirectories' (directories exactly; files but for hard links within it).
+            let subdirectories = children.filter(\.isDirectory).map(\.row)
+            let direct =
+                Int(clamping: shown.dirs - min(shown.dirs, subdirectories.reduce(0) { $0 + $1.dirs }))
+                + Int(clamping: shown.files - min(shown.files, subdirectories.reduce(0) { $0 + $1.files }))
+            frame.omittedEntries = max(0, direct - frame.entries.count)
+        }
         var root = report.directories.first { $0.path == "." }
         if root == nil {
             let rootReply = try request(socket, .tree(TreeSelection(depth: 0)), timeout)
