@@ -55,6 +55,8 @@ public struct WatchFrame: Sendable, Equatable {
     /// Names directly in `directory` left out of `entries` (the smallest, past the most a
     /// frame carries): the list says "… N more" instead of hiding them.
     public var omittedEntries = 0
+    /// Directories the engine cannot read: the totals above them are short.
+    public var unreadable = 0
     public var rootAllocated: UInt64 = 0
     public var rootApparent: UInt64 = 0
     public var rootFiles: UInt64 = 0

@@ -215,6 +215,9 @@ public struct WatchLayout: Sendable {
             }
             parts.append((spans, 7))
         }
+        if frame.unreadable > 0 {
+            parts.append(([StyledSpan("  INCOMPLETE (\(frame.unreadable) unreadable)", Self.quotaStyle("warning"))], 4))
+        }
         if frame.degraded > 0 {
             parts.append(([StyledSpan("  DEGRADED (\(frame.degraded) polled)", Self.quotaStyle("warning"))], 4))
         }

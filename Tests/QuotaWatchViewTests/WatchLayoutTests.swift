@@ -185,4 +185,13 @@ let layout80 = WatchLayout(rows: 24, columns: 80, width: .builtIn)
         #expect(more != nil && last != nil, "\(text)")
         if let more, let last { #expect(last + 1 == more, "the last entry sits right above the mark: \(text)") }
     }
+
+    @Test func unreadableDirectoriesMarkTheViewIncomplete() {
+        var model = WatchModel()
+        var incomplete = frame([("a", 100)])
+        incomplete.unreadable = 2
+        model.receive(incomplete, listRows: 10)
+        let text = WatchLayout(rows: 24, columns: 100, width: .builtIn).screen(model, now: 0).map(\.text)
+        #expect(text[1].contains("INCOMPLETE (2 unreadable)"), "\(text[1])")
+    }
 }

@@ -148,6 +148,9 @@ enum StatusCommand {
         if !engine.degraded.isEmpty {
             line += "; polled (no watch): " + engine.degraded.map(TableRenderer.printable).joined(separator: ", ")
         }
+        for directory in engine.unreadable ?? [] {
+            line += "\ndegraded: \(TableRenderer.printable(directory.path)) cannot be read (\(directory.reason))"
+        }
         return line
     }
 }

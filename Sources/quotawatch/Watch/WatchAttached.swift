@@ -190,6 +190,7 @@ enum WatchAttached {
         frame.events = report.engine.events
         frame.overflows = report.engine.overflows
         frame.degraded = report.engine.degraded.count
+        frame.unreadable = report.engine.unreadable?.count ?? 0
         return frame
     }
 

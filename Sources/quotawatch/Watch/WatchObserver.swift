@@ -94,6 +94,7 @@ final class WatchObserver: EngineObserver {
         frame.events = view.counters.events
         frame.overflows = view.counters.overflows
         frame.degraded = view.counters.degraded.count
+        frame.unreadable = view.counters.unreadable?.count ?? 0
         frame.isResyncing = view.isResyncing
         frame.seconds = Double(view.now) / 1e9
         return frame
