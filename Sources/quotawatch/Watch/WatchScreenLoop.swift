@@ -73,6 +73,7 @@ enum WatchScreenLoop {
             case .cleanNow: session.cleanNow(format: format)
             case .quit: break loop
             }
+            model.state.logOffset = min(model.state.logOffset, layout.maximumLogOffset(model))
         }
         screen.stop()
         session.stop()
