@@ -30,15 +30,20 @@ public final class TerminalScreen {
     public static let systemWidth = DisplayWidth { scalar in Int(wcwidth(wchar_t(bitPattern: scalar.value))) }
 
     /// Takes over the terminal on standard input and output. Call it only when both are
-    /// terminals (``FileDescriptor/isTerminal``); curses ends the process with a message of
-    /// its own if TERM names no terminal it knows. `colors` false (``TerminalColors/wanted(_:)``
-    /// for `NO_COLOR`) draws every style without its colours.
-    public init(colors: Bool) {
+    /// terminals (``FileDescriptor/isTerminal``). Throws, touching nothing, when `terminal`
+    /// (TERM's value) names no terminal terminfo knows (``unknownTerminal(_:)`` tells beforehand). `colors` false
+    /// (``TerminalColors/wanted(_:)`` for `NO_COLOR`) draws every style without its colours.
+    public init(colors: Bool, terminal: String?) throws(TerminalScreenError) {
         // Wide characters need the user's locale (UTF-8 names, wcwidth).
         _ = setlocale(LC_ALL, "")
+        // newterm, not initscr: initscr ends the process with curses' own message ("Error
+        // opening terminal: unknown.") when TERM is unknown; newterm returns nil instead.
+        if let problem = Self.unknownTerminal(terminal) { throw problem }
+        guard let terminal, let window = quotawatch_newterm(terminal) else {
+            throw TerminalScreenError(terminal: terminal ?? "")
+        }
+        self.window = window
         FatalSignalRestore.install(Self.resetSequence)
-        // initscr ends the process itself when it fails, so it never returns nil.
-        window = initscr()!
         TerminalRestoreAtExit.install()
         _ = cbreak()
         _ = noecho()
@@ -55,6 +60,14 @@ public final class TerminalScreen {
     }
 
     deinit { stop() }
+
+    /// Why a screen cannot start on the terminal named `name` (the value of TERM): it is
+    /// empty, or terminfo has no entry for it; nil when curses can drive it. Looks the entry
+    /// up without taking the terminal over.
+    public static func unknownTerminal(_ name: String?) -> TerminalScreenError? {
+        guard let name, !name.isEmpty else { return TerminalScreenError(terminal: "") }
+        return quotawatch_terminal_known(name) == 1 ? nil : TerminalScreenError(terminal: name)
+    }
 
     /// The terminal's size now.
     public var size: (rows: Int, columns: Int) {
@@ -187,5 +200,17 @@ enum TerminalRestoreAtExit {
         TerminalExitHook.install {
             _ = isendwin() ? 0 : endwin()
         }
+    }
+}
+
+/// TERM names no terminal curses can drive: unset, or without a terminfo entry.
+public struct TerminalScreenError: Error, CustomStringConvertible, Sendable {
+    /// TERM's value; empty when it is unset.
+    public var terminal: String
+
+    public var description: String {
+        let named = terminal.isEmpty ? "TERM is not set" : "TERM=\(terminal) names no terminal terminfo knows"
+        return "\(named), so the full screen cannot start: set TERM to your terminal's type "
+            + "(for example TERM=xterm-256color), or pipe the output (| cat) for plain lines"
     }
 }

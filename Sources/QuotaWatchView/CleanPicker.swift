@@ -33,8 +33,12 @@ public struct CleanPicker {
     private let page: [CleanCategorySummary]
     public private(set) var marked: Set<[UInt8]> = []
     public private(set) var cursor = ListCursor()
-    /// The confirmation is showing.
+    /// The confirmation is asked.
     public private(set) var confirming = false
+    /// The confirmation was drawn whole at the current size (``draw(rows:columns:width:root:)``):
+    /// only then does `y` delete. A window too small for it, or a resize not yet drawn, leaves
+    /// every key blind, and a blind key deletes nothing.
+    public private(set) var questionShownWhole = false
     let format: ByteFormat
     let nowNanoseconds: Int64
 
@@ -98,9 +102,12 @@ public struct CleanPicker {
 
     public mutating func handle(_ key: TerminalKey, visibleRows: Int) -> Outcome {
         if confirming {
-            switch ConfirmDialog(question: "").answer(to: key) {
+            if key == .resize { questionShownWhole = false }
+            switch confirmation.answer(to: key, shownWhole: questionShownWhole) {
             case .confirmed?: return .confirmed(selection)
-            case .cancelled?: confirming = false
+            case .cancelled?:
+                confirming = false
+                questionShownWhole = false
             case nil: break
             }
             return .pending
@@ -111,7 +118,10 @@ public struct CleanPicker {
             toggle(cursor.selected)
             cursor.select(cursor.selected + 1, count: rows.count, visibleRows: visibleRows)
         case .enter:
-            if !marked.isEmpty { confirming = true }
+            if !marked.isEmpty {
+                confirming = true
+                questionShownWhole = false
+            }
         case .character("q"), .character("Q"), .escape:
             return .quit
         case .resize:
@@ -135,6 +145,13 @@ public struct CleanPicker {
 
     // MARK: Drawing
 
+    /// ``lines(rows:columns:width:root:)``, recording whether the confirmation, if asked, shows
+    /// whole on them: what the screen loop draws before it reads a key.
+    public mutating func draw(rows: Int, columns: Int, width: DisplayWidth, root: String) -> [StyledLine] {
+        questionShownWhole = confirming && confirmation.fits(rows: rows, columns: columns, width: width)
+        return lines(rows: rows, columns: columns, width: width, root: root)
+    }
+
     /// The screen: a title, the rows that fit, a status line; the confirmation over them.
     public func lines(rows screenRows: Int, columns: Int, width: DisplayWidth, root: String) -> [StyledLine] {
         let visible = max(1, screenRows - 3)
@@ -155,6 +172,10 @@ public struct CleanPicker {
                     "marked \(totals.count) file(s), \(format.string(totals.allocatedBytes))   "
                         + "space: mark   enter: delete marked   q: quit", to: columns), .reverse))
         guard confirming else { return lines }
+        let confirmation = confirmation
+        guard confirmation.fits(rows: screenRows, columns: columns, width: width) else {
+            return confirmation.tooSmallNotice(rows: screenRows, columns: columns, width: width)
+        }
         return confirmation.overlay.drawn(over: lines, rows: screenRows, columns: columns, width: width)
     }
 

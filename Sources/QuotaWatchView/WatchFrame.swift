@@ -52,6 +52,11 @@ public struct WatchFrame: Sendable, Equatable {
     public var directory: [UInt8]
     /// False when `directory` is no longer in the tree (deleted or moved away).
     public var directoryExists = true
+    /// Names directly in `directory` left out of `entries` (the smallest, past the most a
+    /// frame carries): the list says "… N more" instead of hiding them.
+    public var omittedEntries = 0
+    /// Directories the engine cannot read: the totals above them are short.
+    public var unreadable = 0
     public var rootAllocated: UInt64 = 0
     public var rootApparent: UInt64 = 0
     public var rootFiles: UInt64 = 0

@@ -11,6 +11,7 @@ extension WatchLayout {
         ("s", "sort by size, name or growth (cycles)"),
         ("a", "show allocated or apparent sizes"),
         ("l", "the event log in full, wrapped (again or esc: back)"),
+        ("pgup/pgdn, home/end in l", "scroll the event log"),
         ("c", "run every cleaner now (asks first)"),
         ("p", "pause the whole screen; p again resumes"),
         ("Ctrl-L", "redraw the screen"),

@@ -12,8 +12,11 @@ extension WatchLayout {
         return StyledLine(text, .bold)
     }
 
-    func list(_ model: WatchModel, rows visibleRows: Int, columns names: Columns) -> [StyledLine] {
+    func list(_ model: WatchModel, rows areaRows: Int, columns names: Columns) -> [StyledLine] {
         let rows = model.rows()
+        let omitted = Self.omitted(model)
+        // A cut list says so on its last row, whatever the scroll position.
+        let visibleRows = omitted > 0 ? max(1, areaRows - 1) : areaRows
         var lines: [StyledLine] = []
         if rows.isEmpty {
             let text = model.frame == nil ? "  waiting for the engine…" : "  (empty directory)"
@@ -23,7 +26,10 @@ extension WatchLayout {
             lines.append(
                 row(rows[index], selected: index == model.state.cursor.selected, format: model.format, columns: names))
         }
-        return lines + Array(repeating: .blank, count: max(0, visibleRows - lines.count))
+        lines += Array(repeating: .blank, count: max(0, visibleRows - lines.count))
+        guard omitted > 0, areaRows > 1 else { return lines }
+        let shown = model.frame?.entries.count ?? 0
+        return lines + [StyledLine("  … \(omitted) more (the largest \(shown) are listed)", .dim)]
     }
 
     /// One directory or file: marker, name (cut with `…`), size, files, growth, quota, usage bar

@@ -39,16 +39,33 @@ extension WatchLayout {
         return lines + Array(repeating: .blank, count: max(0, rows - lines.count))
     }
 
-    /// `l`: every event kept, newest last, each wrapped over as many lines as it needs.
+    /// `l`: every event kept, newest last, each wrapped over as many lines as it needs, the
+    /// window ``WatchState/logOffset`` lines back from the newest.
     func fullLog(_ model: WatchModel, rows: Int) -> [StyledLine] {
         guard rows > 0 else { return [] }
+        let lines = fullLogLines(model)
+        let shown = max(0, rows - 1)
+        let offset = min(model.state.logOffset, max(0, lines.count - shown))
+        let end = lines.count - offset
+        let start = max(0, end - shown)
+        let position =
+            lines.count > shown ? ", lines \(start + 1)-\(end) of \(lines.count) (pgup/pgdn, home/end)" : ""
         let header = StyledLine(
-            " events: all \(model.shownLog.count) kept, newest last (l or esc: back to the list)", .bold)
+            " events: all \(model.shownLog.count) kept, newest last\(position) (l or esc: back to the list)", .bold)
+        let body = Array(lines[start..<end])
+        return [header] + body + Array(repeating: .blank, count: max(0, shown - body.count))
+    }
+
+    /// How far back the expanded log can scroll on this screen: the lines that do not fit.
+    public func maximumLogOffset(_ model: WatchModel) -> Int {
+        max(0, fullLogLines(model).count - max(0, rows - 5))
+    }
+
+    /// Every event of the expanded log wrapped to the screen's width, oldest first.
+    private func fullLogLines(_ model: WatchModel) -> [StyledLine] {
         let indent = 10  // " hh:mm:ss "
         var body: [StyledLine] = []
-        // From the newest back, until the screen is full.
-        for event in model.shownLog.reversed() {
-            guard body.count < rows - 1 else { break }
+        for event in model.shownLog {
             let text = event.details.isEmpty ? event.kind : event.kind + " " + event.details
             let pieces = Self.wrapped(text, to: max(10, columns - indent), width: width)
             var wrapped: [StyledLine] = []
@@ -63,10 +80,9 @@ extension WatchLayout {
                     wrapped.append(StyledLine(String(repeating: " ", count: indent) + piece))
                 }
             }
-            body.insert(contentsOf: wrapped, at: 0)
+            body += wrapped
         }
-        body = Array(body.suffix(rows - 1))
-        return [header] + body + Array(repeating: .blank, count: max(0, rows - 1 - body.count))
+        return body
     }
 
     func logLine(_ event: EventLine) -> StyledLine {
@@ -112,12 +128,33 @@ extension WatchLayout {
 
     static let foldedRun = 3
 
+    /// The words of `text` split at spaces, with a number and the unit after it as one word.
+    static func words(_ text: String) -> [String] {
+        var words: [String] = []
+        for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+            if let last = words.last, last.last?.isNumber == true, isUnit(word) {
+                words[words.count - 1] = last + " " + word
+            } else {
+                words.append(word)
+            }
+        }
+        return words
+    }
+
+    /// A size or rate unit as ``ByteFormat`` writes them, maybe followed by punctuation.
+    static func isUnit(_ word: String) -> Bool {
+        var unit = Substring(word)
+        while let last = unit.last, ",.;:)".contains(last) { unit = unit.dropLast() }
+        if unit.hasSuffix("/s") { unit = unit.dropLast(2) }
+        return ["B", "kB", "KB", "MB", "GB", "TB", "PB", "EB", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"].contains(unit)
+    }
+
     /// `text` in lines of at most `columns`, broken at spaces where it can be (a word longer
-    /// than a line is broken where it must).
+    /// than a line is broken where it must); a number and its unit ("993.0 KB/s") stay together.
     static func wrapped(_ text: String, to columns: Int, width: DisplayWidth) -> [String] {
         var lines: [String] = []
         var current = ""
-        for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+        for word in Self.words(text) {
             let candidate = current.isEmpty ? word : current + " " + word
             if width.columns(candidate) <= columns {
                 current = candidate

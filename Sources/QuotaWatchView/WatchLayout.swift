@@ -66,12 +66,18 @@ public struct WatchLayout: Sendable {
 
     public func areas(_ model: WatchModel) -> Areas {
         areas(
-            list: model.rows().count, candidates: model.shownCandidates.count,
+            list: model.rows().count + (Self.omitted(model) > 0 ? 1 : 0), candidates: model.shownCandidates.count,
             log: Self.folded(model.shownLog, format: model.format).count)
     }
 
-    /// The rows the directory list has on this screen.
-    public func listRows(_ model: WatchModel) -> Int { areas(model).list }
+    /// The rows the directory list has on this screen for its entries (a list that is cut
+    /// keeps its last row to say so).
+    public func listRows(_ model: WatchModel) -> Int {
+        max(1, areas(model).list - (Self.omitted(model) > 0 ? 1 : 0))
+    }
+
+    /// Names of the directory shown that the frame left out.
+    static func omitted(_ model: WatchModel) -> Int { model.frame?.omittedEntries ?? 0 }
 
     /// Column widths of the directory list: the name takes what the others leave.
     public struct Columns: Equatable, Sendable {
@@ -126,9 +132,20 @@ public struct WatchLayout: Sendable {
         case .none: break
         case .help: screen = Self.help.drawn(over: screen, rows: rows, columns: columns, width: width)
         case .confirmClean:
-            screen = Self.confirmation(model).overlay.drawn(over: screen, rows: rows, columns: columns, width: width)
+            let question = Self.confirmation(model)
+            guard question.fits(rows: rows, columns: columns, width: width) else {
+                return question.tooSmallNotice(rows: rows, columns: columns, width: width)
+            }
+            screen = question.overlay.drawn(over: screen, rows: rows, columns: columns, width: width)
         }
         return screen
+    }
+
+    /// Whether ``screen(_:now:)`` shows the question asked now whole: what the screen loop
+    /// records (``WatchState/noteDrawn(questionWhole:)``) so that `y` acts only on a question seen.
+    public func showsQuestionWhole(_ model: WatchModel) -> Bool {
+        guard model.state.dialog == .confirmClean, !isTooSmall else { return false }
+        return Self.confirmation(model).fits(rows: rows, columns: columns, width: width)
     }
 
     /// Below 80×24 the view says so instead of drawing a broken layout.
@@ -197,6 +214,9 @@ public struct WatchLayout: Sendable {
                 }
             }
             parts.append((spans, 7))
+        }
+        if frame.unreadable > 0 {
+            parts.append(([StyledSpan("  INCOMPLETE (\(frame.unreadable) unreadable)", Self.quotaStyle("warning"))], 4))
         }
         if frame.degraded > 0 {
             parts.append(([StyledSpan("  DEGRADED (\(frame.degraded) polled)", Self.quotaStyle("warning"))], 4))

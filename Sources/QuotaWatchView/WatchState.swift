@@ -34,7 +34,13 @@ public struct WatchState: Sendable, Equatable {
     public var paused = false
     /// `l`: the event log takes the screen below the header, each line wrapped in full.
     public var logExpanded = false
+    /// In the expanded log: lines scrolled back from the newest (0 shows the newest). The
+    /// screen loop keeps it within the log (``WatchLayout/maximumLogOffset(_:)``).
+    public var logOffset = 0
     public var dialog = Dialog.none
+    /// The question asked (`c`'s) was drawn whole at the current size (``noteDrawn(questionWhole:)``):
+    /// only then does `y` act. A key pressed while the question could not be read does nothing.
+    public private(set) var questionShownWhole = false
     /// The child selected in each directory left by `enter`, so backspace comes back to it.
     private var selectedBeforeEntering: [[UInt8]: [UInt8]] = [:]
 
@@ -61,12 +67,15 @@ public struct WatchState: Sendable, Equatable {
             dialog = .none
             return key == .character("q") ? .quit : .none
         case .confirmClean:
-            switch ConfirmDialog(question: "").answer(to: key) {
+            if key == .resize { questionShownWhole = false }
+            switch ConfirmDialog(question: "").answer(to: key, shownWhole: questionShownWhole) {
             case .confirmed?:
                 dialog = .none
+                questionShownWhole = false
                 return .cleanNow
             case .cancelled?:
                 dialog = .none
+                questionShownWhole = false
             case nil:
                 break
             }
@@ -74,6 +83,7 @@ public struct WatchState: Sendable, Equatable {
         case .none:
             break
         }
+        if logExpanded, scrollLog(key, page: max(1, visibleRows)) { return .none }
         if cursor.handle(key, count: rows.count, visibleRows: visibleRows) { return .none }
         switch key {
         case .enter, .right:
@@ -101,18 +111,42 @@ public struct WatchState: Sendable, Equatable {
             paused.toggle()
         case .character("l"):
             logExpanded.toggle()
+            logOffset = 0
         case .escape:
             logExpanded = false
         case .character("?"), .character("h"):
             dialog = .help
         case .character("c"):
-            if cleanAllowed { dialog = .confirmClean }
+            if cleanAllowed {
+                dialog = .confirmClean
+                questionShownWhole = false
+            }
         case .character("q"), .character("Q"):
             return .quit
         default:
             break
         }
         return .none
+    }
+
+    /// PgUp, PgDn, Home, End and the arrows scroll the expanded log; false for other keys.
+    private mutating func scrollLog(_ key: TerminalKey, page: Int) -> Bool {
+        switch key {
+        case .pageUp: logOffset = logOffset > Int.max - page ? Int.max : logOffset + page
+        case .pageDown: logOffset = max(0, logOffset - page)
+        case .up: logOffset = logOffset == Int.max ? logOffset : logOffset + 1
+        case .down: logOffset = max(0, logOffset - 1)
+        case .home: logOffset = Int.max  // the oldest: the loop brings it back within the log
+        case .end: logOffset = 0
+        default: return false
+        }
+        return true
+    }
+
+    /// What the screen loop drew last: whether the question asked, if any, showed whole
+    /// (``WatchLayout/showsQuestionWhole(_:)``); false after a resize until the next drawing.
+    public mutating func noteDrawn(questionWhole: Bool) {
+        questionShownWhole = dialog == .confirmClean && questionWhole
     }
 
     /// Once the rows of a directory just entered or left arrive: selects the child we came

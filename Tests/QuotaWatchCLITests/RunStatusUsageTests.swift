@@ -32,7 +32,10 @@ struct RunStatusUsageTests {
             ["run", "ROOT", "--quota", "Caches/*=20XB"],
             ["run", "ROOT", "--level-free", "10%"],
             ["run", "ROOT", "--hook", "nothing=true"],
-            ["status", "ROOT", "--quotas", "--top", "3"],
+            ["status", "ROOT", "--quotas", "--depth", "3"],
+            ["status", "ROOT", "--quotas", "--state", "full"],
+            ["status", "ROOT", "--quotas", "--top", "none"],
+            ["status", "ROOT", "--state", "breach"],
         ])
     func badOptions(arguments: [String]) throws {
         let result = try CLIRunner.locate().run(arguments)
@@ -49,6 +52,15 @@ struct RunStatusUsageTests {
         )
         let path = try CLIRunner.locate().run(["status", "ROOT", "--path", "/etc"])
         #expect(path.errorText.contains("path '/etc' is absolute; give it relative to the root"), "\(path)")
+    }
+
+    @Test("a bad --state, or --state without --quotas, names the value and the way out")
+    func quotaFilterMessages() throws {
+        let state = try CLIRunner.locate().run(["status", "ROOT", "--quotas", "--state", "full"])
+        #expect(
+            state.errorText.contains("Unknown quota state 'full' for --state: use breach, warning or ok"), "\(state)")
+        let alone = try CLIRunner.locate().run(["status", "ROOT", "--state", "breach"])
+        #expect(alone.errorText.contains("'--state breach' filters quota rows: add --quotas"), "\(alone)")
     }
 
     @Test("status with no daemon behind the socket says how to start one, exit 1")

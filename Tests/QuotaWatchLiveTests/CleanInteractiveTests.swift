@@ -51,6 +51,44 @@ struct CleanInteractiveTests {
     }
 
     @Test(
+        "in a 5x2 window the keys space, down, space, enter, y delete nothing: the question cannot be shown, and it says so",
+        .enabled(if: ProcessRunner.findExecutable("tmux") != nil, "needs tmux (Debian's tmux package)"))
+    func tinyWindowDeletesNothing() throws {
+        let setup = try CleanFixture()
+        let tmux = try Tmux(
+            path: try #require(ProcessRunner.findExecutable("tmux")), socket: setup.tree.absolutePath("tmux.sock"))
+        defer { withExtendedLifetime(setup) { tmux.killServer() } }
+        // At 5x2 the exit status cannot be read on the screen: it goes to a file.
+        let exitFile = setup.state.absolutePath("exit")
+        tmux.resize(columns: 5, rows: 2)
+        tmux.type(
+            "env LANG=C.UTF-8 STATE_DIRECTORY='\(setup.state.rootPath)' '\(setup.fixture.cli.executablePath)' "
+                + "clean '\(setup.rootPath)'; echo EXIT=$? >'\(exitFile)'")
+        try tmux.waitFor("the page in 5x2") { _ in tmux.alternateScreenIsOn }
+        tmux.keys("Space", "Down", "Space", "Enter", "y")
+        // Either the blind y deleted and the page ended, or the window says it is too small.
+        try tmux.waitFor("the too-small notice or the end") {
+            $0.hasPrefix("wind") || FileManager.default.fileExists(atPath: exitFile)
+        }
+        let removed = try CleanFixture.expected.keys.filter { try !setup.exists($0) }
+        #expect(removed.isEmpty, "the tiny window deleted \(removed.count) file(s): \(removed.sorted())")
+        #expect(try setup.auditRecords().isEmpty)
+        guard removed.isEmpty else { return }
+        // n cancels after the y (keys arrive in order), so y was read and did nothing; enlarged,
+        // the page is back with its marks, and q leaves it.
+        tmux.keys("n")
+        try tmux.waitFor("the page again") { $0.hasPrefix("Stor") }
+        tmux.resize(columns: 100, rows: 30)
+        try tmux.waitFor("the page at 100x30") { $0.contains("space: mark") }
+        tmux.keys("q")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !FileManager.default.fileExists(atPath: exitFile) && ContinuousClock.now < deadline { usleep(50_000) }
+        #expect((try? String(contentsOfFile: exitFile, encoding: .utf8)) == "EXIT=0\n")
+        for path in CleanFixture.expected.keys { #expect(try setup.exists(path), "\(path) was removed") }
+        #expect(try setup.auditRecords().isEmpty)
+    }
+
+    @Test(
         "the terminal going away (window closed, ssh lost) ends the page, deleting nothing, instead of spinning",
         .enabled(if: ProcessRunner.findExecutable("tmux") != nil, "needs tmux (Debian's tmux package)"))
     func terminalHangUp() throws {

@@ -87,6 +87,41 @@ struct MetricsAttackTests {
         #expect(try daemon.stop(SIGTERM).exitStatus == 0)
     }
 
+    @Test(
+        "64 half-sent requests from each of 127.0.0.2 and 127.0.0.3: a scrape from 127.0.0.1 is answered within 2 s",
+        .enabled(if: secondLoopbackUnavailable == nil, "needs 127.0.0.2 and 127.0.0.3 as loopback source addresses"))
+    func twoAddressesCannotFillTheSlots() throws {
+        let (fixture, port) = try startDaemon()
+        let daemon = try fixture.running
+        let attack = Attack()
+        let finished = attack.launch(count: 128) { index in
+            let source = index % 2 == 0 ? "127.0.0.2" : "127.0.0.3"
+            let client = try RawSocket.tcp(host: "127.0.0.1", port: port, from: source)
+            try client.send(Array("GET /metrics HTTP/1.1\r\n".utf8))
+            for _ in 0..<30 where !attack.isOver {
+                try attack.pause(seconds: 1)
+                guard client.sendWithoutWaiting(Array("X".utf8)) == 1 else { return }
+            }
+        }
+        try attack.waitUntilConnected(128)
+        let status = try daemon.syncStatus()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let response = try? HTTPGet.request(port: port, path: "/metrics", timeoutSeconds: 2)
+        let elapsed = clock.now - started
+        print("a scrape under 128 half-sent requests from two addresses took \(elapsed)")
+        #expect(response?.status == 200, "no answer within 2 s (\(elapsed)): \(String(describing: response))")
+        #expect(elapsed < .seconds(2))
+        if let response {
+            let metrics = try PrometheusExposition(response.text)
+            let rootRow = try #require(status.report.directoriesByPath["."])
+            #expect(metrics.value("quotawatch_root_allocated_bytes") == Double(rootRow.allocated))
+        }
+        attack.end()
+        finished.wait()
+        #expect(try daemon.stop(SIGTERM).exitStatus == 0)
+    }
+
     // MARK: Helpers
 
     private func startDaemon() throws -> (LiveFixture, Int) {

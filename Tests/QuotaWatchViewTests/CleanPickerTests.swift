@@ -57,6 +57,33 @@ struct CleanPickerTests {
         #expect(screen.contains { $0.contains("Delete 3 file(s)") }, "\(screen)")
         #expect(picker.handle(.character("n"), visibleRows: 20) == .pending && !picker.confirming)
         _ = picker.handle(.enter, visibleRows: 20)
+        _ = picker.draw(rows: 24, columns: 80, width: .builtIn, root: "/r")
+        #expect(picker.handle(.character("y"), visibleRows: 20) == .confirmed(selection))
+    }
+
+    @Test(
+        "in a window too small for the question (1x1, 5x2), or before it is drawn, y deletes nothing and the window says so",
+        arguments: [(1, 1), (5, 2), (40, 3)])
+    func blindKeysDeleteNothing(columns: Int, rows: Int) {
+        var picker = picker
+        // The keys of the report: space, down, space, enter, y, each after a drawing.
+        for key in [TerminalKey.character(" "), .down, .character(" "), .enter, .character("y"), .character("Y")] {
+            _ = picker.draw(rows: rows, columns: columns, width: .builtIn, root: "/r")
+            #expect(picker.handle(key, visibleRows: max(1, rows - 3)) == .pending, "\(key) acted")
+        }
+        #expect(picker.confirming && !picker.questionShownWhole)
+        let screen = picker.lines(rows: 3, columns: 40, width: .builtIn, root: "/r").map(\.text)
+        #expect(screen.contains { $0.contains("window too small to show the question") }, "\(screen)")
+        // Enlarged, but not yet drawn at the new size: still blind.
+        #expect(picker.handle(.resize, visibleRows: 20) == .pending)
+        #expect(picker.handle(.character("y"), visibleRows: 20) == .pending)
+        _ = picker.draw(rows: 24, columns: 80, width: .builtIn, root: "/r")
+        #expect(picker.questionShownWhole)
+        // Shrunk again: the resize makes it blind until the next drawing.
+        _ = picker.handle(.resize, visibleRows: 1)
+        #expect(picker.handle(.character("y"), visibleRows: 1) == .pending)
+        _ = picker.draw(rows: 24, columns: 80, width: .builtIn, root: "/r")
+        let selection = picker.selection
         #expect(picker.handle(.character("y"), visibleRows: 20) == .confirmed(selection))
     }
 

@@ -171,4 +171,27 @@ let layout80 = WatchLayout(rows: 24, columns: 80, width: .builtIn)
         let text = layout80.screen(model, now: 0).map(\.text).joined(separator: "\n")
         for key in ["enter", "backspace", "s ", "a ", "c ", "p ", "q "] { #expect(text.contains(key)) }
     }
+
+    @Test func aCutListSaysHowManyMoreOnItsLastRowAndEndReachesItsLastEntry() {
+        var model = WatchModel()
+        var cut = frame((0..<40).map { ("d\($0)", UInt64(1_000 - $0)) })
+        cut.omittedEntries = 174
+        let layout = WatchLayout(rows: 24, columns: 80, width: .builtIn)
+        model.receive(cut, listRows: layout.listRows(model))
+        _ = model.handle(.end, listRows: layout.listRows(model))
+        let text = layout.screen(model, now: 0).map(\.text)
+        let more = text.firstIndex { $0.contains("… 174 more (the largest 40 are listed)") }
+        let last = text.firstIndex { $0.hasPrefix("> d39/") }
+        #expect(more != nil && last != nil, "\(text)")
+        if let more, let last { #expect(last + 1 == more, "the last entry sits right above the mark: \(text)") }
+    }
+
+    @Test func unreadableDirectoriesMarkTheViewIncomplete() {
+        var model = WatchModel()
+        var incomplete = frame([("a", 100)])
+        incomplete.unreadable = 2
+        model.receive(incomplete, listRows: 10)
+        let text = WatchLayout(rows: 24, columns: 100, width: .builtIn).screen(model, now: 0).map(\.text)
+        #expect(text[1].contains("INCOMPLETE (2 unreadable)"), "\(text[1])")
+    }
 }

@@ -51,9 +51,29 @@ import Testing
         #expect(model.handle(.character("n"), listRows: 10) == .none)
         #expect(model.state.dialog == .none)
         _ = model.handle(.character("c"), listRows: 10)
+        // Not drawn yet: y is blind and does nothing.
+        #expect(model.handle(.character("y"), listRows: 10) == .none)
+        model.state.noteDrawn(questionWhole: true)
         #expect(model.handle(.character("y"), listRows: 10) == .cleanNow)
         #expect(model.handle(.character("c"), listRows: 10, cleanAllowed: false) == .none)
         #expect(model.state.dialog == .none)
+    }
+
+    @Test func theCleanQuestionInATinyWindowActsOnNothing() {
+        var model = WatchModel()
+        _ = model.handle(.character("c"), listRows: 10)
+        for (columns, rows) in [(1, 1), (5, 2), (79, 23)] {
+            let layout = WatchLayout(rows: rows, columns: columns, width: .builtIn)
+            model.state.noteDrawn(questionWhole: layout.showsQuestionWhole(model))
+            #expect(model.handle(.character("y"), listRows: 1) == .none, "y acted at \(columns)x\(rows)")
+            #expect(model.state.dialog == .confirmClean)
+        }
+        let layout = WatchLayout(rows: 24, columns: 80, width: .builtIn)
+        model.state.noteDrawn(questionWhole: layout.showsQuestionWhole(model))
+        #expect(model.handle(.resize, listRows: 10) == .none)
+        #expect(model.handle(.character("y"), listRows: 10) == .none, "y acted before a drawing at the new size")
+        model.state.noteDrawn(questionWhole: layout.showsQuestionWhole(model))
+        #expect(model.handle(.character("y"), listRows: 10) == .cleanNow)
     }
 
     @Test func pauseHoldsTheListAndApparentToggles() {

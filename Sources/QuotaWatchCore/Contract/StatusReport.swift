@@ -21,9 +21,12 @@ public struct EngineReport: Codable, Sendable, Equatable {
     public var backend: String?
     /// Why that backend (`--backend`, or what `auto` found).
     public var backendReason: String?
+    /// Directories the daemon cannot read, with why: what is inside them is not counted, so
+    /// the totals above them are short. Absent when there are none (and from older daemons).
+    public var unreadable: [UnreadableDirectory]?
 
     enum CodingKeys: String, CodingKey {
-        case events, overflows, watches, degraded, requests, backend
+        case events, overflows, watches, degraded, requests, backend, unreadable
         case backendReason = "backend_reason"
         case rescannedDirectories = "rescanned_dirs"
         case cpuSeconds = "cpu_seconds"
@@ -31,8 +34,10 @@ public struct EngineReport: Codable, Sendable, Equatable {
 
     public init(
         events: UInt64, rescannedDirectories: UInt64, overflows: UInt64, watches: Int, degraded: [String],
-        requests: UInt64 = 0, cpuSeconds: Double = 0, backend: String? = nil, backendReason: String? = nil
+        requests: UInt64 = 0, cpuSeconds: Double = 0, backend: String? = nil, backendReason: String? = nil,
+        unreadable: [UnreadableDirectory]? = nil
     ) {
+        self.unreadable = unreadable
         self.backend = backend
         self.backendReason = backendReason
         self.events = events
@@ -43,6 +48,22 @@ public struct EngineReport: Codable, Sendable, Equatable {
         self.requests = requests
         self.cpuSeconds = cpuSeconds
     }
+}
+
+/// A directory the engine cannot read (the `unreadable` entries of the engine report).
+public struct UnreadableDirectory: Codable, Sendable, Equatable {
+    /// Relative to the root, escaped as reports write paths.
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    /// Why the engine cannot read one: it only ever marks a directory unreadable for a
+    /// permission (EACCES on open, or listing without search permission).
+    public static let permissionReason = "permission denied: what is inside is not counted"
 }
 
 /// `status --json`: the scan shape plus the engine's counters.

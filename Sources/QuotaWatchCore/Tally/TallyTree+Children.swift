@@ -66,6 +66,23 @@ extension TallyTree {
         .sorted(by: Child.largestFirst)
     }
 
+    /// How many names are directly in `directory` (subdirectories and files): one pass over
+    /// its own entries, as ``largestChildren(of:limit:including:)`` makes.
+    public func childCount(of directory: DirectoryID) -> Int {
+        var count = 0
+        var child = directories[Int(directory.rawValue)].firstChild
+        while child != noRecord {
+            count += 1
+            child = directories[Int(child)].nextSibling
+        }
+        var file = directories[Int(directory.rawValue)].firstFile
+        while file != noRecord {
+            count += 1
+            file = files[Int(file)].nextSibling
+        }
+        return count
+    }
+
     fileprivate func name(of record: BoundedHeap.Record) -> ArraySlice<UInt8> {
         switch record {
         case .directory(let index): name(of: DirectoryID(rawValue: index))

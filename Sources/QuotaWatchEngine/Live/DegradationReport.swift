@@ -9,10 +9,26 @@ struct DegradationReport {
     let pollInterval: Duration
     /// The degraded subtrees last reported.
     private var reported: [String] = []
+    /// The unreadable directories last warned of.
+    private var reportedUnreadable: Set<DirectoryID> = []
 
     init(rootDisplay: String, pollInterval: Duration) {
         self.rootDisplay = rootDisplay
         self.pollInterval = pollInterval
+    }
+
+    /// The warning for directories found unreadable since the last one: nil when none is new.
+    mutating func unreadableWarning(of live: LiveTree<KernelFileSystem>) -> String? {
+        let directories = live.unreadableDirectories
+        let current = Set(directories)
+        let new = directories.filter { !reportedUnreadable.contains($0) }
+        reportedUnreadable = current
+        guard !new.isEmpty else { return nil }
+        let paths = new.map { HumanText.name(Array(live.tree.relativePath(of: $0))) }
+        return "\(new.count) director\(new.count == 1 ? "y" : "ies") of \(rootDisplay) cannot be read "
+            + "(permission denied), so what is inside is not counted and the totals above are short: "
+            + paths.prefix(5).joined(separator: ", ") + (paths.count > 5 ? ", …" : "")
+            + "; run as a user that can read them, or grant read and search permission ('status' lists them)"
     }
 
     /// The `degraded` event (its message logged) when the set of degraded subtrees changed

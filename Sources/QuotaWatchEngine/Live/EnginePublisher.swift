@@ -61,9 +61,17 @@ final class EnginePublisher {
         for observer in observers { observer.engineEmitted(event) }
     }
 
-    /// Subtrees that cannot be watched: said once per change of that set.
+    /// Subtrees that cannot be watched: said once per change of that set. Directories that
+    /// cannot be read: warned of when one is found, at start as later.
     func reportDegradation(of live: LiveTree<KernelFileSystem>) {
         if let event = degradation.report(of: live) { emit(event) }
+        reportUnreadable(of: live)
+    }
+
+    /// Warns (stderr, the log) of directories found unreadable since the last warning.
+    func reportUnreadable(of live: LiveTree<KernelFileSystem>) {
+        guard let warning = degradation.unreadableWarning(of: live) else { return }
+        Log.warning(warning)
     }
 
     // MARK: Observers

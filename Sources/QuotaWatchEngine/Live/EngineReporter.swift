@@ -23,7 +23,17 @@ final class EngineReporter {
             overflows: live.counters.overflows, watches: live.watchCount,
             degraded: live.degradedDirectories.map { EscapedName.string(tree.relativePath(of: $0)) },
             requests: requestsAnswered, cpuSeconds: Self.seconds(ThreadCPUTime.current()), backend: backendName,
-            backendReason: backendReason)
+            backendReason: backendReason, unreadable: Self.unreadable(of: live))
+    }
+
+    /// The unreadable directories as reports show them; nil when there are none.
+    static func unreadable(of live: LiveTree<KernelFileSystem>) -> [UnreadableDirectory]? {
+        let directories = live.unreadableDirectories
+        guard !directories.isEmpty else { return nil }
+        return directories.map {
+            UnreadableDirectory(
+                path: EscapedName.string(live.tree.relativePath(of: $0)), reason: UnreadableDirectory.permissionReason)
+        }
     }
 
     private static func seconds(_ duration: Duration) -> Double {

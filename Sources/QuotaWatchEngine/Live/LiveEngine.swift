@@ -204,6 +204,7 @@ public final class LiveEngine: Sendable {
         func reload(_ step: inout KernelStep) { policy.reload(&step.live) }
         func polled(_ step: inout KernelStep) { publisher.reportDegradation(of: step.live) }
         func endTurn(_ step: inout KernelStep, now: UInt64) {
+            publisher.reportUnreadable(of: step.live)
             policy.endTurn(&step.live, now: now)
             for participant in participants where participant.nextDeadline.map({ $0 <= now }) ?? false {
                 participant.turn(now: now)

@@ -148,6 +148,12 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         }.sorted()
     }
 
+    /// The directories that cannot be read, outermost first; what is inside them is not in
+    /// the tally.
+    public var unreadableDirectories: [DirectoryID] {
+        unreadable.filter { tree.contains($0) }.sorted()
+    }
+
     public var hasPendingWork: Bool {
         !pendingNames.isEmpty || !pendingDirectories.isEmpty || !deferredNames.isEmpty || !deferredDirectories.isEmpty
             || !deferredReadabilityChecks.isEmpty || !watchRetries.isEmpty

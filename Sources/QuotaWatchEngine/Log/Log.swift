@@ -70,6 +70,8 @@ public enum Log {
             lines = lines.split(separator: "\n", omittingEmptySubsequences: false)
                 .map { prefix + $0 }.joined(separator: "\n")
         }
+        // Never appended to a progress line (the crawl's, on a terminal).
+        TransientLine.clear()
         // A closed or full standard error has nowhere better to be reported.
         try? FileDescriptor.standardError.writeAll((lines + "\n").utf8)
     }

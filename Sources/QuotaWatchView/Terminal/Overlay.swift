@@ -22,14 +22,22 @@ public struct Overlay: Hashable, Sendable {
         return Overlay(title: title, lines: lines, footer: footer)
     }
 
+    /// Whether the box shows whole on a screen of `rows` by `columns`: every line, none cut.
+    /// A question the user is asked to answer counts as asked only then.
+    public func fits(rows: Int, columns: Int, width: DisplayWidth) -> Bool {
+        rows >= lines.count + 4 && columns >= contentColumns(width) + 4
+    }
+
+    private func contentColumns(_ width: DisplayWidth) -> Int {
+        max(10, ([width.columns(title) + 2, width.columns(footer)] + lines.map { $0.columns(width) }).max() ?? 0)
+    }
+
     /// `screen` (`rows` lines of `columns`) with the box drawn over its middle, cut to fit.
     public func drawn(
         over screen: [StyledLine], rows: Int, columns: Int, width: DisplayWidth
     ) -> [StyledLine] {
         var result = screen + Array(repeating: StyledLine.blank, count: max(0, rows - screen.count))
-        let contentColumns =
-            ([width.columns(title) + 2, width.columns(footer)] + lines.map { $0.columns(width) }).max() ?? 0
-        let inner = max(10, min(contentColumns, columns - 4))
+        let inner = max(10, min(contentColumns(width), columns - 4))
         let boxColumns = inner + 4
         let boxRows = min(rows, lines.count + 4)
         let top = max(0, (rows - boxRows) / 2)

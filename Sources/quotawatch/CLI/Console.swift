@@ -20,12 +20,12 @@ enum Console {
     /// A JSON document or JSON lines, with what JSON encoders leave raw (DEL, C1, direction
     /// overrides) as `\uXXXX` escapes.
     static func json(_ text: String) { write(HumanText.jsonForTerminal(text), to: .standardOutput) }
-    /// Terminal control sequences of our own (the progress line's `\r` and erase), as they are.
-    static func terminalControl(_ text: String) { write(text, to: .standardError) }
 
     static var errorIsTerminal: Bool { FileDescriptor.standardError.isTerminal }
 
     private static func write(_ text: String, to descriptor: FileDescriptor) {
+        // Never appended to a progress line: stdout and stderr share the terminal.
+        TransientLine.clear()
         // A closed pipe or full disk on our own output has nowhere better to be reported.
         try? descriptor.writeAll(text.utf8)
     }

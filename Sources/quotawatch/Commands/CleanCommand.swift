@@ -4,6 +4,7 @@ import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
+import QuotaWatchTerminal
 
 /// `quotawatch clean ROOT`: the storage page of an app's data container. Lists by default;
 /// deletes what `--yes` (or `--dry-run`) is told to, through the daemon serving ROOT when one
@@ -194,8 +195,15 @@ enum CleanCommand {
             }
         }
         let page = ManualCleanPlanner.page(narrowed(offered, by: selection, now: output.nowNanoseconds))
-        let onTerminal = FileDescriptor(rawValue: 0).isTerminal && FileDescriptor.standardOutput.isTerminal
+        var onTerminal = FileDescriptor(rawValue: 0).isTerminal && FileDescriptor.standardOutput.isTerminal
         let anything = page.contains { !$0.items.isEmpty }
+        // A TERM curses cannot drive gets the page as lines, as a pipe does, saying why (last,
+        // under the page, where it is seen).
+        var noScreen: TerminalScreenError?
+        if onTerminal, !json, !given.list, anything {
+            noScreen = TerminalScreen.unknownTerminal(ProcessInfo.processInfo.environment["TERM"])
+            if noScreen != nil { onTerminal = false }
+        }
         guard !json, !given.list, onTerminal, anything else {
             if json {
                 Console.json(output.json(page, held: held))
@@ -203,12 +211,16 @@ enum CleanCommand {
                 Console.out(output.table(page, held: held))
                 Console.out(CleanPageOutput.howToDelete(root: output.root))
             }
+            if let noScreen { Console.warning("\(noScreen); the page is printed instead of the interactive one") }
             return .success
         }
         switch CleanInteractive.pick(page, output: output) {
         case .quit:
             Console.out("Nothing was deleted.\n")
             return .success
+        case .noScreen(let problem):
+            Console.failure("\(problem)")
+            return .failure
         case .interrupted(let signal):
             Console.out("Nothing was deleted (\(TerminationSignals.name(signal))).\n")
             return ExitStatus(rawValue: 128 + signal)

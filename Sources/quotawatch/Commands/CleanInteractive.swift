@@ -15,6 +15,8 @@ enum CleanInteractive {
         case confirmed(CleanSelection)
         case quit
         case interrupted(Int32)
+        /// TERM names no terminal curses can drive.
+        case noScreen(TerminalScreenError)
     }
 
     static func pick(_ page: [CleanCategorySummary], output: CleanPageOutput) -> Result {
@@ -36,14 +38,20 @@ enum CleanInteractive {
                 waiter.close()
             }
         }
-        let screen = TerminalScreen(colors: TerminalColors.wanted(ProcessInfo.processInfo.environment))
+        let environment = ProcessInfo.processInfo.environment
+        let screen: TerminalScreen
+        do {
+            screen = try TerminalScreen(colors: TerminalColors.wanted(environment), terminal: environment["TERM"])
+        } catch {
+            return .noScreen(error)
+        }
         defer { screen.stop() }
         var picker = CleanPicker(page: page, format: output.format, nowNanoseconds: output.nowNanoseconds)
         while true {
             let signal = interrupted.load(ordering: .relaxed)
             if signal != 0 { return .interrupted(signal) }
             let (rows, columns) = screen.size
-            screen.draw(picker.lines(rows: rows, columns: columns, width: screen.width, root: output.root))
+            screen.draw(picker.draw(rows: rows, columns: columns, width: screen.width, root: output.root))
             // A short wait, so that a signal is noticed without a key.
             guard let key = screen.readKey(timeoutMilliseconds: 200) else {
                 if screen.isHungUp { return .quit }  // the terminal went away: delete nothing

@@ -41,7 +41,8 @@ final class CleanProgressBar: Sendable {
                 }
                 lastDraw = ContinuousClock.now
                 state.drawn.withLock { drawn in
-                    Console.terminalControl("\r\u{1b}[K" + Self.text(progress, total: total, format: format, width: 30))
+                    // A transient line: whatever else is written clears it first.
+                    TransientLine.draw(Self.text(progress, total: total, format: format, width: 30))
                     drawn = true
                 }
             }
@@ -60,7 +61,7 @@ final class CleanProgressBar: Sendable {
         reader.join()
         stream.release()
         state.drawn.withLock { drawn in
-            if drawn { Console.terminalControl("\r\u{1b}[K") }
+            if drawn { TransientLine.clear() }
             drawn = false
         }
     }

@@ -1,12 +1,13 @@
 import Foundation
 import QuotaWatchCore
 import QuotaWatchEngine
+import QuotaWatchSystem
 
-/// A crawl's progress on one rewritten stderr line, only on a terminal, at most ten times a second.
+/// A crawl's progress on one rewritten stderr line, only on a terminal, at most ten times a
+/// second: a ``TransientLine``, which every other write to the terminal clears first.
 final class ProgressLine {
     private let enabled: Bool
     private var lastDraw = Date.distantPast
-    private var drawn = false
 
     init(enabled: Bool) { self.enabled = enabled }
 
@@ -15,15 +16,11 @@ final class ProgressLine {
         let now = Date()
         guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
         lastDraw = now
-        drawn = true
-        Console.terminalControl("\r\u{1b}[K")
-        Console.error(
-            "scanning: \(progress.directories) dirs, \(progress.files) entries, "
-                + ByteFormat.decimal.string(progress.allocatedBytes))
+        TransientLine.draw(
+            HumanText.forOutput(
+                "scanning: \(progress.directories) dirs, \(progress.files) entries, "
+                    + ByteFormat.decimal.string(progress.allocatedBytes)))
     }
 
-    func clear() {
-        if drawn { Console.terminalControl("\r\u{1b}[K") }
-        drawn = false
-    }
+    func clear() { TransientLine.clear() }
 }

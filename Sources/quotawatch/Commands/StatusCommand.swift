@@ -15,7 +15,8 @@ enum StatusCommand {
             largest directories only. With --sync, every change made before the call is reflected.
             --quotas lists the quota directories instead: usage, limit, effective limit (scaled by
             the disk level, or the budget share), state, time since the last change, growth rate
-            and forecast, with the disk level and free space.
+            and forecast, with the disk level and free space. With --quotas, --state keeps the
+            rows in one state and --top N the N most used for their limit.
             Exit status: 0 on success, 1 when no daemon answers or it refuses the request, 64 on
             bad usage.
             """,
@@ -27,6 +28,12 @@ enum StatusCommand {
     static let json = Flag("--json", help: "Print the report as one JSON object.")
     static let quotas = Flag("--quotas", help: "List the quota directories and the disk level.")
     static let sync = Flag("--sync", help: "Wait until every change made before this call is counted.")
+    static let state = Option(
+        "--state", value: "<breach|warning|ok>", help: "With --quotas: only the quotas in this state.",
+        .quotaState)
+    static let topQuotas = TreeSelectionOptions.top.described(
+        "Show only the n directories with the most allocated bytes (with --quotas: the n quotas most "
+            + "used for their limit).")
     static let timeout = Option(
         "--timeout", value: "<s>", help: "Give up after this many seconds (default 60).", .wholeNumber(in: 1...86_400))
 
@@ -35,7 +42,8 @@ enum StatusCommand {
             DaemonAddressOptions.declarations + [
                 StatusCommand.json.spec, StatusCommand.quotas.spec, StatusCommand.sync.spec,
             ]
-            + [TreeSelectionOptions.depth.spec, TreeSelectionOptions.path.spec, TreeSelectionOptions.top.spec]
+            + [TreeSelectionOptions.depth.spec, TreeSelectionOptions.path.spec, StatusCommand.topQuotas.spec]
+            + [StatusCommand.state.spec]
             + ByteFormatOptions.declarations + [StatusCommand.timeout.spec] + PhoneStorageOptions.declarations
 
         var address: DaemonAddressOptions
@@ -48,11 +56,15 @@ enum StatusCommand {
         var format: ByteFormatOptions
         var timeout: Int
         var phone: PhoneStorageOptions.Request?
+        /// `--state` and `--top` as filters of the quota rows.
+        var state: QuotaState?
+        var topQuotas: Int?
 
         init(_ arguments: ParsedArguments) throws(UsageError) {
+            state = try arguments.value(StatusCommand.state)
+            topQuotas = try arguments.value(StatusCommand.topQuotas)
             selection = try TreeSelectionOptions(arguments, readsPath: true)
-            selectionGiven = arguments.given(
-                among: [TreeSelectionOptions.path.spec, TreeSelectionOptions.depth.spec, TreeSelectionOptions.top.spec])
+            selectionGiven = arguments.given(among: [TreeSelectionOptions.path.spec, TreeSelectionOptions.depth.spec])
             timeout = try arguments.value(StatusCommand.timeout) ?? 60
             format = ByteFormatOptions(arguments)
             address = try DaemonAddressOptions(arguments)
@@ -71,6 +83,11 @@ enum StatusCommand {
             if quotas, let option = selectionGiven.first {
                 throw ValidationError("'\(option)' selects tree rows; it does not go with --quotas")
             }
+            if !quotas, let state {
+                throw ValidationError(
+                    "'--state \(state.rawValue)' filters quota rows: add --quotas (quotawatch status --quotas "
+                        + "--state \(state.rawValue))")
+            }
         }
     }
 
@@ -80,7 +97,9 @@ enum StatusCommand {
         let format = given.format.format
         let phone = try PhoneStorageOptions.measure(given.phone, command: "status")
         if given.quotas {
-            return quotas(socket: socket, sync: given.sync, timeout: timeout, json: given.json, format)
+            return quotas(
+                socket: socket, sync: given.sync, timeout: timeout, json: given.json, format,
+                filter: QuotaFilter(state: given.state, top: given.topQuotas))
         }
         let selection = given.selection.selection(json: given.json)
         let request = ControlRequest(.status(.tree(selection)), sync: given.sync)
@@ -116,13 +135,14 @@ enum StatusCommand {
     }
 
     private static func quotas(
-        socket: [UInt8], sync: Bool, timeout: Int, json: Bool, _ format: ByteFormat
+        socket: [UInt8], sync: Bool, timeout: Int, json: Bool, _ format: ByteFormat, filter: QuotaFilter
     ) -> ExitStatus {
-        let status: QuotaStatus
+        var status: QuotaStatus
         do {
             let reply = try ControlClient.request(
                 socketPath: socket, ControlRequest(.status(.quotas), sync: sync), timeout: .seconds(timeout))
             status = try QuotaStatus.decode(reply)
+            status.quotas = filter.apply(status.quotas)
         } catch let error as ControlClientError {
             Console.failure("\(error)")
             return .failure
@@ -147,6 +167,9 @@ enum StatusCommand {
         line += ", " + counted(engine.rescannedDirectories, "directory", "directories") + " re-listed"
         if !engine.degraded.isEmpty {
             line += "; polled (no watch): " + engine.degraded.map(TableRenderer.printable).joined(separator: ", ")
+        }
+        for directory in engine.unreadable ?? [] {
+            line += "\ndegraded: \(TableRenderer.printable(directory.path)) cannot be read (\(directory.reason))"
         }
         return line
     }

@@ -2,6 +2,7 @@ import Foundation
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchSystem
+import QuotaWatchTerminal
 
 /// `quotawatch watch [ROOT]`: the live view, in-process or attached to a daemon.
 enum WatchCommand {
@@ -18,10 +19,12 @@ enum WatchCommand {
             cleaner now (after a confirmation), p pauses, ? shows them all, q quits. The terminal
             must be at least 80x24; the view ends when the terminal goes away.
             --ios adds the app's size as the phone shows it to the status line (see 'scan --ios').
-            When stdout is not a terminal (or TERM is unset or dumb), prints one line per event
-            instead: local ISO 8601 time, the event's kind as its JSON "event" field, then its details.
-            Exit status: 0 on q, a termination signal or a lost terminal, 1 on a failure, 64 on bad
-            usage (and the other statuses of 'run' for a bad config).
+            When stdout is not a terminal (or TERM is unset, dumb or unknown to terminfo), prints one
+            line per event instead: local ISO 8601 time, the event's kind as its JSON "event" field,
+            then its details.
+            Exit status: 0 on q, a termination signal or a lost terminal, 1 on a failure or when the
+            daemon attached to goes away, 64 on bad usage (and the other statuses of 'run' for a bad
+            config).
             """,
         arguments: [
             ArgumentSpec(
@@ -57,12 +60,15 @@ enum WatchCommand {
 
     static func run(_ given: Options) throws(UsageError) -> ExitStatus {
         let format = given.format.format
-        // A terminal curses cannot drive (no TERM, or TERM=dumb as in Emacs' shell) gets the
-        // lines instead of a screen.
+        // A terminal curses cannot drive (no TERM, TERM=dumb as in Emacs' shell, a TERM terminfo
+        // does not know) gets the lines instead of a screen; the unset or unknown TERM is named.
         let terminalName = ProcessInfo.processInfo.environment["TERM"] ?? ""
-        let screen =
-            FileDescriptor.standardOutput.isTerminal && FileDescriptor(rawValue: 0).isTerminal
-            && !terminalName.isEmpty && terminalName != "dumb"
+        let onTerminal = FileDescriptor.standardOutput.isTerminal && FileDescriptor(rawValue: 0).isTerminal
+        let unknownTerminal = terminalName == "dumb" ? nil : TerminalScreen.unknownTerminal(terminalName)
+        let screen = onTerminal && terminalName != "dumb" && unknownTerminal == nil
+        if onTerminal, let unknownTerminal {
+            Console.warning("\(unknownTerminal); printing event lines instead")
+        }
         let jsonLines = given.engine.events != nil
         // The bundle is crawled once, now: the figure follows the sandbox, not the bundle.
         let phone = try PhoneStorageOptions.measure(given.phone, command: "watch")

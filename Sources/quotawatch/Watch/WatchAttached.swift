@@ -12,8 +12,11 @@ enum WatchAttached {
     /// Time between two rounds of status requests.
     static let refresh: Duration = .milliseconds(250)
     /// Names directly in the directory shown asked for: the largest subdirectories and the
-    /// largest files, this many of each, of which the largest this many are listed.
-    static let maximumEntries = 500
+    /// largest files, this many of each, of which the largest this many are listed (the list
+    /// says how many more there are): every entry of any directory a person pages through.
+    static let maximumEntries = WatchObserver.maximumEntries
+    /// A listing longer than this is asked for once a second, not every ``refresh``.
+    static let longListing = 2_000
 
     /// Whether a daemon answers on `socket`: nil when nothing listens there, else the error
     /// a request got (nil error: it answered).
@@ -41,9 +44,7 @@ enum WatchAttached {
         feed.append(event: String(decoding: stream.greeting, as: UTF8.self))
         let events = JoinableThread(name: "watch-events") {
             while let line = stream.nextLine() { feed.append(event: String(decoding: line, as: UTF8.self)) }
-            if !stopping.isSet {
-                feed.finish(.success, message: Diagnostic.note("the daemon on \(HumanText.name(socket)) stopped"))
-            }
+            if !stopping.isSet { feed.finish(.failure, message: wentAway(socket)) }
         }
         let poller: JoinableThread? =
             screen
@@ -82,6 +83,13 @@ enum WatchAttached {
             })
     }
 
+    /// The daemon's end, seen from the view: an error, whether it was stopped or killed (the
+    /// stream cannot tell), since the view did not end it and has nothing left to show.
+    static func wentAway(_ socket: [UInt8]) -> String {
+        Diagnostic.error(
+            "the daemon on \(HumanText.name(socket)) went away (stopped or killed): nothing is watched any more")
+    }
+
     /// Asks for a frame every ``refresh`` until stopped.
     private static func poll(
         socket: [UInt8], feed: WatchFeed, phone: PhoneStorageOptions.Measured?, stopping: StopFlag,
@@ -90,21 +98,25 @@ enum WatchAttached {
         let clock = ContinuousClock()
         let start = clock.now
         var answeredOnce = false
+        var listed = 0
         while !stopping.isSet {
             do {
                 var frame = try frame(socket: socket, directory: feed.directory)
                 if let phone { frame.phone = try phoneStorage(phone, socket: socket, root: frame) }
                 let elapsed = clock.now - start
                 frame.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                listed = frame.entries.count
                 feed.publish(frame)
                 answeredOnce = true
             } catch .noDaemon where answeredOnce {
-                feed.finish(.success, message: Diagnostic.note("the daemon on \(HumanText.name(socket)) stopped"))
+                feed.finish(.failure, message: wentAway(socket))
                 return
             } catch {
                 feed.notice("status: \(error)")
             }
-            _ = wake.wait(timeout: .now() + .milliseconds(Int(refresh.components.attoseconds / 1_000_000_000_000_000)))
+            // A long listing is a long reply: asked for less often.
+            let pause = listed > longListing ? Duration.seconds(1) : refresh
+            _ = wake.wait(timeout: .now() + .milliseconds(Int(pause.components.attoseconds / 1_000_000_000_000_000)))
         }
     }
 
@@ -152,6 +164,15 @@ enum WatchAttached {
         }
         frame.entries = entries.sorted(by: TallyTree.Child.largestFirst).prefix(maximumEntries).map(WatchObserver.entry)
         frame.directoryExists = report.directories.contains { $0.path == shownPath }
+        if let shown = report.directories.first(where: { $0.path == shownPath }) {
+            // Totals count the whole subtree: what is directly in the directory is its total less
+            // its subdirectories' (directories exactly; files but for hard links within it).
+            let subdirectories = children.filter(\.isDirectory).map(\.row)
+            let direct =
+                Int(clamping: shown.dirs - min(shown.dirs, subdirectories.reduce(0) { $0 + $1.dirs }))
+                + Int(clamping: shown.files - min(shown.files, subdirectories.reduce(0) { $0 + $1.files }))
+            frame.omittedEntries = max(0, direct - frame.entries.count)
+        }
         var root = report.directories.first { $0.path == "." }
         if root == nil {
             let rootReply = try request(socket, .tree(TreeSelection(depth: 0)), timeout)
@@ -169,6 +190,7 @@ enum WatchAttached {
         frame.events = report.engine.events
         frame.overflows = report.engine.overflows
         frame.degraded = report.engine.degraded.count
+        frame.unreadable = report.engine.unreadable?.count ?? 0
         return frame
     }
 

@@ -11,8 +11,9 @@ import Synchronization
 /// for its n names) plus the quota rows: what is on the screen, never the tree.
 final class WatchObserver: EngineObserver {
     static let interval: UInt64 = 200_000_000
-    /// Names beyond the largest this many are not sent; no screen shows that many rows.
-    static let maximumEntries = 2_000
+    /// Names beyond the largest this many are not sent (the list says how many more there are):
+    /// enough for every entry of any directory a person pages through.
+    static let maximumEntries = 20_000
 
     /// An idle engine's frame is made again at least this often (free space, quota states
     /// and degraded subtrees' polls change without inotify events being counted).
@@ -85,6 +86,7 @@ final class WatchObserver: EngineObserver {
         let components = directory.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
         if let shown = tree.directory(atComponents: components) {
             frame.entries = tree.largestChildren(of: shown, limit: maximumEntries).map(entry)
+            frame.omittedEntries = max(0, tree.childCount(of: shown) - frame.entries.count)
         } else {
             frame.directoryExists = false
         }
@@ -92,6 +94,7 @@ final class WatchObserver: EngineObserver {
         frame.events = view.counters.events
         frame.overflows = view.counters.overflows
         frame.degraded = view.counters.degraded.count
+        frame.unreadable = view.counters.unreadable?.count ?? 0
         frame.isResyncing = view.isResyncing
         frame.seconds = Double(view.now) / 1e9
         return frame

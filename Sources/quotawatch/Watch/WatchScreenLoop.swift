@@ -12,7 +12,15 @@ enum WatchScreenLoop {
     static let keyTimeoutMilliseconds = 100
 
     static func run(_ session: WatchSession, format: ByteFormat) -> ExitStatus {
-        let screen = TerminalScreen(colors: TerminalColors.wanted(ProcessInfo.processInfo.environment))
+        let environment = ProcessInfo.processInfo.environment
+        let screen: TerminalScreen
+        do {
+            screen = try TerminalScreen(colors: TerminalColors.wanted(environment), terminal: environment["TERM"])
+        } catch {
+            session.stop()
+            Console.failure("\(error)")
+            return .failure
+        }
         // A line written to the terminal would scramble the screen: the log goes to the view's
         // event log instead, from the engine's first line on (``WatchInProcess``), and back to
         // standard error when the screen closes.
@@ -36,6 +44,7 @@ enum WatchScreenLoop {
             // Ages in the candidate list move on even when nothing else does.
             if dirty || ContinuousClock.now - lastDraw > .seconds(1) {
                 screen.draw(layout.screen(model, now: LocalTime.millisecondsNow))
+                model.state.noteDrawn(questionWhole: layout.showsQuestionWhole(model))
                 lastDraw = ContinuousClock.now
                 dirty = false
             }
@@ -51,6 +60,7 @@ enum WatchScreenLoop {
             if key == .resize || key == .character("\u{0c}") {
                 layout = layoutFor(screen)
                 screen.invalidate()
+                model.state.noteDrawn(questionWhole: false)  // until drawn at the new size
                 continue
             }
             if layout.isTooSmall {
@@ -63,6 +73,7 @@ enum WatchScreenLoop {
             case .cleanNow: session.cleanNow(format: format)
             case .quit: break loop
             }
+            model.state.logOffset = min(model.state.logOffset, layout.maximumLogOffset(model))
         }
         screen.stop()
         session.stop()
