@@ -50,7 +50,7 @@ extension WatchLayout {
         let warned = Set((model.frame?.quotas ?? []).filter { $0.state == .warning }.map(\.path))
             .subtracting(breached.map(\.path))
         if leftovers.isEmpty && breached.isEmpty && warned.isEmpty {
-            detail.append("The view knows of no leftover and no quota at its warning line: nothing is evicted.")
+            detail.append("No leftover and no quota in warning or breach: nothing to evict.")
         } else {
             if !leftovers.isEmpty {
                 let bytes = leftovers.reduce(UInt64(0)) { $0 + $1.allocated }

@@ -173,7 +173,9 @@ struct WatchTmuxTests {
         tmux.resize(columns: 80, rows: 24)
         tmux.type(
             "LANG=C.UTF-8 '\(cli.executablePath)' watch '\(tree.absolutePath("root"))' "
-                + "--socket '\(tree.absolutePath("run/watch.sock"))' --quota 'Library/Caches/*=1MB'")
+                + "--socket '\(tree.absolutePath("run/watch.sock"))' --quota 'Library/Caches/*=1MB' "
+                // Idle is counted from the ctime, which the old mtimes above do not move back.
+                + "--leftover-after 2s")
         try tmux.waitFor("the folded leftovers") { $0.contains("leftover 12 leftovers, ") }
         try tree.writeFile("root/Library/Caches/Feed/download", byteCount: 2_000_000)
         // The twelve leftovers took one line of the log: the breach comes in under it.

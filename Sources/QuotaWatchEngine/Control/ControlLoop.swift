@@ -95,6 +95,10 @@ final class ControlLoop: Sendable {
                 return (inbox.replies, inbox.pushes, inbox.isStopping)
             }
             let now = ContinuousClock.now
+            // Event lines first: a registered cleaner's context is pushed after the engine
+            // published the event that caused it (a breach), and must not overtake it on the
+            // connection that subscribed to both.
+            table.feedSubscribers(now: now)
             for push in pushes { table.push(id: push.id, line: push.line, now: now) }
             for reply in replies {
                 table.replyArrived(id: reply.id, line: reply.line, outcome: reply.outcome, now: now)
@@ -104,7 +108,6 @@ final class ControlLoop: Sendable {
                 return
             }
             table.expire(now: now)
-            table.feedSubscribers(now: now)
 
             if let paused = acceptPausedUntil, paused <= now { acceptPausedUntil = nil }
             // Given up for a connection when descriptors ran out; back as soon as one is free.

@@ -18,9 +18,11 @@ enum RunCommand {
             of its absolute path. SIGINT and SIGTERM stop it cleanly and remove the socket;
             SIGHUP reads the --config file again (a bad one is reported and the rules in force
             stay). Quota, level and forecast events go to the --events stream.
-            Exit status: 0 after a termination signal, 1 on a failure (the root deleted or moved
-            away, another daemon on the socket, inotify unavailable), 64 on bad usage or a ROOT
-            that is missing or not a directory, 65 on a bad config, 66 on an unreadable one.
+            Exit status: 0 after a termination signal, 1 on a failure while running (the root
+            deleted or moved away), 64 on bad usage or a ROOT that is missing or not a directory,
+            65 on a bad config, 66 on an unreadable one, 69 when another daemon has the socket or
+            already watches ROOT, 71 when the system refuses a resource (inotify, descriptors),
+            73 when cleaning cannot be made safe, 74 when ROOT cannot be opened or crawled.
             """,
         arguments: [ArgumentSpec(name: "root", help: "The directory to watch.")],
         options: Options.self, run: run)
