@@ -3,8 +3,9 @@ import QuotaWatchPolicy
 
 /// The leftover pass, after the monitor's turn: the files re-stat'ed in candidate directories
 /// (and those found by placing a directory) are matched against the idle-file rules and timed
-/// from their last write; at a deadline the file is stat'ed again, and only when it was not
-/// written since and no process holds it open for writing does it become a `leftover`.
+/// from their last activity (the latest of mtime and ctime: ``FileActivity``); at a deadline
+/// the file is stat'ed again, and only when it was not written since and no process holds it
+/// open for writing does it become a `leftover`.
 /// Staleness raises no event, so the deadline is the only trigger. A reported leftover that is
 /// removed (by a cleaner or anyone), renamed away or written again is reported as
 /// `leftover_gone`, which is what resolves its alert.

@@ -1,8 +1,9 @@
 /// The life of one `idle-file` candidate, as pure decisions the engine acts on.
 ///
-/// A candidate's deadline is its last write + the rule's age. Staleness makes no event, so
-/// the engine sets a timer for the deadline; at the deadline it asks the kernel once, for
-/// this file only, whether a process has it open for writing, and feeds the answer here.
+/// A candidate's deadline is its last write (its last activity, ``FileActivity``) + the rule's
+/// age. Staleness makes no event, so the engine sets a timer for the deadline; at the deadline
+/// it asks the kernel once, for this file only, whether a process has it open for writing, and
+/// feeds the answer here.
 /// A leftover that is written again stops being one and starts a new wait.
 public struct LeftoverTimer: Sendable, Hashable {
     public enum Phase: Sendable, Hashable {
