@@ -16,18 +16,6 @@ import QuotaWatchPolicy
 /// Every cleaner after the first sees what the ones before it removed (``CleanupPlan/settle(_:after:)``):
 /// a directory brought to its target is not offered to the next cleaner at all.
 enum CleanupMatrix {
-    /// What one configured cleaner gets for one trigger.
-    enum Reach: Equatable {
-        /// Not called for this trigger.
-        case none
-        /// The file the `leftover` trigger names.
-        case namedFile
-        /// The breached directory's subtree.
-        case breachedDirectory
-        /// The whole tree.
-        case wholeTree
-    }
-
     /// Which quota directories eviction takes outside a breach.
     enum EvictionLine: Equatable {
         /// Those over their effective limit (a level that lowered the limit below their use).
@@ -37,17 +25,14 @@ enum CleanupMatrix {
         case pastWarning
     }
 
-    static func reach(of cleaner: CleanerSpec, for trigger: CleanupTrigger) -> Reach {
-        switch trigger {
-        case .breach:
-            return .breachedDirectory
-        case .leftover:
-            // The leftover rule asked for that file, and for nothing else.
-            if case .leftovers = cleaner { return .namedFile }
-            if case .registered = cleaner { return .namedFile }
-            return .none
-        case .level, .periodic, .appVersion, .manual:
-            return .wholeTree
+    /// Whether `trigger` calls `cleaner` at all. Where it does, the trigger sets the scope: a
+    /// breach its directory's subtree, a leftover its one file, the others the whole tree.
+    static func calls(_ cleaner: CleanerSpec, for trigger: CleanupTrigger) -> Bool {
+        guard case .leftover = trigger else { return true }
+        // The leftover rule asked for that file, and for nothing else.
+        switch cleaner {
+        case .leftovers, .registered: return true
+        case .evict, .trim, .expire, .command: return false
         }
     }
 

@@ -42,23 +42,20 @@ struct CleanupPlanner {
         breach: (size: SizeKind, effectiveLimit: UInt64, rule: String)? = nil
     ) -> CleanupPlan {
         filesCache = [:]
-        breachedRule = breach?.rule
+        breachedRule = nil
         var scope = live.tree.root
         var breached: CleanupDirectory?
         if case .breach(let path) = trigger {
-            guard let directory = live.tree.directory(atComponents: PathComponents.split(path)) else {
-                // Gone since the event: nothing to clean.
-                return CleanupPlan(level: level, jobs: settings.cleaners.map { _ in [] })
-            }
+            let nothing = CleanupPlan(level: level, jobs: settings.cleaners.map { _ in [] })
+            // Gone since the event: nothing to clean.
+            guard let directory = live.tree.directory(atComponents: PathComponents.split(path)) else { return nothing }
             scope = directory
             let tally = live.tree.tally(of: directory)
             var breach = breach
             if monitor != nil {
                 // The breach must still stand now, at the limit in force now: a level that
                 // went back to normal in the same turn raised the limit above the use.
-                guard let standing = standingBreach(of: path, tally: tally) else {
-                    return CleanupPlan(level: level, jobs: settings.cleaners.map { _ in [] })
-                }
+                guard let standing = standingBreach(of: path, tally: tally) else { return nothing }
                 breach = standing
             }
             breachedRule = breach?.rule
@@ -69,7 +66,7 @@ struct CleanupPlanner {
         }
         var jobs: [[CleanupInputs]] = []
         for spec in settings.cleaners {
-            guard CleanupMatrix.reach(of: spec, for: trigger) != .none else {
+            guard CleanupMatrix.calls(spec, for: trigger) else {
                 jobs.append([])
                 continue
             }

@@ -1,5 +1,6 @@
 import QuotaWatchCore
 import QuotaWatchEngine
+import QuotaWatchPolicy
 
 /// Quota directories a cleanup run is bringing down after their breach. The policy holds their
 /// states (``QuotaBook/hold(_:)``) from the breach until the run is over *and* the engine has
@@ -62,7 +63,7 @@ struct CleanupSettling: Sendable {
     /// Whether the removed name has left `tree`: nothing is at its path, or (when its inode is
     /// known) another inode is.
     static func hasLeft(_ item: RemovedItem, _ tree: TallyTree) -> Bool {
-        let components = item.path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+        let components = PathComponents.split(item.path)
         guard let name = components.last, let parent = tree.directory(atComponents: Array(components.dropLast()))
         else { return true }
         switch tree.entry(named: name, in: parent) {
@@ -74,6 +75,6 @@ struct CleanupSettling: Sendable {
 
     /// The directory at `path`, if the tree has it.
     static func directory(_ path: [UInt8], in tree: TallyTree) -> DirectoryID? {
-        tree.directory(atComponents: path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true))
+        tree.directory(atComponents: PathComponents.split(path))
     }
 }
