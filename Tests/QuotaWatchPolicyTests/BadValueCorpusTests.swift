@@ -94,11 +94,17 @@ struct ExtremeAgeTests {
         let longest = Duration.seconds(36500 * 86400)
         let now: Int64 = 1_800_000_000_000_000_000
         for modified in [Int64.min, -1, 0, now, .max] {
-            _ = LeftoverDecisions.isOlder(modifiedNanoseconds: modified, than: longest, nowNanoseconds: now)
-            _ = LeftoverDecisions.isOlder(modifiedNanoseconds: modified, than: longest, nowNanoseconds: .min)
+            _ = LeftoverDecisions.isOlder(
+                modifiedNanoseconds: modified, changedNanoseconds: modified, than: longest, nowNanoseconds: now)
+            _ = LeftoverDecisions.isOlder(
+                modifiedNanoseconds: modified, changedNanoseconds: modified, than: longest, nowNanoseconds: .min)
         }
-        #expect(LeftoverDecisions.isOlder(modifiedNanoseconds: .min, than: longest, nowNanoseconds: now))
-        #expect(!LeftoverDecisions.isOlder(modifiedNanoseconds: .max, than: .zero, nowNanoseconds: now))
+        #expect(
+            LeftoverDecisions.isOlder(
+                modifiedNanoseconds: .min, changedNanoseconds: .min, than: longest, nowNanoseconds: now))
+        #expect(
+            !LeftoverDecisions.isOlder(
+                modifiedNanoseconds: .max, changedNanoseconds: .max, than: .zero, nowNanoseconds: now))
         let selection = try CleanSelection.parse(
             categories: [Array("tmp".utf8)], kinds: [], paths: [], olderThan: Array("36500d".utf8), largerThan: nil)
         let path = Array("tmp/x".utf8)

@@ -14,9 +14,12 @@ struct ExtremeTimeTests {
     func olderThan() {
         for age: Duration in [.zero, .seconds(1), .seconds(Int64.max)] {
             #expect(
-                LeftoverDecisions.isOlder(modifiedNanoseconds: .min, than: age, nowNanoseconds: now)
+                LeftoverDecisions.isOlder(
+                    modifiedNanoseconds: .min, changedNanoseconds: .min, than: age, nowNanoseconds: now)
                     == (age < .seconds(Int64.max)))
-            #expect(!LeftoverDecisions.isOlder(modifiedNanoseconds: .max, than: age, nowNanoseconds: now))
+            #expect(
+                !LeftoverDecisions.isOlder(
+                    modifiedNanoseconds: .max, changedNanoseconds: .max, than: age, nowNanoseconds: now))
         }
         let ancient = CleanupCandidate(
             path: Array("a".utf8), device: 1, inode: 1, allocatedBytes: 4096, apparentBytes: 1,

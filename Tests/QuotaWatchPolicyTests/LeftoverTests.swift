@@ -89,9 +89,15 @@ struct LeftoverDecisionTests {
     @Test("older-than and directory-over")
     func ageAndSize() {
         let day: Int64 = 86_400_000_000_000
-        #expect(LeftoverDecisions.isOlder(modifiedNanoseconds: 0, than: .seconds(86_400), nowNanoseconds: day + 1))
-        #expect(!LeftoverDecisions.isOlder(modifiedNanoseconds: 0, than: .seconds(86_400), nowNanoseconds: day))
-        #expect(!LeftoverDecisions.isOlder(modifiedNanoseconds: 2 * day, than: .seconds(1), nowNanoseconds: day))
+        #expect(
+            LeftoverDecisions.isOlder(
+                modifiedNanoseconds: 0, changedNanoseconds: 0, than: .seconds(86_400), nowNanoseconds: day + 1))
+        #expect(
+            !LeftoverDecisions.isOlder(
+                modifiedNanoseconds: 0, changedNanoseconds: 0, than: .seconds(86_400), nowNanoseconds: day))
+        #expect(
+            !LeftoverDecisions.isOlder(
+                modifiedNanoseconds: 2 * day, changedNanoseconds: 2 * day, than: .seconds(1), nowNanoseconds: day))
         #expect(
             LeftoverDecisions.isOver(allocated: 101, limit: 100)
                 && !LeftoverDecisions.isOver(allocated: 100, limit: 100))

@@ -25,15 +25,10 @@ public enum LeftoverDecisions {
         return Array(newestFirst.dropFirst(max(keep, 0)))
     }
 
-    /// `older-than`: last modified more than `age` before `nowNanoseconds` (wall clock, since
-    /// the epoch). A modification time in the future is not old.
-    public static func isOlder(modifiedNanoseconds: Int64, than age: Duration, nowNanoseconds: Int64) -> Bool {
-        Saturating.difference(nowNanoseconds, modifiedNanoseconds) > age.clampedNanoseconds
-    }
-
-    /// `older-than` as the planner asks it: idle for more than `age`, counted from the latest
-    /// of the mtime and the ctime (``FileActivity``), so an old mtime set by `tar -x` or
-    /// `curl -R` on a file written a moment ago does not make it old.
+    /// `older-than`: idle for more than `age` before `nowNanoseconds` (wall clock, since the
+    /// epoch), counted from the latest of the mtime and the ctime (``FileActivity``), so an old
+    /// mtime set by `tar -x` or `curl -R` on a file written a moment ago does not make it old,
+    /// and a time in the future does not keep it young.
     public static func isOlder(
         modifiedNanoseconds: Int64, changedNanoseconds: Int64, than age: Duration, nowNanoseconds: Int64
     ) -> Bool {
