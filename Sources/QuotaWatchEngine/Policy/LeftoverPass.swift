@@ -150,13 +150,14 @@ public struct LeftoverPass<FileSystem: LiveFileSystem> {
             let latest = FileActivity.latest(
                 status.modifiedNanoseconds, status.changedNanoseconds, notAfter: wallNow)
         else { return nil }
-        return moment(ofWallClock: latest, now: now)
+        return Self.moment(ofWallClock: latest, wallNow: wallNow, now: now)
     }
 
-    /// The engine's moment of a wall-clock time (a file's mtime), never after `now`.
-    func moment(ofWallClock nanoseconds: Int64, now: UInt64) -> Moment {
+    /// The engine's moment of a wall-clock time (a file's mtime), never after `now`, the
+    /// engine's reading taken with `wallNow`.
+    static func moment(ofWallClock nanoseconds: Int64, wallNow: Int64, now: UInt64) -> Moment {
         // An mtime at either end of the range (a file touched to 1600 or 2300) must not trap.
-        let age = max(0, Saturating.difference(wallClock(), nanoseconds))
+        let age = max(0, Saturating.difference(wallNow, nanoseconds))
         let engineNanoseconds = Int64(clamping: now) - age
         return Moment(sinceOrigin: .nanoseconds(engineNanoseconds))
     }
