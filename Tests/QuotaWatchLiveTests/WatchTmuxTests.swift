@@ -52,7 +52,11 @@ struct WatchTmuxTests {
         #expect(sizeOrder == ["Feed/", "Aaa/"])
 
         tmux.keys("s")
-        screen = try tmux.waitFor("name order") { $0.contains("sort: name") }
+        // A capture can fall between the header's bytes and the list's in one refresh: wait
+        // for the frame whose header says name order, and whose list then must be in it.
+        screen = try tmux.waitFor("name order") { screen in
+            screen.contains("sort: name") && (try? Self.order(of: ["Feed/", "Aaa/"], in: screen)) == ["Aaa/", "Feed/"]
+        }
         #expect(try Self.order(of: ["Feed/", "Aaa/"], in: screen) == ["Aaa/", "Feed/"])
 
         tmux.resize(columns: 70, rows: 20)
