@@ -117,8 +117,10 @@ struct LeftoverLiveTests {
             try FileManager.default.setAttributes(
                 [.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: tree.absolutePath(tmp / name))
         }
+        // Leftovers at start: idle past their age by their ctime too, not only by the old mtime.
+        try waitUntilUnchanged(tree, names.map { tmp / $0 }, forMoreThan: 1)
         let daemon = try fixture.start(
-            options: ["--leftover-after", "5s", "--clean"],
+            options: ["--leftover-after", "1s", "--clean"],
             wrapper: ["/usr/bin/env", "STATE_DIRECTORY=\(state.rootPath)"])
         let cleanup = try daemon.waitForEvent("cleanup")
         for name in names {
