@@ -34,15 +34,14 @@ extension WatchSession {
         }
     }
 
-    /// One line for the footer: what went, what was kept and why (the first reason; the log
-    /// has each).
+    /// One line for the footer, short enough for 80 columns: what went, what was kept and why
+    /// (the first reason; the log has each).
     static func deletionNotice(_ shown: String, _ report: CleanDeletionReport, format: ByteFormat) -> String {
         var text =
-            "deleted ./\(shown): removed \(report.removed.count), freed \(format.string(report.freedBytes))"
-        if report.removed.isEmpty && report.skipped.isEmpty { text = "delete ./\(shown): nothing there any more" }
-        if let first = report.skipped.first {
-            text += "; kept \(report.skipped.count): \(first.reason)"
-        }
+            report.removed.isEmpty
+            ? "./\(shown): nothing deleted"
+            : "deleted ./\(shown): \(report.removed.count) name(s), freed \(format.string(report.freedBytes))"
+        if let first = report.skipped.first { text += "; kept \(report.skipped.count): \(first.reason)" }
         if let error = report.error { text += "; error: \(error)" }
         return text
     }
