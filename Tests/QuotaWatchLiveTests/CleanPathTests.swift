@@ -46,6 +46,22 @@ struct CleanPathTests {
         #expect(!(try setup.exists(cookies)))
     }
 
+    @Test("a file of the page named by --path goes as that file: its category stays its audit rule")
+    func fileOfThePageKeepsItsCategory() throws {
+        let setup = try CleanFixture()
+        let report = try setup.cleanJSON(["--yes", "--path", "Documents/Trip.mov", "--path", "Library/Cookies"])
+        #expect(
+            Set(removedPaths(report)) == [
+                "Documents/Trip.mov", "Library/Cookies/Cookies.binarycookies", "Library/Cookies",
+            ])
+        let rules = Dictionary(
+            try setup.auditRecords().filter { $0["record"] as? String == "intent" }.map {
+                ($0["path"] as? String ?? "", $0["rule"] as? String ?? "")
+            }, uniquingKeysWith: { first, _ in first })
+        #expect(rules["Documents/Trip.mov"] == "user-files:video", "\(rules)")
+        #expect(rules["Library/Cookies"] == "path", "\(rules)")
+    }
+
     @Test("a path that does not exist is an error naming it, exit 1, and nothing goes")
     func nonexistentPath() throws {
         let setup = try CleanFixture()

@@ -61,6 +61,17 @@ public enum NamedPaths {
         return .success(resolved)
     }
 
+    /// What goes as a page item and what goes whole: a named path that is a file of the page
+    /// goes as that item (its category stays its audit rule, its hold and protection apply as
+    /// on the page); every other named path goes whole, and the chosen items below it with it.
+    public static func split(
+        chosen: [CleanItem], named: [NamedPath], page: [CleanItem]
+    ) -> (items: [CleanItem], named: [NamedPath]) {
+        let pagePaths = Set(page.map(\.path))
+        let wholes = named.filter { !pagePaths.contains($0.path) }
+        return (chosen.filter { !covers(wholes, $0.path) }, wholes)
+    }
+
     /// `item` lies at or below one of `named`: removed with it, not on its own.
     static func covers(_ named: [NamedPath], _ path: [UInt8]) -> Bool {
         named.contains { CleanSelection.covers($0.path, path) }

@@ -58,6 +58,6 @@ final class PlannedSelection: Sendable {
         // Open writers are the deleter's to check, file by file, when it gets there.
         let offered = ManualCleanPlanner.offer(current) { _ in false }.offered
         let items = ManualCleanPlanner.select(offered, selection, nowNanoseconds: nowNanoseconds)
-        return (items.filter { !NamedPaths.covers(named, $0.path) }, named)
+        return NamedPaths.split(chosen: items, named: named, page: current)
     }
 }

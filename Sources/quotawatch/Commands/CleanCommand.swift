@@ -185,16 +185,8 @@ enum CleanCommand {
         defer { if case .local(let opened, _, _) = place { opened.close() } }
 
         if deleting {
-            // A path named must lead somewhere, and not through a symlink: said before anything goes.
-            let named: [NamedPath]
-            switch namedPaths(selection, root: root, at: place) {
-            case .success(let found): named = found
-            case .failure(let failure):
-                Console.failure(failure.description)
-                return .failure
-            }
             return delete(
-                selection, named: named, dryRun: dryRun, at: place, output, json: json, config: given.config)
+                selection, root: root, dryRun: dryRun, at: place, output, json: json, config: given.config)
         }
         let writers = OpenWritersSnapshot()
         let (offered, held) = ManualCleanPlanner.offer(items) { item in
@@ -240,7 +232,7 @@ enum CleanCommand {
             // The page was narrowed by these; the marks stand within them.
             picked.olderThan = selection.olderThan
             picked.largerThan = selection.largerThan
-            return delete(picked, dryRun: false, at: place, output, json: false, config: given.config)
+            return delete(picked, root: root, dryRun: false, at: place, output, json: false, config: given.config)
         }
     }
 
@@ -289,9 +281,17 @@ enum CleanCommand {
     }
 
     private static func delete(
-        _ selection: CleanSelection, named: [NamedPath] = [], dryRun: Bool, at place: Place,
+        _ selection: CleanSelection, root: CommandLineArgument, dryRun: Bool, at place: Place,
         _ output: CleanPageOutput, json: Bool, config: CommandLineArgument?
     ) -> ExitStatus {
+        // A path named must lead somewhere, and not through a symlink: said before anything goes.
+        let named: [NamedPath]
+        switch namedPaths(selection, root: root, at: place) {
+        case .success(let found): named = found
+        case .failure(let failure):
+            Console.failure(failure.description)
+            return .failure
+        }
         let report: CleanDeletionReport
         switch place {
         case .daemon(let socket, let timeout, let items):
@@ -327,10 +327,11 @@ enum CleanCommand {
                 return failure.status
             }
             // The same planner as the daemon: open writers are the deleter's to check.
-            let wholes = NamedPaths.removedWhole(selection) ? named : []
-            let chosen = ManualCleanPlanner.select(
-                ManualCleanPlanner.offer(items) { _ in false }.offered, selection, nowNanoseconds: output.nowNanoseconds
-            ).filter { item in !wholes.contains { CleanSelection.covers($0.path, item.path) } }
+            let (chosen, wholes) = NamedPaths.split(
+                chosen: ManualCleanPlanner.select(
+                    ManualCleanPlanner.offer(items) { _ in false }.offered, selection,
+                    nowNanoseconds: output.nowNanoseconds),
+                named: NamedPaths.removedWhole(selection) ? named : [], page: items)
             do {
                 report = try ManualClean.runLocally(
                     root: root, items: chosen, named: wholes, protection: protection, stateDirectory: stateDirectory,
