@@ -54,8 +54,10 @@ extension WatchLayout {
             "\(what) (\(model.state.showsApparent ? "apparent" : "allocated")), whole and for good.",
             "Kept whatever the answer: files open for writing, protected paths, mounts.",
         ]
-        if model.deletes == false {
-            detail.append("Without --clean the engine deletes nothing: it will refuse.")
+        switch model.deletes {
+        case true?: break
+        case false?: detail.append("Without --clean the engine deletes nothing: it will refuse.")
+        case nil: detail.append("The daemon deletes only if it runs with --clean, else it refuses.")
         }
         return ConfirmDialog(question: "Delete \(target.isDirectory ? "this directory" : "this file")?", detail: detail)
     }

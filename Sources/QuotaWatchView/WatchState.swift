@@ -147,7 +147,8 @@ public struct WatchState: Sendable, Equatable {
             }
         case .character("d"):
             // Asks first, about the row as shown now; the answer acts only on what it showed.
-            guard rows.indices.contains(cursor.selected) else { return .none }
+            // The expanded log hides the list: nothing there is selected to be seen.
+            guard !logExpanded, rows.indices.contains(cursor.selected) else { return .none }
             let row = rows[cursor.selected]
             dialog = .confirmDelete(
                 DeleteTarget(

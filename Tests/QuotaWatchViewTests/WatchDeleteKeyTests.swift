@@ -104,10 +104,22 @@ import Testing
         #expect(model.state.dialog == .none)
     }
 
-    @Test func withoutCleanTheQuestionSaysTheEngineWillRefuse() {
+    @Test func theQuestionSaysWhenTheEngineWillRefuse() {
+        for (deletes, says) in [
+            (false, "Without --clean the engine deletes nothing"),
+            (nil, "The daemon deletes only if it runs with --clean"),
+        ] as [(Bool?, String)] {
+            var model = scratchModel()
+            model.deletes = deletes
+            _ = model.handle(.character("d"), listRows: 10)
+            #expect(screen(model).contains(says), "\(String(describing: deletes))")
+        }
+    }
+
+    @Test func dInTheExpandedLogAsksNothing() {
         var model = scratchModel()
-        model.deletes = false
-        _ = model.handle(.character("d"), listRows: 10)
-        #expect(screen(model).contains("Without --clean the engine deletes nothing"))
+        _ = model.handle(.character("l"), listRows: 10)
+        #expect(model.handle(.character("d"), listRows: 10) == .none)
+        #expect(model.state.dialog == .none)
     }
 }
