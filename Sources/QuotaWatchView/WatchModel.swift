@@ -40,6 +40,13 @@ public struct WatchModel: Sendable {
     /// Takes a new frame, unless paused. A frame of another directory than the one shown (the
     /// engine had not yet seen a change of directory) is ignored.
     public mutating func receive(_ newFrame: WatchFrame, listRows: Int) {
+        receive(newFrame, listRows: { _ in listRows })
+    }
+
+    /// As ``receive(_:listRows:)-(_,Int)``, with the list's rows measured once the frame is in:
+    /// how many the list gets depends on its length (``WatchLayout/listRows(_:)``), and a
+    /// directory just entered or left had none before its first frame.
+    public mutating func receive(_ newFrame: WatchFrame, listRows rowsFor: (WatchModel) -> Int) {
         guard newFrame.directory == state.directory else { return }
         if newFrame.crawl == nil { growth.record(newFrame) }
         // Paused, the list stays as it was, except that a directory just entered is shown once.
@@ -47,6 +54,7 @@ public struct WatchModel: Sendable {
         let selected = selectedName()
         frame = newFrame
         let items = rowItems()
+        let listRows = rowsFor(self)
         if restorePending {
             restorePending = false
             state.restoreSelection(rows: items, visibleRows: listRows)

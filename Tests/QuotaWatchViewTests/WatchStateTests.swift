@@ -35,6 +35,43 @@ import Testing
         #expect(model.handle(.backspace, listRows: 10) == .none)
     }
 
+    @Test("backspace brings the parent back with the row that was at the top still there, as ncdu does")
+    func backspaceRestoresTheTopRow() {
+        let names = (0..<40).map { (String(format: "d%02d", $0), UInt64(1_000)) }
+        var model = WatchModel()
+        model.receive(frame(names), listRows: 10)
+        _ = model.handle(.pageDown, listRows: 10)
+        _ = model.handle(.pageDown, listRows: 10)
+        for _ in 0..<5 { _ = model.handle(.up, listRows: 10) }
+        #expect(model.state.cursor.selected == 13)
+        #expect(model.state.cursor.firstVisible == 9)
+        _ = model.handle(.enter, listRows: 10)
+        model.receive(frame("d13", [("inner", 50)]), listRows: 10)
+        _ = model.handle(.backspace, listRows: 10)
+        model.receive(frame(names), listRows: 10)
+        #expect(model.state.cursor.selected == 13)
+        #expect(model.state.cursor.firstVisible == 9)
+    }
+
+    @Test("a parent's first frame is fitted to the list's rows with that frame in: a long log no longer shrinks them")
+    func backspaceMeasuresTheListWithItsRows() throws {
+        let names = (0..<40).map { (String(format: "d%02d", $0), UInt64(1_000)) }
+        var model = WatchModel()
+        for index in 0..<30 {
+            model.receive(EventLine(time: "00:00:\(index)", kind: "log", details: "line \(index)", severity: .info))
+        }
+        model.receive(frame(names), listRows: layout80.listRows)
+        _ = model.handle(.down, listRows: layout80.listRows(model))
+        _ = model.handle(.enter, listRows: layout80.listRows(model))
+        model.receive(frame("d01", [("inner", 50)]), listRows: layout80.listRows)
+        _ = model.handle(.backspace, listRows: layout80.listRows(model))
+        model.receive(frame(names), listRows: layout80.listRows)
+        #expect(model.state.cursor.selected == 1)
+        #expect(model.state.cursor.firstVisible == 0)
+        let list = layout80.screen(model, now: 0).map(\.text)
+        #expect(list[4].hasPrefix("  d00/"), "\(list.joined(separator: "\n"))")
+    }
+
     @Test func aFrameOfAnotherDirectoryIsIgnored() {
         var model = WatchModel()
         model.receive(frame([("a", 1)]), listRows: 10)

@@ -94,7 +94,7 @@ enum WatchScreenLoop {
     ) -> Bool {
         var changed = false
         if let frame = taken.frame {
-            model.receive(frame, listRows: layout.listRows(model))
+            model.receive(frame, listRows: layout.listRows)
             changed = true
         }
         let now = LocalTime.millisecondsNow
