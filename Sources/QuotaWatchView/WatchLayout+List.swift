@@ -56,13 +56,14 @@ extension WatchLayout {
         return line
     }
 
-    /// A usage bar of `inner` cells: `#` for the used share (all of them past the limit).
+    /// A usage bar of `inner` cells: `#` for each whole share of the limit used (all of them past
+    /// the limit), `.` for the rest. Proportional, as ncdu's: a few percent fill no cell (the
+    /// percentage beside says how much), so a nearly empty quota does not look a tenth full.
     public static func bar(used: UInt64, limit: UInt64, inner: Int) -> (filled: String, empty: String, percent: String)
     {
         guard limit > 0 else { return (String(repeating: "#", count: inner), "", "  ∞%") }
         let share = Double(used) / Double(limit)
-        let cells = min(inner, Int(Saturating.int64((share * Double(inner)).rounded(.down))))
-        let filled = used > 0 && cells == 0 ? 1 : cells
+        let filled = min(inner, Int(Saturating.int64((share * Double(inner)).rounded(.down))))
         let percent = share >= 9.995 ? ">999%" : "\(Int((share * 100).rounded()))%"
         return (String(repeating: "#", count: filled), String(repeating: ".", count: inner - filled), percent)
     }

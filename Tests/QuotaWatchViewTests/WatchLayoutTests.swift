@@ -78,10 +78,18 @@ let layout80 = WatchLayout(rows: 24, columns: 80, width: .builtIn)
         #expect(DisplayWidth.builtIn.columns(line.text) <= 80)
     }
 
+    @Test(
+        "a bar is proportional, ncdu's way: a cell per tenth, none below one, the empty cells shown",
+        arguments: [(1, 0), (49, 0), (99, 0), (100, 1), (199, 1), (200, 2), (999, 9), (1000, 10)])
+    func barCellsPerTenth(used: UInt64, cells: Int) {
+        let bar = WatchLayout.bar(used: used, limit: 1000, inner: 10)
+        #expect(bar.filled == String(repeating: "#", count: cells))
+        #expect(bar.empty == String(repeating: ".", count: 10 - cells))
+    }
+
     @Test func barsAreColouredByStateAndScaledToTheLimit() {
         let half = WatchLayout.bar(used: 5, limit: 10, inner: 10)
         #expect(half.filled == "#####" && half.empty == "....." && half.percent == "50%")
-        #expect(WatchLayout.bar(used: 1, limit: 1000, inner: 10).filled == "#")
         #expect(WatchLayout.bar(used: 0, limit: 1000, inner: 10).filled.isEmpty)
         #expect(WatchLayout.bar(used: 100, limit: 1, inner: 10).percent == ">999%")
         // A limit of 1 B (the grammar allows it) against a huge directory must not trap.

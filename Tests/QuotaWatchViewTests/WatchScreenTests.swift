@@ -68,7 +68,7 @@ let fixtureNow: Int64 = 1_796_085_900_000
               NAME                  SIZE    FILES      GROWTH     QUOTA USE
             > tmp/               28.8 MB        3       0 B/s
               Library/            8.6 MB        3       0 B/s
-              Documents/          2.1 MB        3       0 B/s   50.0 MB [#.........]   4%
+              Documents/          2.1 MB        3       0 B/s   50.0 MB [..........]   4%
               SystemData/         4.1 KB        3       0 B/s
              cleanup candidates (57, 28.7 MB)
               tmp/CFNetworkDownload_A57x.tmp   699.0 KB  idle 3h 0m
@@ -223,7 +223,7 @@ let fixtureNow: Int64 = 1_796_085_900_000
               NAME                  SIZE    FILES      GROWTH     QUOTA USE
             > tmp/               28.8 MB        3       0 B/s
               Library/            8.6 MB        3       0 B/s
-              Documents/          2.1 MB        3       0 B/s   50.0 MB [#.........]   4%
+              Documents/          2.1 MB        3       0 B/s   50.0 MB [..........]   4%
               SystemData/         4.1 KB        3       0 B/s
              cleanup candidates (57, 28.7 MB)
               tmp/CFNetworkDownload_A57x.tmp   699.0 KB  idle 3h 0m
