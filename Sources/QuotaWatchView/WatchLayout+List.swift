@@ -6,9 +6,11 @@ extension WatchLayout {
         var text = "  " + width.padded("NAME", to: names.name) + " "
         text += width.padded("SIZE", to: Columns.size, alignRight: true) + " "
         text += width.padded("FILES", to: Columns.files, alignRight: true) + " "
-        text += width.padded("GROWTH", to: Columns.growth, alignRight: true) + " "
-        text += width.padded("QUOTA", to: Columns.quota, alignRight: true) + " "
-        text += width.padded("USE", to: Columns.bar + Columns.percent)
+        text += width.padded("GROWTH", to: Columns.growth, alignRight: true)
+        if names.showsQuotas {
+            text += " " + width.padded("QUOTA", to: Columns.quota, alignRight: true) + " "
+            text += width.padded("USE", to: Columns.bar + Columns.percent)
+        }
         return StyledLine(text, .bold)
     }
 
@@ -46,7 +48,7 @@ extension WatchLayout {
         line.append(" " + width.padded(format.string(row.size), to: Columns.size, alignRight: true))
         line.append(" " + width.padded(row.isDirectory ? String(row.files) : "", to: Columns.files, alignRight: true))
         line.append(" " + width.padded(Self.growthText(row.growth, format), to: Columns.growth, alignRight: true))
-        guard let quota = row.quota else { return line }
+        guard let quota = row.quota, names.showsQuotas else { return line }
         line.append(" " + width.padded(format.string(quota.effectiveLimit), to: Columns.quota, alignRight: true))
         let bar = Self.bar(used: quota.used ?? 0, limit: quota.effectiveLimit, inner: Columns.bar - 2)
         line.append(" [")
