@@ -102,13 +102,7 @@ public struct WatchState: Sendable, Equatable {
             return .showDirectory(directory)
         case .backspace, .left:
             guard !directory.isEmpty else { return .none }
-            if let slash = directory.lastIndex(of: UInt8(ascii: "/")) {
-                directory = Array(directory[..<slash])
-            } else {
-                directory = []
-            }
-            cursor = ListCursor()
-            return .showDirectory(directory)
+            return showParent()
         case .character("s"):
             sort = sort.next
         case .character("a"):
@@ -133,6 +127,17 @@ public struct WatchState: Sendable, Equatable {
             break
         }
         return .none
+    }
+
+    /// Goes up one level (the root stays the root), as Backspace does.
+    public mutating func showParent() -> WatchCommand {
+        if let slash = directory.lastIndex(of: UInt8(ascii: "/")) {
+            directory = Array(directory[..<slash])
+        } else {
+            directory = []
+        }
+        cursor = ListCursor()
+        return .showDirectory(directory)
     }
 
     /// PgUp, PgDn, Home, End and the arrows scroll the expanded log; false for other keys.

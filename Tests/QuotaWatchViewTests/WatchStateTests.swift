@@ -72,6 +72,31 @@ import Testing
         #expect(list[4].hasPrefix("  d00/"), "\(list.joined(separator: "\n"))")
     }
 
+    @Test("the directory shown removed, the view goes up to the nearest one still there and says so in the footer")
+    func aRemovedDirectoryTakesTheViewUp() {
+        var model = WatchModel()
+        model.receive(frame([("a", 300)]), listRows: 10)
+        _ = model.handle(.enter, listRows: 10)
+        model.receive(frame("a", [("b", 100)]), listRows: 10)
+        _ = model.handle(.enter, listRows: 10)
+        model.receive(frame("a/b", [("c", 10)]), listRows: 10)
+        // a and a/b are removed together: a/b's frame says it is gone, then a's does.
+        var gone = frame("a/b", [])
+        gone.directoryExists = false
+        #expect(model.receive(gone, listRows: 10, now: 1_000) == .showDirectory(Array("a".utf8)))
+        #expect(model.state.directory == Array("a".utf8))
+        #expect(model.notice?.contains("./a/b is gone") == true, "\(model.notice ?? "no notice")")
+        gone = frame("a", [])
+        gone.directoryExists = false
+        #expect(model.receive(gone, listRows: 10, now: 2_000) == .showDirectory([]))
+        #expect(model.state.directory.isEmpty)
+        #expect(model.notice == "./a/b is gone (removed or moved): showing ./", "\(model.notice ?? "no notice")")
+        model.receive(frame([("d", 300)]), listRows: 10)
+        #expect(model.rows().map(\.display) == ["d"])
+        let screen = layout80.screen(model, now: 2_000).map(\.text)
+        #expect(screen[23].contains("./a/b is gone (removed or moved): showing ./"), "\(screen[23])")
+    }
+
     @Test func aFrameOfAnotherDirectoryIsIgnored() {
         var model = WatchModel()
         model.receive(frame([("a", 1)]), listRows: 10)
