@@ -15,9 +15,10 @@ enum WatchCommand {
             socket (or --socket PATH): then it attaches to that daemon, as 'watch --socket PATH'
             without ROOT does, and names the options of 'run' it ignores. ROOT's socket is the one
             'run' uses (see 'quotawatch run --help'). Keys: arrows move, enter opens a directory,
-            backspace goes up, s sorts by size, name or growth, a shows apparent sizes, c runs every
-            cleaner now (after a confirmation), p pauses, ? shows them all, q quits. The terminal
-            must be at least 80x24; the view ends when the terminal goes away.
+            backspace goes up, s sorts by size, name or growth, a shows apparent sizes, l shows the
+            event log in full, c runs every cleaner now (after a confirmation), p pauses, ? or h
+            shows them all, q quits. The terminal must be at least 80x24; the view ends when the
+            terminal goes away.
             --ios adds the app's size as the phone shows it to the status line (see 'scan --ios').
             When stdout is not a terminal (or TERM is unset, dumb or unknown to terminfo), prints one
             line per event instead: local ISO 8601 time, the event's kind as its JSON "event" field,
