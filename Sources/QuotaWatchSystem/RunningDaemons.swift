@@ -10,6 +10,10 @@ public enum RunningDaemons {
         public var processID: Int32
         /// Its `--socket` value; nil when it listens at the default path.
         public var socket: [UInt8]?
+        /// The user it runs as (the owner of `/proc/PID`).
+        public var userID: UInt32 = 0
+        /// Its ROOT, absolute with symlinks resolved; nil when the kernel would not say.
+        public var root: [UInt8]?
     }
 
     /// The daemons whose ROOT is the directory `root` (compared by device and inode, so a
@@ -18,6 +22,19 @@ public enum RunningDaemons {
     ///
     /// The corresponding C functions are `openat`, `getdents64`, `read` and `fstatat`.
     public static func serving(root: FileStatus) -> [Daemon] {
+        all { $0.device == root.device && $0.inode == root.inode }
+    }
+
+    /// Every daemon running (`run` and `watch` with a ROOT), other than this process, in
+    /// process-id order: what a client lists when it is not told which one to ask.
+    ///
+    /// The corresponding C functions are `openat`, `getdents64`, `read`, `fstatat` and
+    /// `readlinkat`.
+    public static func running() -> [Daemon] {
+        all { _ in true }.sorted { $0.processID < $1.processID }
+    }
+
+    private static func all(whoseRoot matches: (FileStatus) -> Bool) -> [Daemon] {
         guard
             let proc = try? FileDescriptor.currentWorkingDirectory.openDirectory(
                 Array("/proc".utf8), followSymlinks: true),
@@ -30,10 +47,15 @@ public enum RunningDaemons {
             guard let processID = Int32(String(decoding: name, as: UTF8.self)), processID != me,
                 let cmdline = try? SmallFile.read(bytes: Array("/proc/".utf8) + name + Array("/cmdline".utf8)),
                 let invocation = Invocation(cmdline: cmdline),
-                let status = statusOfRoot(invocation.root, process: name, in: proc),
-                status.device == root.device, status.inode == root.inode
+                let root = openRoot(invocation.root, process: name, in: proc)
             else { continue }
-            found.append(Daemon(processID: processID, socket: invocation.socket))
+            defer { root.close() }
+            guard let status = try? root.status(), matches(status) else { continue }
+            let owner = try? UnixSocket.ownership(at: Array("/proc/".utf8) + name, followSymlinks: false)
+            found.append(
+                Daemon(
+                    processID: processID, socket: invocation.socket, userID: owner?.ownerID ?? 0,
+                    root: root.canonicalPath))
         }
         return found
     }
@@ -72,21 +94,12 @@ public enum RunningDaemons {
 
     /// The ROOT a process was given, resolved as that process resolved it: from its working
     /// directory when relative.
-    private static func statusOfRoot(_ root: [UInt8], process: [UInt8], in proc: FileDescriptor) -> FileStatus? {
+    private static func openRoot(_ root: [UInt8], process: [UInt8], in proc: FileDescriptor) -> FileDescriptor? {
         if root.first == UInt8(ascii: "/") {
             return try? FileDescriptor.currentWorkingDirectory.openDirectory(root, followSymlinks: true)
-                .statusThenClose()
         }
         guard let cwd = try? proc.openDirectory(process + Array("/cwd".utf8), followSymlinks: true) else { return nil }
         defer { cwd.close() }
-        return try? cwd.openDirectory(root, followSymlinks: true).statusThenClose()
-    }
-}
-
-extension FileDescriptor {
-    /// This descriptor's status; the descriptor is closed either way.
-    fileprivate func statusThenClose() throws(Errno) -> FileStatus {
-        defer { close() }
-        return try status()
+        return try? cwd.openDirectory(root, followSymlinks: true)
     }
 }

@@ -10,7 +10,7 @@ extension WatchLayout {
         ("backspace, left", "back to the parent directory"),
         ("s", "sort by size, name or growth (cycles)"),
         ("a", "show allocated or apparent sizes"),
-        ("l", "the event log in full, wrapped (again or esc: back)"),
+        ("l", "the event log in full, wrapped (l, esc: back)"),
         ("pgup/pgdn, home/end in l", "scroll the event log"),
         ("c", "run every cleaner now (asks first)"),
         ("d", "delete the selected file or directory (asks first)"),

@@ -6,9 +6,11 @@ extension WatchLayout {
         var text = "  " + width.padded("NAME", to: names.name) + " "
         text += width.padded("SIZE", to: Columns.size, alignRight: true) + " "
         text += width.padded("FILES", to: Columns.files, alignRight: true) + " "
-        text += width.padded("GROWTH", to: Columns.growth, alignRight: true) + " "
-        text += width.padded("QUOTA", to: Columns.quota, alignRight: true) + " "
-        text += width.padded("USE", to: Columns.bar + Columns.percent)
+        text += width.padded("GROWTH", to: Columns.growth, alignRight: true)
+        if names.showsQuotas {
+            text += " " + width.padded("QUOTA", to: Columns.quota, alignRight: true) + " "
+            text += width.padded("USE", to: Columns.bar + Columns.percent)
+        }
         return StyledLine(text, .bold)
     }
 
@@ -46,7 +48,7 @@ extension WatchLayout {
         line.append(" " + width.padded(format.string(row.size), to: Columns.size, alignRight: true))
         line.append(" " + width.padded(row.isDirectory ? String(row.files) : "", to: Columns.files, alignRight: true))
         line.append(" " + width.padded(Self.growthText(row.growth, format), to: Columns.growth, alignRight: true))
-        guard let quota = row.quota else { return line }
+        guard let quota = row.quota, names.showsQuotas else { return line }
         line.append(" " + width.padded(format.string(quota.effectiveLimit), to: Columns.quota, alignRight: true))
         let bar = Self.bar(used: quota.used ?? 0, limit: quota.effectiveLimit, inner: Columns.bar - 2)
         line.append(" [")
@@ -56,13 +58,14 @@ extension WatchLayout {
         return line
     }
 
-    /// A usage bar of `inner` cells: `#` for the used share (all of them past the limit).
+    /// A usage bar of `inner` cells: `#` for each whole share of the limit used (all of them past
+    /// the limit), `.` for the rest. Proportional, as ncdu's: a few percent fill no cell (the
+    /// percentage beside says how much), so a nearly empty quota does not look a tenth full.
     public static func bar(used: UInt64, limit: UInt64, inner: Int) -> (filled: String, empty: String, percent: String)
     {
         guard limit > 0 else { return (String(repeating: "#", count: inner), "", "  ∞%") }
         let share = Double(used) / Double(limit)
-        let cells = min(inner, Int(Saturating.int64((share * Double(inner)).rounded(.down))))
-        let filled = used > 0 && cells == 0 ? 1 : cells
+        let filled = min(inner, Int(Saturating.int64((share * Double(inner)).rounded(.down))))
         let percent = share >= 9.995 ? ">999%" : "\(Int((share * 100).rounded()))%"
         return (String(repeating: "#", count: filled), String(repeating: ".", count: inner - filled), percent)
     }

@@ -79,7 +79,11 @@ public struct WatchLayout: Sendable {
     /// Names of the directory shown that the frame left out.
     static func omitted(_ model: WatchModel) -> Int { model.frame?.omittedEntries ?? 0 }
 
-    /// Column widths of the directory list: the name takes what the others leave.
+    /// Column widths of the directory list, set by the window and by whether the level shown
+    /// has a quota to show, never by the lengths of its names: moving between levels does not
+    /// shift the columns. The name takes what the other columns leave, up to a width that keeps
+    /// the sizes beside their names on a wide screen; a level without a quota row leaves out
+    /// the QUOTA and USE columns and gives their room to the name.
     public struct Columns: Equatable, Sendable {
         public static let size = 9
         public static let files = 8
@@ -87,24 +91,24 @@ public struct WatchLayout: Sendable {
         public static let quota = 9
         public static let bar = 12
         public static let percent = 5
+        /// The name column's width when the screen has room for more (all an 80-column screen
+        /// has without the quota columns), or a quarter of a wider screen.
+        public static let comfortableName = 47
         public var name: Int
+        public var showsQuotas: Bool
 
-        public init(totalColumns: Int) {
-            name = max(
-                8, totalColumns - 2 - (Self.size + Self.files + Self.growth + Self.quota + Self.bar + Self.percent) - 6)
-        }
-
-        /// As wide as the longest of `names` (and the heading) needs, at most what the screen
-        /// leaves: on a wide screen the sizes stay beside their names.
-        public init(totalColumns: Int, longestName: Int) {
-            self.init(totalColumns: totalColumns)
-            name = min(name, max(16, longestName + 2))
+        public init(totalColumns: Int, showsQuotas: Bool = true) {
+            self.showsQuotas = showsQuotas
+            let sizes = Self.size + Self.files + Self.growth + 3
+            let quotas = showsQuotas ? Self.quota + Self.bar + Self.percent + 3 : 0
+            let available = totalColumns - 2 - sizes - quotas
+            name = max(8, min(available, max(Self.comfortableName, totalColumns / 4)))
         }
     }
 
-    /// The columns for the rows shown now.
+    /// The columns for the level shown now.
     func columns(_ model: WatchModel) -> Columns {
-        Columns(totalColumns: columns, longestName: model.rows().map { width.columns($0.display) + 1 }.max() ?? 0)
+        Columns(totalColumns: columns, showsQuotas: model.rows().contains { $0.quota != nil })
     }
 
     // MARK: The screen
@@ -177,6 +181,9 @@ public struct WatchLayout: Sendable {
     // MARK: Parts
 
     static let barStyle = TextStyle(bold: true, reverse: true)
+    /// The columns of an attached socket's path the status line keeps, its end, before it
+    /// drops other parts for it.
+    static let attachedMinimum = 24
 
     func titleBar(_ model: WatchModel) -> StyledLine {
         let frame = model.frame
@@ -234,17 +241,20 @@ public struct WatchLayout: Sendable {
         func columnsUsed(_ parts: [(spans: [StyledSpan], priority: Int)]) -> Int {
             parts.reduce(0) { $0 + $1.spans.reduce(0) { $0 + width.columns($1.text) } }
         }
-        while columnsUsed(parts) > columns,
+        // Attached, the socket keeps a place (its end says most): other parts go first, since
+        // which daemon is shown matters more than the free space or the event rate.
+        let label = "  attached: "
+        let socket = model.attachedTo.map { width.printable($0) }
+        let socketRoom = socket.map { width.columns(label) + min(width.columns($0), Self.attachedMinimum) } ?? 0
+        while columnsUsed(parts) + socketRoom > columns,
             let least = parts.indices.min(by: { parts[$0].priority < parts[$1].priority })
         {
             parts.remove(at: least)
         }
         var line = StyledLine(parts.flatMap(\.spans))
-        // The socket, in what is left: its end says most.
-        let label = "  attached: "
         let room = columns - columnsUsed(parts) - width.columns(label)
-        if let socket = model.attachedTo, room >= 8 {
-            line.append(label + width.truncatedFront(width.printable(socket), to: room), .dim)
+        if let socket, room > 0 {
+            line.append(label + width.truncatedFront(socket, to: room), .dim)
         }
         return line
     }

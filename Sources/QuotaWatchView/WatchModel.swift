@@ -25,6 +25,8 @@ public struct WatchModel: Sendable {
     public static let noticeMilliseconds: Int64 = 5000
     public var format: ByteFormat
     private var restorePending = false
+    /// The directory shown when it went away, while the view goes up to one still there.
+    private var leftForGone: [UInt8]?
     /// Everything drawn besides the frame, as it was when `p` paused the view; nil while live.
     private var frozen: Frozen?
 
@@ -39,14 +41,43 @@ public struct WatchModel: Sendable {
 
     /// Takes a new frame, unless paused. A frame of another directory than the one shown (the
     /// engine had not yet seen a change of directory) is ignored.
-    public mutating func receive(_ newFrame: WatchFrame, listRows: Int) {
-        guard newFrame.directory == state.directory else { return }
+    @discardableResult
+    public mutating func receive(_ newFrame: WatchFrame, listRows: Int, now: Int64 = 0) -> WatchCommand {
+        receive(newFrame, listRows: { _ in listRows }, now: now)
+    }
+
+    /// As ``receive(_:listRows:)-(_,Int)``, with the list's rows measured once the frame is in:
+    /// how many the list gets depends on its length (``WatchLayout/listRows(_:)``), and a
+    /// directory just entered or left had none before its first frame.
+    ///
+    /// A frame saying the directory shown is gone (removed or moved away) takes the view up a
+    /// level, and the next up while the parent is gone too, to the nearest that is there; the
+    /// footer says so. The command returned asks for that directory then.
+    @discardableResult
+    public mutating func receive(
+        _ newFrame: WatchFrame, listRows rowsFor: (WatchModel) -> Int, now: Int64 = 0
+    ) -> WatchCommand {
+        guard newFrame.directory == state.directory else { return .none }
+        if !newFrame.directoryExists, !state.directory.isEmpty {
+            // Several levels gone at once: the notice names the one the person was looking at.
+            let left = restorePending ? leftForGone ?? state.directory : state.directory
+            leftForGone = left
+            let gone = DisplayWidth.builtIn.printable(EscapedName.string(left))
+            let command = state.showParent()
+            restorePending = true
+            showBlankFrame()
+            let parent = DisplayWidth.builtIn.printable("./" + EscapedName.string(state.directory))
+            post(notice: "./\(gone) is gone (removed or moved): showing \(parent)", now: now)
+            return command
+        }
+        leftForGone = nil
         if newFrame.crawl == nil { growth.record(newFrame) }
         // Paused, the list stays as it was, except that a directory just entered is shown once.
-        guard !state.paused || restorePending else { return }
+        guard !state.paused || restorePending else { return .none }
         let selected = selectedName()
         frame = newFrame
         let items = rowItems()
+        let listRows = rowsFor(self)
         if restorePending {
             restorePending = false
             state.restoreSelection(rows: items, visibleRows: listRows)
@@ -56,6 +87,7 @@ public struct WatchModel: Sendable {
             keepSelection(on: selected, listRows: listRows)
         }
         state.cursor.clamp(count: items.count, visibleRows: listRows)
+        return .none
     }
 
     /// The name of the highlighted row, if any. A name is unique among a directory's entries,
@@ -136,22 +168,28 @@ public struct WatchModel: Sendable {
         }
         if case .showDirectory = command {
             restorePending = true
+            leftForGone = nil
             // Paused, the rates held were of the other directory's children: none until resumed.
             frozen?.growth = GrowthTracker()
             // Paused or not, the new directory's first frame is shown.
-            frame = frame.map { old in
-                var blank = WatchFrame(root: old.root, directory: state.directory)
-                blank.rootAllocated = old.rootAllocated
-                blank.rootApparent = old.rootApparent
-                blank.quotas = old.quotas
-                blank.level = old.level
-                blank.free = old.free
-                blank.diskTotal = old.diskTotal
-                blank.events = old.events
-                return blank
-            }
+            showBlankFrame()
         }
         return command
+    }
+
+    /// Until the first frame of the directory now shown arrives: the root's figures, no rows.
+    private mutating func showBlankFrame() {
+        frame = frame.map { old in
+            var blank = WatchFrame(root: old.root, directory: state.directory)
+            blank.rootAllocated = old.rootAllocated
+            blank.rootApparent = old.rootApparent
+            blank.quotas = old.quotas
+            blank.level = old.level
+            blank.free = old.free
+            blank.diskTotal = old.diskTotal
+            blank.events = old.events
+            return blank
+        }
     }
 
     /// The rows of the list in the order shown.

@@ -70,8 +70,14 @@ public struct WatchState: Sendable, Equatable {
     /// The question asked (`c`'s or `d`'s) was drawn whole at the current size (``noteDrawn(questionWhole:)``):
     /// only then does `y` act. A key pressed while the question could not be read does nothing.
     public private(set) var questionShownWhole = false
-    /// The child selected in each directory left by `enter`, so backspace comes back to it.
-    private var selectedBeforeEntering: [[UInt8]: [UInt8]] = [:]
+    /// The child selected in each directory left by `enter`, and the row then at the top, so
+    /// backspace comes back to the list as it was.
+    private var selectedBeforeEntering: [[UInt8]: Left] = [:]
+
+    private struct Left: Sendable, Equatable {
+        var name: [UInt8]
+        var firstVisible: Int
+    }
 
     public init() {}
 
@@ -114,19 +120,13 @@ public struct WatchState: Sendable, Equatable {
             // A file is listed to be seen, not entered.
             guard rows.indices.contains(cursor.selected), rows[cursor.selected].isDirectory else { return .none }
             let name = rows[cursor.selected].name
-            selectedBeforeEntering[directory] = name
+            selectedBeforeEntering[directory] = Left(name: name, firstVisible: cursor.firstVisible)
             directory = directory.isEmpty ? name : directory + [UInt8(ascii: "/")] + name
             cursor = ListCursor()
             return .showDirectory(directory)
         case .backspace, .left:
             guard !directory.isEmpty else { return .none }
-            if let slash = directory.lastIndex(of: UInt8(ascii: "/")) {
-                directory = Array(directory[..<slash])
-            } else {
-                directory = []
-            }
-            cursor = ListCursor()
-            return .showDirectory(directory)
+            return showParent()
         case .character("s"):
             sort = sort.next
         case .character("a"):
@@ -181,6 +181,17 @@ public struct WatchState: Sendable, Equatable {
         return .none
     }
 
+    /// Goes up one level (the root stays the root), as Backspace does.
+    public mutating func showParent() -> WatchCommand {
+        if let slash = directory.lastIndex(of: UInt8(ascii: "/")) {
+            directory = Array(directory[..<slash])
+        } else {
+            directory = []
+        }
+        cursor = ListCursor()
+        return .showDirectory(directory)
+    }
+
     /// PgUp, PgDn, Home, End and the arrows scroll the expanded log; false for other keys.
     private mutating func scrollLog(_ key: TerminalKey, page: Int) -> Bool {
         switch key {
@@ -204,9 +215,9 @@ public struct WatchState: Sendable, Equatable {
     /// Once the rows of a directory just entered or left arrive: selects the child we came
     /// back from, if any.
     public mutating func restoreSelection(rows: [Item], visibleRows: Int) {
-        guard let name = selectedBeforeEntering.removeValue(forKey: directory),
-            let index = rows.firstIndex(where: { $0.name == name && $0.isDirectory })
+        guard let left = selectedBeforeEntering.removeValue(forKey: directory),
+            let index = rows.firstIndex(where: { $0.name == left.name && $0.isDirectory })
         else { return }
-        cursor.select(index, count: rows.count, visibleRows: visibleRows)
+        cursor.select(index, firstVisible: left.firstVisible, count: rows.count, visibleRows: visibleRows)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import QuotaWatchView
 import Testing
 
 @testable import quotawatch
@@ -43,6 +44,23 @@ struct HelpTextTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.fixtures.path)
             .filter { $0.hasSuffix(".txt") }.map { String($0.dropLast(4)) }
         #expect(Set(files) == Set(Self.everySubcommand.map(\.name) + ["overview"]))
+    }
+
+    @Test("watch's help, and so the manual page, names every letter key the view handles")
+    func watchHelpNamesEveryKey() throws {
+        let watch = try #require(QuotaWatchCLI.subcommands.first { $0.name == "watch" })
+        let manual = ManualPage.render(
+            QuotaWatchCLI.subcommands, help: QuotaWatchCLI.helpSubcommand, version: QuotaWatchCLI.version)
+        let letters = WatchLayout.keys.flatMap { $0.key.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.count == 1 && $0.first!.isLowercase }
+        #expect(letters.contains("l"))
+        func words(_ text: String) -> Set<String> {
+            Set(text.split(whereSeparator: { $0.isWhitespace || $0 == "," }).map(String.init))
+        }
+        for letter in letters {
+            #expect(words(watch.discussion).contains(letter), "watch --help does not name the \(letter) key")
+            #expect(words(manual).contains(letter), "the manual page does not name the \(letter) key")
+        }
     }
 
     @Test("completions and the manual page offer exactly the declared options of each subcommand")

@@ -88,6 +88,30 @@ import Testing
         #expect(dialog.answer(to: .down) == nil)
     }
 
+    @Test(
+        "the help box clears all it covers and a one-cell margin around it: no text beneath shows at its edges",
+        arguments: [(80, 24), (120, 30), (200, 50)])
+    func theOverlayClearsItsBoxAndAMargin(columns: Int, rows: Int) {
+        let screen = Array(repeating: StyledLine(String(repeating: "x", count: columns)), count: rows)
+        let drawn = WatchLayout.help.drawn(over: screen, rows: rows, columns: columns, width: .builtIn)
+        // The cells that are no longer x: one rectangle, the box and its margin.
+        let cleared = drawn.enumerated().compactMap { row, line -> (row: Int, columns: Range<Int>)? in
+            let text = Array(line.text)
+            guard let first = text.firstIndex(where: { $0 != "x" }), let last = text.lastIndex(where: { $0 != "x" })
+            else { return nil }
+            #expect(!text[first...last].contains("x"), "x inside the box on row \(row): \(line.text)")
+            return (row, first..<(last + 1))
+        }
+        let keys = WatchLayout.keys.count
+        let boxColumns = min(columns, WatchLayout.help.lines.map { $0.columns(.builtIn) }.max()! + 4)
+        #expect(cleared.count == keys + 4 + 2, "rows cleared: \(cleared.map(\.row))")
+        #expect(Set(cleared.map(\.columns)).count == 1)
+        #expect(cleared.first?.columns.count == min(columns, boxColumns + 2))
+        for (key, action) in WatchLayout.keys {
+            #expect(drawn.contains { $0.text.contains(action) }, "\(key): '\(action)' is cut at \(columns) columns")
+        }
+    }
+
     @Test func anOverlayOverWideCharactersKeepsTheColumns() {
         let screen = Array(repeating: StyledLine(String(repeating: "日", count: 40)), count: 10)
         let help = Overlay.help(title: "Keys", keys: [("q", "quit"), ("?", "help")], footer: "any key closes")

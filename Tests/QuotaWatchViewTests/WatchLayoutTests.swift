@@ -78,10 +78,60 @@ let layout80 = WatchLayout(rows: 24, columns: 80, width: .builtIn)
         #expect(DisplayWidth.builtIn.columns(line.text) <= 80)
     }
 
+    @Test(
+        "a bar is proportional, ncdu's way: a cell per tenth, none below one, the empty cells shown",
+        arguments: [(1, 0), (49, 0), (99, 0), (100, 1), (199, 1), (200, 2), (999, 9), (1000, 10)])
+    func barCellsPerTenth(used: UInt64, cells: Int) {
+        let bar = WatchLayout.bar(used: used, limit: 1000, inner: 10)
+        #expect(bar.filled == String(repeating: "#", count: cells))
+        #expect(bar.empty == String(repeating: ".", count: 10 - cells))
+    }
+
+    @Test(
+        "the columns stay put between levels: a level of long names and one of short names put SIZE in the same place",
+        arguments: [80, 120, 200])
+    func columnsAreStableBetweenLevels(columns: Int) {
+        let layout = WatchLayout(rows: 24, columns: columns, width: .builtIn)
+        var model = WatchModel()
+        model.receive(frame([("a", 2_000), ("b", 1_000)]), listRows: 10)
+        let shortNames = layout.screen(model, now: 0).map(\.text)
+        _ = model.handle(.enter, listRows: 10)
+        model.receive(frame("a", [("a-directory-name-of-some-thirty-two", 1_000)]), listRows: 10)
+        let longNames = layout.screen(model, now: 0).map(\.text)
+        func sizeColumn(_ headings: String) -> Int? {
+            headings.range(of: "SIZE").map { headings.distance(from: headings.startIndex, to: $0.lowerBound) }
+        }
+        #expect(sizeColumn(shortNames[3]) != nil)
+        #expect(
+            sizeColumn(shortNames[3]) == sizeColumn(longNames[3]),
+            "\(shortNames[3])\n\(longNames[3])")
+    }
+
+    @Test("at 80 columns a level without a quota row gives the QUOTA and USE columns' room to the name")
+    func namesTakeTheRoomOfEmptyQuotaColumns() {
+        let name = "com.example.a-cache-directory-of-40-chars"
+        var model = WatchModel()
+        model.receive(frame([(name, 2_000), ("b", 1_000)]), listRows: 10)
+        let screen = layout80.screen(model, now: 0).map(\.text)
+        #expect(screen[4].contains(name + "/"), "\(screen[4])")
+        #expect(!screen[3].contains("QUOTA"))
+        #expect(screen.allSatisfy { DisplayWidth.builtIn.columns($0) <= 80 })
+    }
+
+    @Test("attached at 80 columns, the socket stays in the header: the free space and the rate go first")
+    func theAttachedMarkerStaysAtEightyColumns() throws {
+        var model = try sandboxModel()
+        model.attachedTo = "/run/user/1000/quotawatch/a-very-long-socket-name-for-this-sandbox.sock"
+        let status = layout80.screen(model, now: fixtureNow)[1].text
+        #expect(status.contains("attached: …"), "\(status)")
+        #expect(status.hasSuffix("sandbox.sock"), "\(status)")
+        #expect(status.contains("level normal") && status.contains("2 breach"), "\(status)")
+        #expect(DisplayWidth.builtIn.columns(status) <= 80)
+    }
+
     @Test func barsAreColouredByStateAndScaledToTheLimit() {
         let half = WatchLayout.bar(used: 5, limit: 10, inner: 10)
         #expect(half.filled == "#####" && half.empty == "....." && half.percent == "50%")
-        #expect(WatchLayout.bar(used: 1, limit: 1000, inner: 10).filled == "#")
         #expect(WatchLayout.bar(used: 0, limit: 1000, inner: 10).filled.isEmpty)
         #expect(WatchLayout.bar(used: 100, limit: 1, inner: 10).percent == ">999%")
         // A limit of 1 B (the grammar allows it) against a huge directory must not trap.

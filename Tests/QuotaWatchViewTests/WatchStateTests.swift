@@ -35,6 +35,68 @@ import Testing
         #expect(model.handle(.backspace, listRows: 10) == .none)
     }
 
+    @Test("backspace brings the parent back with the row that was at the top still there, as ncdu does")
+    func backspaceRestoresTheTopRow() {
+        let names = (0..<40).map { (String(format: "d%02d", $0), UInt64(1_000)) }
+        var model = WatchModel()
+        model.receive(frame(names), listRows: 10)
+        _ = model.handle(.pageDown, listRows: 10)
+        _ = model.handle(.pageDown, listRows: 10)
+        for _ in 0..<5 { _ = model.handle(.up, listRows: 10) }
+        #expect(model.state.cursor.selected == 13)
+        #expect(model.state.cursor.firstVisible == 9)
+        _ = model.handle(.enter, listRows: 10)
+        model.receive(frame("d13", [("inner", 50)]), listRows: 10)
+        _ = model.handle(.backspace, listRows: 10)
+        model.receive(frame(names), listRows: 10)
+        #expect(model.state.cursor.selected == 13)
+        #expect(model.state.cursor.firstVisible == 9)
+    }
+
+    @Test("a parent's first frame is fitted to the list's rows with that frame in: a long log no longer shrinks them")
+    func backspaceMeasuresTheListWithItsRows() throws {
+        let names = (0..<40).map { (String(format: "d%02d", $0), UInt64(1_000)) }
+        var model = WatchModel()
+        for index in 0..<30 {
+            model.receive(EventLine(time: "00:00:\(index)", kind: "log", details: "line \(index)", severity: .info))
+        }
+        model.receive(frame(names), listRows: layout80.listRows)
+        _ = model.handle(.down, listRows: layout80.listRows(model))
+        _ = model.handle(.enter, listRows: layout80.listRows(model))
+        model.receive(frame("d01", [("inner", 50)]), listRows: layout80.listRows)
+        _ = model.handle(.backspace, listRows: layout80.listRows(model))
+        model.receive(frame(names), listRows: layout80.listRows)
+        #expect(model.state.cursor.selected == 1)
+        #expect(model.state.cursor.firstVisible == 0)
+        let list = layout80.screen(model, now: 0).map(\.text)
+        #expect(list[4].hasPrefix("  d00/"), "\(list.joined(separator: "\n"))")
+    }
+
+    @Test("the directory shown removed, the view goes up to the nearest one still there and says so in the footer")
+    func aRemovedDirectoryTakesTheViewUp() {
+        var model = WatchModel()
+        model.receive(frame([("a", 300)]), listRows: 10)
+        _ = model.handle(.enter, listRows: 10)
+        model.receive(frame("a", [("b", 100)]), listRows: 10)
+        _ = model.handle(.enter, listRows: 10)
+        model.receive(frame("a/b", [("c", 10)]), listRows: 10)
+        // a and a/b are removed together: a/b's frame says it is gone, then a's does.
+        var gone = frame("a/b", [])
+        gone.directoryExists = false
+        #expect(model.receive(gone, listRows: 10, now: 1_000) == .showDirectory(Array("a".utf8)))
+        #expect(model.state.directory == Array("a".utf8))
+        #expect(model.notice?.contains("./a/b is gone") == true, "\(model.notice ?? "no notice")")
+        gone = frame("a", [])
+        gone.directoryExists = false
+        #expect(model.receive(gone, listRows: 10, now: 2_000) == .showDirectory([]))
+        #expect(model.state.directory.isEmpty)
+        #expect(model.notice == "./a/b is gone (removed or moved): showing ./", "\(model.notice ?? "no notice")")
+        model.receive(frame([("d", 300)]), listRows: 10)
+        #expect(model.rows().map(\.display) == ["d"])
+        let screen = layout80.screen(model, now: 2_000).map(\.text)
+        #expect(screen[23].contains("./a/b is gone (removed or moved): showing ./"), "\(screen[23])")
+    }
+
     @Test func aFrameOfAnotherDirectoryIsIgnored() {
         var model = WatchModel()
         model.receive(frame([("a", 1)]), listRows: 10)

@@ -3,9 +3,12 @@
 its oldest files until the directory is under the target the context names (or, without a
 quota on it, every candidate older than --max-age).
 
-    quotawatch run ~/app --config app.yaml --clean &
-    contrib/python/example_cleaner.py --socket "$XDG_RUNTIME_DIR/quotawatch/control.sock" \\
+    quotawatch run ~/app --config app.yaml --clean --socket "$XDG_RUNTIME_DIR/app.sock" &
+    contrib/python/example_cleaner.py --socket "$XDG_RUNTIME_DIR/app.sock" \\
         --root ~/app --name feed Library/Caches/com.example.feed
+
+Without --socket the daemon listens at a per-root default path: docs/service.md, "Socket
+paths and whose socket it is", says which.
 
 It re-reads its quota on every level change, as a business would, and prints what it does.
 """
@@ -48,8 +51,10 @@ def make_handler(root, max_age_seconds, log):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--socket", required=True, help="the daemon's control socket (status --help names it)")
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument("--socket", required=True,
+                        help="the daemon's control socket: its --socket, or the per-root default "
+                        "(docs/service.md, 'Socket paths and whose socket it is')")
     parser.add_argument("--root", required=True, help="the daemon's ROOT (candidates are relative to it)")
     parser.add_argument("--name", default="example")
     parser.add_argument("--timeout-ms", type=int)

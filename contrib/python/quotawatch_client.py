@@ -11,14 +11,18 @@ asks for its quotas and hears its level and quota events:
             ...  # remove the file through the program's own index
         return {"freed": freed, "removed": removed}
 
-    with RegisteredCleaner("/run/quotawatch/control.sock", "feed",
-                           ["Library/Caches/com.example.feed"]) as cleaner:
+    # The daemon's socket: its --socket, or the per-root default (see below).
+    with RegisteredCleaner(socket_path, "feed", ["Library/Caches/com.example.feed"]) as cleaner:
         print(cleaner.quotas())            # the rows of its paths and the disk level
         cleaner.serve(clean, on_event=lambda event: print(event["event"]))
 
 Paths are relative to ROOT and escaped as the daemon escapes them in JSON: a byte that is
 not part of valid UTF-8 is written \\xNN and a backslash \\\\ (``escape``/``unescape`` convert).
-The protocol is described in the README's "Control socket" section.
+Without --socket the daemon listens at $XDG_RUNTIME_DIR/quotawatch/<name>.sock,
+/run/quotawatch/<name>.sock when it runs as root, or /tmp/quotawatch-<uid>/<name>.sock, where
+<name> is ROOT's last component and a hash of its absolute path (docs/service.md, "Socket
+paths and whose socket it is"); `quotawatch status ROOT` finds it the same way.
+The protocol is described in docs/json.md, "Control socket".
 """
 
 import json

@@ -29,6 +29,14 @@ public struct ListCursor: Hashable, Sendable {
         clamp(count: count, visibleRows: visibleRows)
     }
 
+    /// Selects `index` with `firstVisible` at the top, as they were when the list was left
+    /// (clamped to the list as it is now).
+    public mutating func select(_ index: Int, firstVisible top: Int, count: Int, visibleRows: Int) {
+        selected = index
+        firstVisible = top
+        clamp(count: count, visibleRows: visibleRows)
+    }
+
     /// Keeps the selection inside the list and on screen after the list or the screen changed.
     public mutating func clamp(count: Int, visibleRows: Int) {
         selected = max(0, min(selected, count - 1))

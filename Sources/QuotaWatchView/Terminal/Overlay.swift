@@ -44,12 +44,12 @@ public struct Overlay: Hashable, Sendable {
         let left = max(0, (columns - boxColumns) / 2)
         var box: [StyledLine] = []
         let border = TextStyle.reverse
+        let padding = StyledLine([
+            StyledSpan(" ", border), StyledSpan(String(repeating: " ", count: inner + 2)), StyledSpan(" ", border),
+        ])
         box.append(
             StyledLine(" " + width.padded(title, to: boxColumns - 2) + " ", TextStyle(bold: true, reverse: true)))
-        box.append(
-            StyledLine([
-                StyledSpan(" ", border), StyledSpan(String(repeating: " ", count: inner + 2)), StyledSpan(" ", border),
-            ]))
+        box.append(padding)
         for line in lines.prefix(max(0, boxRows - 4)) {
             let clipped = line.clipped(to: inner, width: width)
             var row = StyledLine([StyledSpan(" ", border), StyledSpan(" ")])
@@ -58,9 +58,21 @@ public struct Overlay: Hashable, Sendable {
             row.append(" ", border)
             box.append(row)
         }
+        // The box is as tall as it was measured: a blank row under the lines, as over them.
+        if box.count < boxRows - 1 { box.append(padding) }
         box.append(StyledLine(" " + width.padded(footer, to: boxColumns - 2) + " ", border))
+        // A margin of one blank cell around the box, where the screen has room: text of the
+        // screen beneath never touches the border, so none reads as part of the box.
+        let marginLeft = max(0, left - 1)
+        let marginColumns = min(columns, left + boxColumns + 1) - marginLeft
+        let blank = StyledLine(String(repeating: " ", count: marginColumns))
+        for row in [top - 1, top + box.count] where (0..<rows).contains(row) {
+            result[row] = Self.splice(blank, into: result[row], at: marginLeft, width: width)
+        }
         for (offset, boxLine) in box.enumerated() where top + offset < rows {
-            result[top + offset] = Self.splice(boxLine, into: result[top + offset], at: left, width: width)
+            let row = top + offset
+            result[row] = Self.splice(blank, into: result[row], at: marginLeft, width: width)
+            result[row] = Self.splice(boxLine, into: result[row], at: left, width: width)
         }
         return result
     }

@@ -5,6 +5,20 @@ struct OptionSpec: Sendable, Equatable {
     /// The placeholder shown in help when the option takes a value, such as "<n>".
     var valueName: String?
     var help: String
+    /// What a shell offers for the value: taken from the value's grammar.
+    var completion = ValueCompletion.nothing
+}
+
+/// What a shell's completion offers for a value or a positional argument.
+enum ValueCompletion: Sendable, Equatable {
+    /// Nothing to offer: a number, a duration, a size, free text.
+    case nothing
+    /// One of these words, the very ones the grammar accepts.
+    case words([String])
+    case files
+    case directories
+    /// A subcommand's name (`help`'s argument).
+    case subcommands
 }
 
 /// A positional argument a subcommand accepts.
@@ -12,6 +26,7 @@ struct ArgumentSpec: Sendable {
     var name: String
     var help: String
     var isOptional = false
+    var completion = ValueCompletion.directories
 }
 
 /// A flag, declared once: present or not (`arguments[flag]`).
@@ -29,7 +44,7 @@ struct Option<Value: Sendable>: Sendable {
     let grammar: ValueGrammar<Value>
 
     init(_ name: String, value valueName: String, help: String, _ grammar: ValueGrammar<Value>) {
-        spec = OptionSpec(name: name, valueName: valueName, help: help)
+        spec = OptionSpec(name: name, valueName: valueName, help: help, completion: grammar.completion)
         self.grammar = grammar
     }
 }
@@ -44,8 +59,14 @@ struct InvalidValue: Error, Equatable {
 /// names what is wrong. `option` is the option's name, for that message.
 struct ValueGrammar<Value: Sendable>: Sendable {
     let parse: @Sendable (_ word: CommandLineArgument, _ option: String) throws(InvalidValue) -> Value
+    /// What the completions offer for it: a grammar of a fixed set names its words here.
+    let completion: ValueCompletion
 
-    init(_ parse: @escaping @Sendable (_ word: CommandLineArgument, _ option: String) throws(InvalidValue) -> Value) {
+    init(
+        completing completion: ValueCompletion = .nothing,
+        _ parse: @escaping @Sendable (_ word: CommandLineArgument, _ option: String) throws(InvalidValue) -> Value
+    ) {
         self.parse = parse
+        self.completion = completion
     }
 }

@@ -13,7 +13,10 @@ enum QuotaWatchCLI {
     /// `help` is a word of its own, not a subcommand: it takes a subcommand's name, or `--man`.
     static let helpSubcommand = Subcommand(
         name: "help", abstract: "Show the help of a subcommand, or this tool's manual page with --man.",
-        arguments: [ArgumentSpec(name: "subcommand", help: "The subcommand to explain.", isOptional: true)],
+        arguments: [
+            ArgumentSpec(
+                name: "subcommand", help: "The subcommand to explain.", isOptional: true, completion: .subcommands)
+        ],
         options: HelpOptions.self, run: { _ throws(UsageError) in .success })
 
     /// `help [SUBCOMMAND] [--man]`.

@@ -4,7 +4,13 @@ import QuotaWatchCore
 /// kind accepts the same spellings and refuses the rest in the same words.
 extension ValueGrammar where Value == CommandLineArgument {
     /// The word as the kernel passed it: a path, which must not be re-spelled.
-    static var word: Self { Self { word, _ in word } }
+    static var word: Self { Self(completing: .files) { word, _ in word } }
+
+    /// A path to a directory.
+    static var directory: Self { Self(completing: .directories) { word, _ in word } }
+
+    /// A word checked later against `names` (a category, a kind), which the completions offer.
+    static func name(among names: [String]) -> Self { Self(completing: .words(names)) { word, _ in word } }
 }
 
 extension ValueGrammar where Value == String {

@@ -23,7 +23,7 @@ enum CheckConfigCommand {
             Exit status: 0 when the file is valid, 65 when it is not (the error, with its line
             and column, goes to stderr), 66 when it cannot be read, 64 on bad usage.
             """,
-        arguments: [ArgumentSpec(name: "file", help: "The YAML config file.")],
+        arguments: [ArgumentSpec(name: "file", help: "The YAML config file.", completion: .files)],
         options: Options.self, run: run)
 
     static let json = Flag("--json", help: "Print the effective rules as one JSON object.")

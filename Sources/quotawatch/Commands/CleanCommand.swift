@@ -38,10 +38,12 @@ enum CleanCommand {
 
     static let category = Option(
         "--category", value: "<name>",
-        help: "What to delete: a category, caches:NAME, or all (not your files). Repeatable.", .word)
+        help: "What to delete: a category, caches:NAME, or all (not your files). Repeatable.",
+        .name(among: CleanCategory.names + ["caches:", "all"]))
     static let kind = Option(
         "--kind", value: "<kind>",
-        help: "Your files of this kind: video, images, packages, pdf, office, archives, other. Repeatable.", .word)
+        help: "Your files of this kind: video, images, packages, pdf, office, archives, other. Repeatable.",
+        .name(among: UserFileKind.names))
     static let path = Option(
         "--path", value: "<path>",
         help: "Any file or directory below ROOT, removed whole (category or not). Repeatable.", .word)

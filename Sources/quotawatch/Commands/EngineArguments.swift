@@ -77,7 +77,7 @@ struct EngineArguments: Sendable {
 
 extension ValueGrammar where Value == BackendChoice {
     static var backendChoice: Self {
-        Self { word, option throws(InvalidValue) in
+        Self(completing: .words(Value.allCases.map(\.rawValue))) { word, option throws(InvalidValue) in
             guard let choice = Value(rawValue: word.text) else {
                 throw InvalidValue(
                     message: "Unknown backend '\(word.shown)' for \(option): use auto, inotify or "
@@ -90,7 +90,7 @@ extension ValueGrammar where Value == BackendChoice {
 
 extension ValueGrammar where Value == EngineArguments.EventFormat {
     static var eventFormat: Self {
-        Self { word, _ throws(InvalidValue) in
+        Self(completing: .words(Value.allCases.map(\.rawValue))) { word, _ throws(InvalidValue) in
             guard let format = Value(rawValue: word.text) else {
                 throw InvalidValue(message: "Unknown event format '\(word.shown)': the only format is 'jsonl'")
             }

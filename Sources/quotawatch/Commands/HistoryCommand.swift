@@ -219,7 +219,7 @@ extension ValueGrammar where Value == PathGlob {
 extension ValueGrammar where Value == [String] {
     /// Event kinds, comma-separated; an unknown one is refused with the nearest known.
     static var eventKinds: Self {
-        Self { word, option throws(InvalidValue) in
+        Self(completing: .words(HistoryQuery.kinds)) { word, option throws(InvalidValue) in
             let kinds = try word.utf8Text(for: option).split(separator: ",").map(String.init)
             for kind in kinds where !HistoryQuery.kinds.contains(kind) {
                 let hint = HistoryQuery.suggestion(for: kind).map { " Did you mean '\($0)'?" } ?? ""

@@ -14,7 +14,7 @@ enum PhoneStorageOptions {
     static let bundle = Option(
         "--bundle", value: "<path>",
         help: "The app's .app bundle directory, crawled for its allocated size (the phone's App); implies --ios.",
-        .word)
+        .directory)
     static let declarations = [ios.spec, iosVersion.spec, bundle.spec]
 
     /// What the command line asked for; nil without any of the options.

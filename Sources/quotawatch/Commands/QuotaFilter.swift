@@ -25,7 +25,7 @@ struct QuotaFilter: Equatable {
 
 extension ValueGrammar where Value == QuotaState {
     static var quotaState: Self {
-        Self { word, option throws(InvalidValue) in
+        Self(completing: .words(QuotaState.allCases.map(\.rawValue))) { word, option throws(InvalidValue) in
             guard let state = QuotaState(rawValue: word.text) else {
                 throw InvalidValue(
                     message: "Unknown quota state '\(word.shown)' for \(option): use breach, warning or ok")

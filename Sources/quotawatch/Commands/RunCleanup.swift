@@ -8,7 +8,8 @@ enum RunCleanup {
     static let dryRun = Flag("--dry-run", help: "Cleanup runs list what they would remove and remove nothing.")
     static let stateDirectory = Option(
         "--state-dir", value: "<dir>",
-        help: "Keep the audit log and history under DIR/NAME (as STATE_DIRECTORY=DIR; 'history --state-dir').", .word)
+        help: "Keep the audit log and history under DIR/NAME (as STATE_DIRECTORY=DIR; 'history --state-dir').",
+        .directory)
     static let declarations = [clean.spec, dryRun.spec, stateDirectory.spec]
 
     struct Options: Sendable {

@@ -136,7 +136,7 @@ extension ValueGrammar where Value == CommandLineArgument {
     /// A path whose last component is NAME.prom, the only files node_exporter's textfile
     /// collector reads.
     static var promFile: Self {
-        Self { word, option throws(InvalidValue) in
+        Self(completing: .files) { word, option throws(InvalidValue) in
             let name = word.bytes.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? []
             guard name.count > 5, name.suffix(5).elementsEqual(".prom".utf8) else {
                 throw InvalidValue(

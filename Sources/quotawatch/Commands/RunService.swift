@@ -30,7 +30,7 @@ enum RunService {
 
 extension ValueGrammar where Value == LogLevel {
     static var logLevel: Self {
-        Self { word, option throws(InvalidValue) in
+        Self(completing: .words(LogLevel.allCases.sorted(by: >).map(\.name))) { word, option throws(InvalidValue) in
             let text = try word.utf8Text(for: option)
             guard let level = LogLevel(name: text) else {
                 throw InvalidValue(

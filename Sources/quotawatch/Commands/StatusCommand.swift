@@ -98,7 +98,7 @@ enum StatusCommand {
         let phone = try PhoneStorageOptions.measure(given.phone, command: "status")
         if given.quotas {
             return quotas(
-                socket: socket, sync: given.sync, timeout: timeout, json: given.json, format,
+                given.address, sync: given.sync, timeout: timeout, json: given.json, format,
                 filter: QuotaFilter(state: given.state, top: given.topQuotas))
         }
         let selection = given.selection.selection(json: given.json)
@@ -108,7 +108,7 @@ enum StatusCommand {
             let reply = try ControlClient.request(socketPath: socket, request, timeout: .seconds(timeout))
             report = try StatusWire.report(from: reply)
         } catch let error as ControlClientError {
-            Console.failure("\(error)")
+            Console.failure(given.address.explain(error))
             return .failure
         } catch {
             Console.failure("the daemon's answer is not a status report: \(error)")
@@ -135,16 +135,18 @@ enum StatusCommand {
     }
 
     private static func quotas(
-        socket: [UInt8], sync: Bool, timeout: Int, json: Bool, _ format: ByteFormat, filter: QuotaFilter
+        _ address: DaemonAddressOptions, sync: Bool, timeout: Int, json: Bool, _ format: ByteFormat,
+        filter: QuotaFilter
     ) -> ExitStatus {
         var status: QuotaStatus
         do {
             let reply = try ControlClient.request(
-                socketPath: socket, ControlRequest(.status(.quotas), sync: sync), timeout: .seconds(timeout))
+                socketPath: address.socketPath, ControlRequest(.status(.quotas), sync: sync), timeout: .seconds(timeout)
+            )
             status = try QuotaStatus.decode(reply)
             status.quotas = filter.apply(status.quotas)
         } catch let error as ControlClientError {
-            Console.failure("\(error)")
+            Console.failure(address.explain(error))
             return .failure
         } catch {
             Console.failure("the daemon's answer is not a quota status: \(error)")

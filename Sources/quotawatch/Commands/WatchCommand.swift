@@ -15,9 +15,10 @@ enum WatchCommand {
             socket (or --socket PATH): then it attaches to that daemon, as 'watch --socket PATH'
             without ROOT does, and names the options of 'run' it ignores. ROOT's socket is the one
             'run' uses (see 'quotawatch run --help'). Keys: arrows move, enter opens a directory,
-            backspace goes up, s sorts by size, name or growth, a shows apparent sizes, c runs every
-            cleaner now (after a confirmation), p pauses, ? shows them all, q quits. The terminal
-            must be at least 80x24; the view ends when the terminal goes away.
+            backspace goes up, s sorts by size, name or growth, a shows apparent sizes, l shows the
+            event log in full, c runs every cleaner now (after a confirmation), p pauses, ? or h
+            shows them all, q quits. The terminal must be at least 80x24; the view ends when the
+            terminal goes away.
             d deletes the selected file or directory whole, as 'clean --path' does, after a
             confirmation showing its path, size and files (the engine must run with --clean).
             --ios adds the app's size as the phone shows it to the status line (see 'scan --ios').

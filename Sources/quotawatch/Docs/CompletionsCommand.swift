@@ -4,7 +4,7 @@ import QuotaWatchCore
 /// `quotawatch completions bash|zsh`: a completion script made from the subcommands' own
 /// options, so it never offers an option the parser would reject.
 enum CompletionsCommand {
-    static let shells = ["bash", "zsh"]
+    static let shells = Shell.allCases.map(\.rawValue)
 
     static let subcommand = Subcommand(
         name: "completions",
@@ -14,7 +14,7 @@ enum CompletionsCommand {
             ~/.bashrc). zsh: save it as _quotawatch in a directory of $fpath. scripts/install puts both
             where the shells look for them.
             """,
-        arguments: [ArgumentSpec(name: "shell", help: "bash or zsh.")],
+        arguments: [ArgumentSpec(name: "shell", help: "bash or zsh.", completion: .words(shells))],
         options: Options.self,
         run: { given throws(UsageError) in
             let commands = QuotaWatchCLI.subcommands + [QuotaWatchCLI.helpSubcommand]
@@ -25,7 +25,7 @@ enum CompletionsCommand {
             return .success
         })
 
-    enum Shell: String, Sendable {
+    enum Shell: String, Sendable, CaseIterable {
         case bash, zsh
     }
 
@@ -49,28 +49,52 @@ enum CompletionsCommand {
     }
 
     static func bash(_ commands: [Subcommand]) -> String {
+        let names = commands.map(\.name).joined(separator: " ")
         var script = "# bash completion for quotawatch, made by 'quotawatch completions bash'.\n"
         script += "_quotawatch() {\n"
         script += "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n"
         script += "    if ((COMP_CWORD == 1)); then\n"
-        script += "        COMPREPLY=($(compgen -W \"\(commands.map(\.name).joined(separator: " ")) --help --version\" "
-        script += "-- \"$cur\"))\n        return\n    fi\n"
-        script += "    local options=\"\" valued=\"\"\n    case \"${COMP_WORDS[1]}\" in\n"
+        script +=
+            "        COMPREPLY=($(compgen -W \"\(names) --help --version\" -- \"$cur\"))\n        return\n    fi\n"
+        // Each subcommand's options, and what its positional argument completes to.
+        script += "    local options=\"\" positional=\"-d\" words=\"\"\n    case \"${COMP_WORDS[1]}\" in\n"
         for command in commands {
             let options = command.options.map(\.name) + ["--help"]
-            let valued = command.options.filter { $0.valueName != nil }.map(\.name)
-            script += "    \(command.name)) options=\"\(options.joined(separator: " "))\" "
-            script += "valued=\" \(valued.joined(separator: " ")) \" ;;\n"
+            script += "    \(command.name)) options=\"\(options.joined(separator: " "))\""
+            switch command.arguments.first?.completion ?? .nothing {
+            case .files: script += " positional=\"-f\""
+            case .directories: break
+            case .nothing: script += " positional=\"\""
+            case .words(let words): script += " words=\"\(words.joined(separator: " "))\""
+            case .subcommands: script += " words=\"\(names)\""
+            }
+            script += " ;;\n"
         }
         script += "    esac\n"
-        script += "    if [[ \"$valued\" == *\" $prev \"* ]]; then\n"
-        script += "        COMPREPLY=($(compgen -f -- \"$cur\"))\n"
-        script += "    elif [[ \"$cur\" == -* ]]; then\n"
+        // An option's value: its grammar's words, a path, or nothing to offer.
+        script += "    case \"${COMP_WORDS[1]} $prev\" in\n"
+        for command in commands {
+            for option in command.options where option.valueName != nil {
+                script += "    \"\(command.name) \(option.name)\") "
+                switch option.completion {
+                case .nothing: script += "COMPREPLY=()"
+                case .files: script += "COMPREPLY=($(compgen -f -- \"$cur\"))"
+                case .directories: script += "COMPREPLY=($(compgen -d -- \"$cur\"))"
+                case .words(let words):
+                    script += "COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\"))"
+                case .subcommands: script += "COMPREPLY=($(compgen -W \"\(names)\" -- \"$cur\"))"
+                }
+                script += "; return ;;\n"
+            }
+        }
+        script += "    esac\n"
+        script += "    if [[ \"$cur\" == -* ]]; then\n"
         script += "        COMPREPLY=($(compgen -W \"$options\" -- \"$cur\"))\n"
-        script += "    elif [[ \"${COMP_WORDS[1]}\" == help || \"${COMP_WORDS[1]}\" == completions ]]; then\n"
-        script += "        COMPREPLY=($(compgen -W \"\(commands.map(\.name).joined(separator: " ")) "
-        script += "\(CompletionsCommand.shells.joined(separator: " "))\" -- \"$cur\"))\n"
-        script += "    else\n        COMPREPLY=($(compgen -d -- \"$cur\"))\n    fi\n}\n"
+        script += "    elif [[ -n \"$words\" ]]; then\n"
+        script += "        COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
+        script += "    elif [[ -n \"$positional\" ]]; then\n"
+        script += "        COMPREPLY=($(compgen \"$positional\" -- \"$cur\"))\n"
+        script += "    else\n        COMPREPLY=()\n    fi\n}\n"
         script += "complete -o filenames -F _quotawatch quotawatch\n"
         return script
     }
@@ -89,16 +113,31 @@ enum CompletionsCommand {
             script += "    \(command.name))\n        _arguments"
             for option in command.options {
                 var spec = option.name + "[" + bracketSafe(option.help) + "]"
-                if let value = option.valueName { spec += ":" + bracketSafe(value) + ":_files" }
+                if let value = option.valueName {
+                    spec += ":" + bracketSafe(value) + ":" + zshAction(option.completion, commands)
+                }
                 script += " \\\n            " + quoted(spec)
             }
             script += " \\\n            " + quoted("--help[Show help information.]")
-            let positional = command.name == "help" || command.name == "completions" ? "_describe" : "_files -/"
-            script += positional == "_files -/" ? " \\\n            '*:root:_files -/'\n" : "\n"
-            script += "        ;;\n"
+            if let argument = command.arguments.first {
+                let spec = "1:" + bracketSafe(argument.name) + ":" + zshAction(argument.completion, commands)
+                script += " \\\n            " + quoted(spec)
+            }
+            script += "\n        ;;\n"
         }
         script += "    esac\n}\n_quotawatch \"$@\"\n"
         return script
+    }
+
+    /// What `_arguments` runs to complete a value.
+    private static func zshAction(_ completion: ValueCompletion, _ commands: [Subcommand]) -> String {
+        switch completion {
+        case .nothing: " "
+        case .files: "_files"
+        case .directories: "_files -/"
+        case .words(let words): "(" + words.joined(separator: " ") + ")"
+        case .subcommands: "(" + commands.map(\.name).joined(separator: " ") + ")"
+        }
     }
 
     /// A zsh word in single quotes.

@@ -1,4 +1,6 @@
+import QuotaWatchCore
 import QuotaWatchEngine
+import QuotaWatchSystem
 
 /// How a client names the daemon it asks: `--socket PATH`, or the watched ROOT, whose
 /// socket is the one `run ROOT` listens on.
@@ -19,8 +21,49 @@ struct DaemonAddressOptions: Sendable {
 
     func validate() throws(ValidationError) {
         if socket == nil && root == nil {
-            throw ValidationError("Name the watched root or its socket: quotawatch \(command) ROOT")
+            throw ValidationError(
+                "Name the watched root or its socket: quotawatch \(command) ROOT"
+                    + Self.running(RunningDaemons.running(), me: ProcessIdentity.effectiveUserID))
         }
+    }
+
+    /// The daemons running, on one line, for a client that was not told which to ask.
+    static func running(_ daemons: [RunningDaemons.Daemon], me: UInt32) -> String {
+        guard !daemons.isEmpty else {
+            return " (no quotawatch daemon is running: start one with 'quotawatch run ROOT')"
+        }
+        let lines = daemons.map { daemon in
+            let root = daemon.root.map(HumanText.name) ?? "(a root that cannot be read)"
+            let socket =
+                daemon.socket.map(HumanText.name)
+                ?? (daemon.userID == me
+                    ? daemon.root.map { HumanText.name(SocketPath.defaultPath(forRoot: $0)) } ?? "its default socket"
+                    : "the default socket of user \(daemon.userID)")
+            return "\(root) (pid \(daemon.processID), user \(daemon.userID), socket \(socket))"
+        }
+        // One line: the error printer shows a line break as \x0a.
+        return "; the daemons running: " + lines.joined(separator: "; ")
+    }
+
+    /// `error`'s message, and when nothing answered at ROOT's socket but a daemon of another
+    /// user serves ROOT, who runs it and why this client does not ask it.
+    func explain(_ error: ControlClientError) -> String {
+        guard case .noDaemon = error, socket == nil, let root,
+            let status = try? FileDescriptor.currentWorkingDirectory.status(of: root.bytes)
+        else { return "\(error)" }
+        let me = ProcessIdentity.effectiveUserID
+        guard let other = RunningDaemons.serving(root: status).first(where: { $0.userID != me }) else {
+            return "\(error)"
+        }
+        let socket = other.socket.map { " on \(HumanText.name($0))" } ?? " on the default socket of its user"
+        let trusted =
+            me == 0
+            ? "root's clients trust only root's daemons" : "a client trusts only its own user's daemons and root's"
+        return "no quotawatch daemon of yours (user \(me)) listens on \(HumanText.name(socketPath)); "
+            + "the one serving \(HumanText.name(root.bytes)), pid \(other.processID), runs as user \(other.userID)"
+            + "\(socket): \(trusted), since another user's could answer in its place "
+            + "(docs/service.md, 'Whose socket it is'); ask it as that user: "
+            + "sudo -u '#\(other.userID)' quotawatch \(command) \(HumanText.name(root.bytes))"
     }
 
     /// The socket to ask: `--socket`, else ROOT's (found from its canonical path).

@@ -138,10 +138,17 @@ enum WatchAttached {
     static func frame(socket: [UInt8], directory: [UInt8]) throws(ControlClientError) -> WatchFrame {
         let timeout: Duration = .seconds(10)
         // The directory, its largest subdirectories and its largest files: rows the list can show.
-        let listing = try request(
-            socket,
-            .tree(TreeSelection(subtree: directory, depth: 1, top: maximumEntries + 1, files: maximumEntries)),
-            timeout)
+        let listing: [UInt8]
+        do {
+            listing = try request(
+                socket,
+                .tree(TreeSelection(subtree: directory, depth: 1, top: maximumEntries + 1, files: maximumEntries)),
+                timeout)
+        } catch .daemonError where !directory.isEmpty {
+            // The directory shown went away (removed or moved): a frame that says so, from which
+            // the view goes up, rather than the daemon's refusal in the footer.
+            return try goneFrame(socket: socket, directory: directory)
+        }
         let report: StatusReport
         do {
             report = try StatusWire.report(from: listing)
@@ -191,6 +198,21 @@ enum WatchAttached {
         frame.overflows = report.engine.overflows
         frame.degraded = report.engine.degraded.count
         frame.unreadable = report.engine.unreadable?.count ?? 0
+        return frame
+    }
+
+    /// A frame of `directory`, no longer in the tree: the root's totals, no entries.
+    private static func goneFrame(socket: [UInt8], directory: [UInt8]) throws(ControlClientError) -> WatchFrame {
+        let reply = try request(socket, .tree(TreeSelection(depth: 0)), .seconds(10))
+        guard let report = try? StatusWire.report(from: reply), let root = report.directories.first else {
+            throw .protocolError(path: socket, detail: "the status reply of the root could not be read")
+        }
+        var frame = WatchFrame(root: report.root, directory: directory)
+        frame.directoryExists = false
+        frame.rootAllocated = root.allocated
+        frame.rootApparent = root.apparent
+        frame.rootFiles = root.files
+        frame.rootDirs = root.dirs
         return frame
     }
 

@@ -34,7 +34,7 @@ enum WatchScreenLoop {
         var finish: WatchFeed.Finish?
         loop: while true {
             let taken = session.feed.take()
-            if take(taken, into: &model, layout: layout, format: format) { dirty = true }
+            if take(taken, into: &model, layout: layout, format: format, feed: session.feed) { dirty = true }
             // A notice goes away after a few seconds.
             if model.tick(now: LocalTime.millisecondsNow) { dirty = true }
             if let finished = taken.finished {
@@ -91,11 +91,17 @@ enum WatchScreenLoop {
 
     /// Moves what was taken from the feed into the model; true when something changed.
     private static func take(
-        _ taken: WatchFeed.Taken, into model: inout WatchModel, layout: WatchLayout, format: ByteFormat
+        _ taken: WatchFeed.Taken, into model: inout WatchModel, layout: WatchLayout, format: ByteFormat,
+        feed: WatchFeed
     ) -> Bool {
         var changed = false
         if let frame = taken.frame {
-            model.receive(frame, listRows: layout.listRows(model))
+            // A frame of a directory gone takes the view up: the feed asks for the parent then.
+            if case .showDirectory(let directory) = model.receive(
+                frame, listRows: layout.listRows, now: LocalTime.millisecondsNow)
+            {
+                feed.show(directory)
+            }
             changed = true
         }
         let now = LocalTime.millisecondsNow

@@ -1,0 +1,62 @@
+import Foundation
+import Glibc
+import QuotaWatchTestSupport
+import Testing
+
+/// A client that finds no daemon it may ask says which daemons there are: the one of another
+/// user serving the ROOT it named (and why it does not ask it), or, named nothing, every
+/// daemon running with its root, pid and socket.
+@Suite("who is serving: the messages when no daemon is asked")
+struct WhoIsServingTests {
+    @Test(
+        "root asking about a daemon another user runs is told its pid, its user, why root does not ask it and how to",
+        .enabled(
+            if: UnprivilegedExecution.isAvailable,
+            "needs root and setpriv to run a daemon as another user, and a temp directory it can reach"))
+    func anotherUsersDaemon() throws {
+        let owner = UserIdentity(uid: uid_t(200_000 + Int.random(in: 0..<500_000) * 2), gid: 65534)
+        let tree = try TempTree(prefix: "qw-who")
+        try tree.setMode(.root, 0o755)
+        try tree.makeDirectory("root")
+        try tree.makeDirectory("run", mode: 0o700)
+        try tree.setOwner("run", owner)
+        let staging = try TempTree(prefix: "qw-who-binary")
+        let cli = try CLIRunner.locate().executable(by: owner, stagingIn: staging)
+        let socket = tree.absolutePath("run/control.sock")
+        let daemon = try Daemon.start(
+            cli, root: tree.absolutePath("root"), socket: socket, options: ["--no-history"], as: owner)
+        defer { _ = try? daemon.stop() }
+
+        let result = try cli.run(["status", tree.absolutePath("root")])
+        #expect(result.exitStatus == 1, "\(result)")
+        #expect(result.errorText.contains("runs as user \(owner.uid) on \(socket)"), "\(result.errorText)")
+        #expect(result.errorText.contains("root's clients trust only root's daemons"), "\(result.errorText)")
+        #expect(
+            result.errorText.contains("sudo -u '#\(owner.uid)' quotawatch status \(tree.absolutePath("root"))"),
+            "\(result.errorText)")
+    }
+
+    @Test("status naming no root, with two daemons running, lists each one's root, pid and socket")
+    func twoDaemonsListed() throws {
+        let tree = try TempTree(prefix: "qw-who-two")
+        try tree.makeDirectories("one")
+        try tree.makeDirectories("two")
+        let cli = try CLIRunner.locate()
+        let first = try Daemon.start(
+            cli, root: tree.absolutePath("one"), socket: tree.absolutePath("one.sock"), options: ["--no-history"])
+        defer { _ = try? first.stop() }
+        let second = try Daemon.start(
+            cli, root: tree.absolutePath("two"), socket: tree.absolutePath("two.sock"), options: ["--no-history"])
+        defer { _ = try? second.stop() }
+
+        let result = try cli.run(["status"])
+        #expect(result.exitStatus == 64, "\(result)")
+        #expect(result.errorText.contains("Name the watched root or its socket"), "\(result.errorText)")
+        for (daemon, root, socket) in [(first, "one", "one.sock"), (second, "two", "two.sock")] {
+            let line =
+                "\(tree.absolutePath(TreePath(root))) (pid \(daemon.processID), user 0, "
+                + "socket \(tree.absolutePath(TreePath(socket))))"
+            #expect(result.errorText.contains(line), "\(line) is not listed: \(result.errorText)")
+        }
+    }
+}
