@@ -2,7 +2,6 @@ import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
-import Synchronization
 
 /// Cleaning as an ``EngineParticipant``: the cleanup triggers (breaches, levels, leftovers, the
 /// periodic deadline, a new app version, `clean`) planned on the live tree at the end of every
@@ -22,8 +21,8 @@ public final class CleanupParticipant: EngineParticipant {
         let report: CleanupProgressReport
     }
 
-    /// Touched on the engine thread only; the lock makes that a fact the compiler checks.
-    private let state = Mutex<CleanupCoordinator?>(nil)
+    /// Touched on the engine thread only, and checked to be.
+    private let state = ThreadBound<CleanupCoordinator?>(nil, name: "the cleanup participant's coordinator")
     private let assembly: CleanupAssembly
 
     /// `options` say whether the cleaners delete; `rootDisplay` is ROOT as shown.
@@ -36,11 +35,11 @@ public final class CleanupParticipant: EngineParticipant {
 
     var rootDisplay: String { assembly.rootDisplay }
 
-    var hasStarted: Bool { state.withLock { $0 != nil } }
+    var hasStarted: Bool { state.withValue { $0 != nil } }
 
     /// Runs `body` on the coordinator; false before it has started.
     func withCoordinator(_ body: (inout CleanupCoordinator) -> Void) -> Bool {
-        state.withLock { coordinator in
+        state.withValue { coordinator in
             guard coordinator != nil else { return false }
             body(&coordinator!)
             return true
@@ -50,18 +49,18 @@ public final class CleanupParticipant: EngineParticipant {
     public func start(_ start: ParticipantStart) -> EngineFailure? {
         switch assembly.coordinator(start) {
         case .success(let coordinator):
-            state.withLock { $0 = coordinator }
+            state.withValue { $0 = coordinator }
             return nil
         case .failure(let failure):
             return failure
         }
     }
 
-    public var nextDeadline: UInt64? { state.withLock { $0?.nextDeadline } }
+    public var nextDeadline: UInt64? { state.withValue { $0?.nextDeadline } }
 
     /// Opens noted for `order: lru` (they change no size); the rest go to the tree.
     public func changes(_ batch: [FileSystemChange], in live: LiveTree<KernelFileSystem>) -> [FileSystemChange] {
-        state.withLock { coordinator in
+        state.withValue { coordinator in
             guard coordinator?.opens.isActive == true else { return batch }
             return coordinator!.opens.take(batch, live, now: WallClock.nanosecondsSinceEpoch())
         }
@@ -75,14 +74,14 @@ public final class CleanupParticipant: EngineParticipant {
     )
         -> Bool
     {
-        state.withLock { coordinator in
+        state.withValue { coordinator in
             guard coordinator != nil else { return false }
             return coordinator!.endTurn(&live, &monitor, now: now)
         }
     }
 
     public func published(_ event: PolicyEvent) {
-        state.withLock { $0?.note(event) }
+        state.withValue { $0?.note(event) }
     }
 
     /// A run ended: its `cleanup` event, the periodic clock restarted, the app version kept.
@@ -98,7 +97,7 @@ public final class CleanupParticipant: EngineParticipant {
         for report in summary.cleaners {
             if let error = report.error { Log.warning("cleaner \(report.name): \(error)") }
         }
-        state.withLock { coordinator in
+        state.withValue { coordinator in
             guard coordinator != nil else { return }
             coordinator!.finished(summary, now: output.now)
             guard let (store, version) = coordinator!.appVersion, !summary.dryRun,
@@ -117,7 +116,7 @@ public final class CleanupParticipant: EngineParticipant {
 
     /// The cleaners stay as they started: the runner holds them and a run may be under way.
     public func reloaded(_ config: PolicyConfig) {
-        let changed = state.withLock { $0.map { $0.settings != config.cleanup } ?? false }
+        let changed = state.withValue { $0.map { $0.settings != config.cleanup } ?? false }
         guard changed else { return }
         Log.write(
             .warning,

@@ -1,6 +1,7 @@
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
+import QuotaWatchSystem
 import Synchronization
 
 /// Runs the registered cleaners, one after another in registration order, each awaited and
@@ -93,7 +94,9 @@ public final class CleanupRunner: Sendable {
             state.running = true
             return true
         }
-        if start { Task.detached { await self.drain() } }
+        guard start else { return }
+        FaultReach.leavingPlan(for: "the cleanup runner")
+        Task.detached { await self.drain() }
     }
 
     /// Returns once no run is going on and none is waiting.

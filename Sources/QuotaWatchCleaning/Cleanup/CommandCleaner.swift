@@ -62,7 +62,7 @@ public struct CommandCleaner: Cleaner {
         let timeout = self.timeout
         // ChildProcess.run blocks until the child ends: give it a thread of its own.
         let outcome: Result<ChildProcess.Outcome, SpawnError> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
+            _ = JoinableThread(name: "cleaner \(name)") {
                 do throws(SpawnError) {
                     continuation.resume(returning: .success(try ChildProcess.run(request, timeout: timeout)))
                 } catch {

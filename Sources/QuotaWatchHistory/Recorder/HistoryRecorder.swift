@@ -1,8 +1,7 @@
-import Dispatch
-import Foundation
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
+import QuotaWatchSystem
 import Synchronization
 
 /// Records the engine's history through the ``EngineObserver`` seam: every event it emits, a
@@ -22,7 +21,7 @@ public final class HistoryRecorder: EngineObserver {
     }
 
     private struct Writer {
-        var thread: WriterThread?
+        var thread: JoinableThread?
         var stopped = false
     }
 
@@ -46,14 +45,16 @@ public final class HistoryRecorder: EngineObserver {
         writer.withLock { writer in
             guard writer.thread == nil, !writer.stopped else { return }
             let (settings, queue, report) = (self.settings, self.queue, self.report)
-            writer.thread = WriterThread { HistoryWriter(settings: settings, queue: queue, report: report).run() }
+            writer.thread = JoinableThread(name: "qw-history") {
+                HistoryWriter(settings: settings, queue: queue, report: report).run()
+            }
         }
     }
 
     /// Writes what is queued and stops the writer; called when the engine stops. Idempotent.
     public func stop() {
         queue.close()
-        let running = writer.withLock { writer -> WriterThread? in
+        let running = writer.withLock { writer -> JoinableThread? in
             writer.stopped = true
             defer { writer.thread = nil }
             return writer.thread
@@ -137,24 +138,5 @@ public final class HistoryRecorder: EngineObserver {
         let components = bytes == [UInt8(ascii: ".")] ? [] : PathComponents.split(bytes)
         guard let directory = tree.directory(atComponents: components) else { return nil }
         return tree.tally(of: directory).usage
-    }
-}
-
-/// The writer's thread, joined when the recorder stops.
-private final class WriterThread: Sendable {
-    private let finished = DispatchSemaphore(value: 0)
-
-    init(_ body: @escaping @Sendable () -> Void) {
-        let thread = Thread { [finished] in
-            body()
-            finished.signal()
-        }
-        thread.name = "qw-history"
-        thread.start()
-    }
-
-    func join() {
-        finished.wait()
-        finished.signal()
     }
 }
