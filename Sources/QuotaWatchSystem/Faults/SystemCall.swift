@@ -9,4 +9,5 @@ public enum SystemCall: String, Sendable, Hashable, CaseIterable {
     case socket, bind, listen, connect, accept4, send, recv, shutdown, setsockopt, getsockopt, getsockname
     case inetPton
     case spawn, pidfdOpen, kill, waitpid, waitid, kcmp
+    case fanotifyInit, fanotifyMark, nameToHandleAt, openByHandleAt, fstatfs
 }
