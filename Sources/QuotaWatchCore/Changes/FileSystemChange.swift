@@ -1,7 +1,7 @@
 /// What changed in one directory of the tree, in words that name no backend: the one input
 /// of the live tree (`LiveTree.apply`).
 ///
-/// A backend (inotify today, fanotify next) turns what its kernel interface said into these
+/// A backend (inotify or fanotify) turns what its kernel interface said into these
 /// and nothing else reaches the tree, so the tree never sees a mask, a watch flag or a file
 /// handle. The shape is watchman's `PendingChange`: a directory, a name in it, what happened.
 public struct FileSystemChange: Sendable, Equatable {

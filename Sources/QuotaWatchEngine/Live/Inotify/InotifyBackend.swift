@@ -2,15 +2,15 @@ import QuotaWatchCore
 import QuotaWatchSystem
 
 /// ``ChangeBackend`` on inotify: a watch per directory, its descriptor the directory's key,
-/// read by an ``InotifyReader`` thread that turns each event into a ``FileSystemChange``.
+/// read by an ``KernelEventReader`` thread that turns each event into a ``FileSystemChange``.
 public final class InotifyBackend: ChangeBackend {
     private let inotify: InotifyDescriptor
-    private let reader: InotifyReader
+    private let reader: KernelEventReader
 
     /// Takes `inotify` over: ``stop()`` closes it, which also drops every watch.
     public init(inotify: InotifyDescriptor) throws(Errno) {
         self.inotify = inotify
-        reader = try InotifyReader(inotify: inotify)
+        reader = try KernelEventReader(inotify: inotify)
     }
 
     public func watch(_ directory: FileDescriptor) -> Int32 {

@@ -7,14 +7,14 @@ import QuotaWatchSystem
 /// tree, by inode, to `changedFiles`, before the changes of the same batch.
 public final class FanotifyBackend: ChangeBackend {
     public let watches: FanotifyWatches
-    private let reader: InotifyReader
+    private let reader: KernelEventReader
     private let changedFiles: @Sendable ([ChangedFile]) -> Void
 
     /// Takes `watches` over: ``stop()`` closes the group, which drops every mark.
     public init(watches: FanotifyWatches, changedFiles: @escaping @Sendable ([ChangedFile]) -> Void) throws(Errno) {
         self.watches = watches
         self.changedFiles = changedFiles
-        reader = try InotifyReader(source: FanotifyEventSource(watches: watches))
+        reader = try KernelEventReader(source: FanotifyEventSource(watches: watches))
     }
 
     public func watch(_ directory: FileDescriptor) -> Int32 { watches.register(directory) }

@@ -2,7 +2,7 @@ import QuotaWatchCore
 import QuotaWatchSystem
 
 /// A kernel interface that reports what changes in the tree: the one protocol a backend
-/// implements to plug into the engine (``InotifyBackend`` today; fanotify next).
+/// implements to plug into the engine (``InotifyBackend`` and ``FanotifyBackend``).
 ///
 /// The engine asks a backend for two things only. While crawling, it hands over each
 /// directory's open descriptor just before listing it and keeps the key it gets back in the
