@@ -17,7 +17,7 @@ extension CleanupParticipant {
     }
 
     /// `clean`: every cleaner now; the reply waits for the run's summary (the runner sends it).
-    private func answerClean(_ request: CleanRequest, _ reply: ControlReply) {
+    private func answerClean(_ request: CleanupRunRequest, _ reply: ControlReply) {
         let noted = withCoordinator { coordinator in
             coordinator.note(.manual(name: request.trigger, dryRun: request.dryRun, reply: reply))
         }

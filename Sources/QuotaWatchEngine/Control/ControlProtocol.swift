@@ -35,7 +35,7 @@ public struct ControlRequest: Hashable, Sendable {
 public enum ControlCommand: Hashable, Sendable {
     case status(StatusQuery)
     /// Run every cleaner now; the reply is the run's summary, sent when the run ends.
-    case clean(CleanRequest)
+    case clean(CleanupRunRequest)
     /// The storage page's files from the live tree (`quotawatch clean ROOT`).
     case cleanList
     /// Delete what a selection of the storage page names, on the cleanup runner.
@@ -60,8 +60,8 @@ public enum ControlCommand: Hashable, Sendable {
     }
 }
 
-/// What a clean request asks for.
-public struct CleanRequest: Hashable, Sendable {
+/// What a `clean` request (`clean-now`, `watch`'s `c`) asks for: a cleanup run now.
+public struct CleanupRunRequest: Hashable, Sendable {
     /// The name the run's `manual` trigger carries (`clean-now --trigger NAME`).
     public var trigger: String
     /// Report what would be removed and remove nothing, even under `run --clean`.
@@ -161,12 +161,12 @@ extension ControlRequest: Codable {
             }
             sync = false
             let trigger = try Self.field("trigger", String.self, "a name such as \"manual\"", in: container) ?? "manual"
-            guard CleanRequest.isValidName(trigger) else {
+            guard CleanupRunRequest.isValidName(trigger) else {
                 throw ControlProtocol.Failure(
                     "'trigger' must be 1 to 64 letters, digits, '-', '_' or '.', not '\(trigger)'")
             }
             let dryRun = try Self.field("dry_run", Bool.self, "true or false", in: container) ?? false
-            command = .clean(CleanRequest(trigger: trigger, dryRun: dryRun))
+            command = .clean(CleanupRunRequest(trigger: trigger, dryRun: dryRun))
         case "clean_list":
             if let unknown = present.subtracting(Self.cleanListFields).sorted().first {
                 throw ControlProtocol.Failure("unknown field '\(unknown)' in a clean_list request; it has no fields")
@@ -355,7 +355,7 @@ public protocol ControlReplyDocument: Sendable {
     func replyJSON() -> [UInt8]
 }
 
-extension CleanRequest {
+extension CleanupRunRequest {
     /// A trigger name: 1 to 64 of letters, digits, `-`, `_` and `.`.
     public static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64

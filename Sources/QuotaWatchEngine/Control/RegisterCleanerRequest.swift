@@ -33,7 +33,7 @@ public struct RegisterCleanerRequest: Hashable, Sendable {
                 #"a register_cleaner request needs a "name", such as {"command":"register_cleaner","name":"feed","paths":["Library/Caches/feed"]}"#
             )
         }
-        guard CleanRequest.isValidName(name) else {
+        guard CleanupRunRequest.isValidName(name) else {
             throw ControlProtocol.Failure("'name' must be 1 to 64 letters, digits, '-', '_' or '.', not '\(name)'")
         }
         guard let paths, !paths.isEmpty else {

@@ -29,7 +29,7 @@ struct WatchSession {
         _ = JoinableThread(name: "watch-clean-now") {
             do {
                 let reply = try ControlClient.request(
-                    socketPath: socketPath, ControlRequest(.clean(CleanRequest(trigger: "manual"))),
+                    socketPath: socketPath, ControlRequest(.clean(CleanupRunRequest(trigger: "manual"))),
                     timeout: .seconds(600))
                 let summary = try? CleanupSummaryDocument.decode(reply)
                 let removed = summary?.removed ?? 0
