@@ -27,35 +27,6 @@ public struct MetricsSnapshot: Sendable, Equatable {
         }
     }
 
-    /// One (directory, rule) row of `status --quotas`.
-    public struct Quota: Sendable, Equatable {
-        public var path: String
-        public var rule: String
-        /// Which size the rule counts: "allocated" or "apparent".
-        public var size: String
-        public var used: UInt64?
-        public var limit: UInt64
-        public var effectiveLimit: UInt64
-        public var state: StateSet
-        public var bytesPerSecond: Double
-        public var secondsToBreach: Double?
-
-        public init(
-            path: String, rule: String, size: String, used: UInt64?, limit: UInt64, effectiveLimit: UInt64,
-            state: StateSet, bytesPerSecond: Double, secondsToBreach: Double?
-        ) {
-            self.path = path
-            self.rule = rule
-            self.size = size
-            self.used = used
-            self.limit = limit
-            self.effectiveLimit = effectiveLimit
-            self.state = state
-            self.bytesPerSecond = bytesPerSecond
-            self.secondsToBreach = secondsToBreach
-        }
-    }
-
     /// Counts of events since start: the engine's own, and those counted from the events it
     /// emitted.
     public struct Counters: Sendable, Equatable {
@@ -88,7 +59,7 @@ public struct MetricsSnapshot: Sendable, Equatable {
     public var directories: [Directory] = []
     /// Top-level directories left out because there were more than the exporter shows.
     public var omittedDirectories = 0
-    public var quotas: [Quota] = []
+    public var quotas: [QuotaStatus.Row] = []
     /// The disk level; nil before the policy layer has started.
     public var level: StateSet?
     public var freeBytes: UInt64?

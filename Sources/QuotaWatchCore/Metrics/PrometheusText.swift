@@ -66,11 +66,11 @@ public enum PrometheusText {
         return out.text
     }
 
-    private static func quotas(_ quotas: [MetricsSnapshot.Quota], into out: inout FamilyWriter) {
+    private static func quotas(_ quotas: [QuotaStatus.Row], into out: inout FamilyWriter) {
         // Every family of a quota carries the same labels (`size` is fixed by the rule), so
         // `used_bytes / effective_limit_bytes` matches one to one without ignoring(...).
-        func labels(_ quota: MetricsSnapshot.Quota) -> [String: String] {
-            ["path": quota.path, "rule": quota.rule, "size": quota.size]
+        func labels(_ quota: QuotaStatus.Row) -> [String: String] {
+            ["path": quota.path, "rule": quota.rule, "size": quota.size.rawValue]
         }
         out.gauge(
             "quota_used_bytes", "The size a quota's rule counts (its size label: allocated or apparent).",
@@ -83,11 +83,13 @@ public enum PrometheusText {
             quotas.map { (labels($0), "\($0.effectiveLimit)") })
         out.gauge(
             "quota_breached", "1 while a quota directory is past its effective limit.",
-            quotas.map { (labels($0), flag($0.state.current == "breach")) })
+            quotas.map { (labels($0), flag($0.state == .breach)) })
         out.gauge(
             "quota_state", "A quota's state: 1 for the current one, 0 for the others.",
             quotas.flatMap { quota in
-                quota.state.all.map { (labels(quota).merging(["state": $0]) { $1 }, flag($0 == quota.state.current)) }
+                QuotaState.allCases.map { state in
+                    (labels(quota).merging(["state": state.rawValue]) { $1 }, flag(state == quota.state))
+                }
             })
         out.gauge(
             "quota_growth_bytes_per_second", "How fast a quota directory grows, as the forecast measures it.",

@@ -146,18 +146,11 @@ public final class MetricsExporter: EngineObserver, Sendable {
                 current: quotas.level.rawValue, all: DiskLevel.allCases.map(\.rawValue))
             snapshot.freeBytes = quotas.reading?.free
             snapshot.totalBytes = quotas.reading?.total
-            let states = QuotaState.allCases.map(\.rawValue)
             let rows = quotas.rows.sorted {
                 $0.path == $1.path ? $0.rule < $1.rule : $0.path.lexicographicallyPrecedes($1.path)
             }
             for row in rows {
-                let path = EscapedName.string(row.path)
-                snapshot.quotas.append(
-                    MetricsSnapshot.Quota(
-                        path: path, rule: row.rule, size: row.size.rawValue, used: row.used, limit: row.limit,
-                        effectiveLimit: row.effectiveLimit,
-                        state: MetricsSnapshot.StateSet(current: row.state.rawValue, all: states),
-                        bytesPerSecond: row.bytesPerSecond, secondsToBreach: row.secondsToBreach))
+                snapshot.quotas.append(QuotaSnapshot.statusRow(row))
                 if usage[row.path] == nil,
                     let directory = tree.directory(atComponents: row.path.split(separator: UInt8(ascii: "/")))
                 {
