@@ -13,6 +13,7 @@ extension WatchLayout {
         ("l", "the event log in full, wrapped (again or esc: back)"),
         ("pgup/pgdn, home/end in l", "scroll the event log"),
         ("c", "run every cleaner now (asks first)"),
+        ("d", "delete the selected file or directory (asks first)"),
         ("p", "pause the whole screen; p again resumes"),
         ("Ctrl-L", "redraw the screen"),
         ("?, h", "this help"),
@@ -27,13 +28,38 @@ extension WatchLayout {
         let pause = paused ? "p resume" : "p pause"
         let log = logExpanded ? "l list" : "l log"
         let hints = [
-            ["arrows move", "enter open", "bksp up", "s sort", "a size", log, "c clean", pause, "? help", "q quit"],
+            [
+                "arrows move", "enter open", "bksp up", "s sort", "a size", log, "c clean", "d delete", pause, "? help",
+                "q quit",
+            ],
+            // At 80 columns `d` would cost enter's and backspace's hints: it is in the help (`?`).
             ["enter open", "bksp up", "s sort", "a size", log, "c clean", pause, "? help", "q quit"],
             ["s sort", "a size", log, "c clean", pause, "? help", "q quit"],
             [log, pause, "? help", "q quit"],
             ["? help", "q quit"],
         ]
         return hints.map { $0.joined(separator: "  ") }
+    }
+
+    /// The `d` question: what goes (the path, its size as the list shows it, its files), and
+    /// what the deleter keeps whatever the answer.
+    static func deleteConfirmation(_ target: DeleteTarget, _ model: WatchModel) -> ConfirmDialog {
+        let path = DisplayWidth.builtIn.printable(EscapedName.string(target.path))
+        let what =
+            target.isDirectory
+            ? "directory, \(target.files) file(s), \(model.format.string(target.size))"
+            : "file, \(model.format.string(target.size))"
+        var detail = [
+            "./\(path)" + (target.isDirectory ? "/" : ""),
+            "\(what) (\(model.state.showsApparent ? "apparent" : "allocated")), whole and for good.",
+            "Kept whatever the answer: files open for writing, protected paths, mounts.",
+        ]
+        switch model.deletes {
+        case true?: break
+        case false?: detail.append("Without --clean the engine deletes nothing: it will refuse.")
+        case nil: detail.append("The daemon deletes only if it runs with --clean, else it refuses.")
+        }
+        return ConfirmDialog(question: "Delete \(target.isDirectory ? "this directory" : "this file")?", detail: detail)
     }
 
     /// The `c` question: whether this engine deletes or only reports, and what the view knows

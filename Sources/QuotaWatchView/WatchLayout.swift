@@ -131,8 +131,8 @@ public struct WatchLayout: Sendable {
         switch model.state.dialog {
         case .none: break
         case .help: screen = Self.help.drawn(over: screen, rows: rows, columns: columns, width: width)
-        case .confirmClean:
-            let question = Self.confirmation(model)
+        case .confirmClean, .confirmDelete:
+            guard let question = Self.question(model) else { break }
             guard question.fits(rows: rows, columns: columns, width: width) else {
                 return question.tooSmallNotice(rows: rows, columns: columns, width: width)
             }
@@ -144,8 +144,17 @@ public struct WatchLayout: Sendable {
     /// Whether ``screen(_:now:)`` shows the question asked now whole: what the screen loop
     /// records (``WatchState/noteDrawn(questionWhole:)``) so that `y` acts only on a question seen.
     public func showsQuestionWhole(_ model: WatchModel) -> Bool {
-        guard model.state.dialog == .confirmClean, !isTooSmall else { return false }
-        return Self.confirmation(model).fits(rows: rows, columns: columns, width: width)
+        guard !isTooSmall, let question = Self.question(model) else { return false }
+        return question.fits(rows: rows, columns: columns, width: width)
+    }
+
+    /// The question the dialog asks now (`c`'s or `d`'s), if any.
+    static func question(_ model: WatchModel) -> ConfirmDialog? {
+        switch model.state.dialog {
+        case .confirmClean: confirmation(model)
+        case .confirmDelete(let target): deleteConfirmation(target, model)
+        case .none, .help: nil
+        }
     }
 
     /// Below 80×24 the view says so instead of drawing a broken layout.

@@ -183,7 +183,9 @@ public struct WatchModel: Sendable {
         return rows
     }
 
-    func rowItems() -> [WatchState.Item] { rows().map { WatchState.Item(name: $0.name, isDirectory: $0.isDirectory) } }
+    func rowItems() -> [WatchState.Item] {
+        rows().map { WatchState.Item(name: $0.name, isDirectory: $0.isDirectory, size: $0.size, files: $0.files) }
+    }
 }
 
 /// One line of the list: a subdirectory or a file of the directory shown.

@@ -17,13 +17,42 @@ public enum WatchCommand: Sendable, Equatable {
     case showDirectory([UInt8])
     /// Run every cleaner now (confirmed).
     case cleanNow
+    /// Delete this file or directory, whole (confirmed).
+    case delete(DeleteTarget)
     case quit
+}
+
+/// What `d` asks to delete: the selected row as the list showed it when `d` was pressed.
+public struct DeleteTarget: Sendable, Equatable {
+    /// Raw bytes relative to the root.
+    public var path: [UInt8]
+    public var isDirectory: Bool
+    /// As the list showed it (allocated or apparent).
+    public var size: UInt64
+    public var files: UInt64
+
+    public init(path: [UInt8], isDirectory: Bool, size: UInt64, files: UInt64) {
+        self.path = path
+        self.isDirectory = isDirectory
+        self.size = size
+        self.files = files
+    }
 }
 
 /// Where the user is and what they asked for: the key → state machine, pure.
 public struct WatchState: Sendable, Equatable {
     public enum Dialog: Sendable, Equatable {
         case none, help, confirmClean
+        /// `d`'s question, about this row.
+        case confirmDelete(DeleteTarget)
+
+        /// A yes/no question is asked: `y` acts only once it was drawn whole.
+        public var asksQuestion: Bool {
+            switch self {
+            case .confirmClean, .confirmDelete: true
+            case .none, .help: false
+            }
+        }
     }
 
     /// The directory shown, raw bytes relative to the root; empty for the root.
@@ -38,7 +67,7 @@ public struct WatchState: Sendable, Equatable {
     /// screen loop keeps it within the log (``WatchLayout/maximumLogOffset(_:)``).
     public var logOffset = 0
     public var dialog = Dialog.none
-    /// The question asked (`c`'s) was drawn whole at the current size (``noteDrawn(questionWhole:)``):
+    /// The question asked (`c`'s or `d`'s) was drawn whole at the current size (``noteDrawn(questionWhole:)``):
     /// only then does `y` act. A key pressed while the question could not be read does nothing.
     public private(set) var questionShownWhole = false
     /// The child selected in each directory left by `enter`, so backspace comes back to it.
@@ -50,10 +79,15 @@ public struct WatchState: Sendable, Equatable {
     public struct Item: Sendable, Equatable {
         public var name: [UInt8]
         public var isDirectory: Bool
+        /// What `d`'s question says of it: its size as shown, its files.
+        public var size: UInt64
+        public var files: UInt64
 
-        public init(name: [UInt8], isDirectory: Bool = true) {
+        public init(name: [UInt8], isDirectory: Bool = true, size: UInt64 = 0, files: UInt64 = 0) {
             self.name = name
             self.isDirectory = isDirectory
+            self.size = size
+            self.files = files
         }
     }
 
@@ -67,19 +101,9 @@ public struct WatchState: Sendable, Equatable {
             dialog = .none
             return key == .character("q") ? .quit : .none
         case .confirmClean:
-            if key == .resize { questionShownWhole = false }
-            switch ConfirmDialog(question: "").answer(to: key, shownWhole: questionShownWhole) {
-            case .confirmed?:
-                dialog = .none
-                questionShownWhole = false
-                return .cleanNow
-            case .cancelled?:
-                dialog = .none
-                questionShownWhole = false
-            case nil:
-                break
-            }
-            return .none
+            return answer(key, confirmed: .cleanNow)
+        case .confirmDelete(let target):
+            return answer(key, confirmed: .delete(target))
         case .none:
             break
         }
@@ -121,9 +145,37 @@ public struct WatchState: Sendable, Equatable {
                 dialog = .confirmClean
                 questionShownWhole = false
             }
+        case .character("d"):
+            // Asks first, about the row as shown now; the answer acts only on what it showed.
+            // The expanded log hides the list: nothing there is selected to be seen.
+            guard !logExpanded, rows.indices.contains(cursor.selected) else { return .none }
+            let row = rows[cursor.selected]
+            dialog = .confirmDelete(
+                DeleteTarget(
+                    path: directory.isEmpty ? row.name : directory + [UInt8(ascii: "/")] + row.name,
+                    isDirectory: row.isDirectory, size: row.size, files: row.isDirectory ? row.files : 1))
+            questionShownWhole = false
         case .character("q"), .character("Q"):
             return .quit
         default:
+            break
+        }
+        return .none
+    }
+
+    /// A key while a question is asked: `y` gives `confirmed` only when the question was drawn
+    /// whole at the current size; `n`, `q` and escape close it; any other key keeps it.
+    private mutating func answer(_ key: TerminalKey, confirmed: WatchCommand) -> WatchCommand {
+        if key == .resize { questionShownWhole = false }
+        switch ConfirmDialog(question: "").answer(to: key, shownWhole: questionShownWhole) {
+        case .confirmed?:
+            dialog = .none
+            questionShownWhole = false
+            return confirmed
+        case .cancelled?:
+            dialog = .none
+            questionShownWhole = false
+        case nil:
             break
         }
         return .none
@@ -146,7 +198,7 @@ public struct WatchState: Sendable, Equatable {
     /// What the screen loop drew last: whether the question asked, if any, showed whole
     /// (``WatchLayout/showsQuestionWhole(_:)``); false after a resize until the next drawing.
     public mutating func noteDrawn(questionWhole: Bool) {
-        questionShownWhole = dialog == .confirmClean && questionWhole
+        questionShownWhole = dialog.asksQuestion && questionWhole
     }
 
     /// Once the rows of a directory just entered or left arrive: selects the child we came

@@ -266,7 +266,7 @@ let fixtureNow: Int64 = 1_796_085_900_000
              00:44:56 leftover 57 leftovers, 28.7 MB (see the cleanup candidates)
              00:44:57 quota_breach Library/Caches/com.example.video 3.0 MB allocated, limit 1.0 MB (rule Library/Caches/*)
              00:44:59 cleanup trigger quota_breach: would remove 70, would free 372.7 KB in 0.12s (dry run)
-             arrows move  enter open  bksp up  s sort  a size  l log  c clean  p pause  ? help  q quit
+             arrows move  enter open  bksp up  s sort  a size  l log  c clean  d delete  p pause  ? help  q quit
             """)
         let row = try #require(text.first { $0.contains("Library/") })
         let name = try #require(row.range(of: "Library/"))

@@ -77,12 +77,15 @@ enum ManualCleanReplies {
     }
 
     /// One selection's part of a run's summary.
-    static func deletionReport(_ summary: CleanupSummary, selection: [CleanItem], dryRun: Bool) -> CleanDeletionReport {
+    static func deletionReport(
+        _ summary: CleanupSummary, selection: [CleanItem], named: [NamedPath] = [], dryRun: Bool
+    ) -> CleanDeletionReport {
         let paths = Set(selection.map(\.path))
         let report = summary.cleaners.last { $0.name == ManualClean.cleanerName } ?? CleanerReport(name: "")
+        func ours(_ path: [UInt8]) -> Bool { paths.contains(path) || NamedPaths.covers(named, path) }
         var result = CleanupResult()
-        result.removed = report.removed.filter { paths.contains($0.path) }
-        result.skipped = report.skipped.filter { paths.contains($0.path) }
+        result.removed = report.removed.filter { ours($0.path) }
+        result.skipped = report.skipped.filter { ours($0.path) }
         var deletion = CleanDeletionReport(run: summary.runID, dryRun: dryRun || summary.dryRun, result: result)
         deletion.error = report.error
         return deletion

@@ -6,14 +6,14 @@ import QuotaWatchSystem
 
 /// Deleting what the storage page selected, through the same ``Deleter`` and audit log as the
 /// automatic cleaners: in the daemon on its cleanup runner (``SelectionCleaner``), or in the
-/// CLI when no daemon serves ROOT (``runLocally(root:items:protection:stateDirectory:dryRun:)``).
+/// CLI when no daemon serves ROOT (``runLocally(root:items:named:protection:stateDirectory:dryRun:)``).
 public enum ManualClean {
     /// The cleaner name the audit log and the `cleanup` event give these deletions.
     public static let cleanerName = "clean"
 
-    /// Removes each item if it is still the inode that was listed. The audit rule is the
-    /// item's category (with the kind for user files).
-    static func remove(_ items: [CleanItem], remover: Remover) throws -> CleanupResult {
+    /// Removes each item if it is still the inode that was listed, then each named path whole.
+    /// The audit rule is the item's category (with the kind for user files), or `path`.
+    static func remove(_ items: [CleanItem], named: [NamedPath] = [], remover: Remover) throws -> CleanupResult {
         var result = CleanupResult()
         // A group at a time (one sync of the intents, one look at `/proc`), cancellable between.
         var start = 0
@@ -27,28 +27,34 @@ public enum ManualClean {
             }
             start += group.count
         }
+        try Task.checkCancellation()
+        _ = NamedPaths.remove(named, remover: remover, into: &result)
         return result
     }
 
     /// The deleter's protection for a selection: the configured one, and `Documents/` except
-    /// for the user files the selection named.
-    static func protection(_ base: CleanupProtection, items: [CleanItem]) -> Deleter.Protection {
+    /// for the user files the selection named and what lies below a path it names.
+    static func protection(
+        _ base: CleanupProtection, items: [CleanItem], named: [NamedPath] = []
+    ) -> Deleter.Protection {
         let userFiles = Set(items.filter { $0.category == .userFiles }.map(\.path))
-        return { path in base.isProtected(path, userSelected: userFiles.contains(path)) }
+        return { path in
+            base.isProtected(path, userSelected: userFiles.contains(path) || NamedPaths.covers(named, path))
+        }
     }
 
     /// Deletes `items` from the CLI, for a ROOT no daemon serves. A real run writes the audit
     /// log in `stateDirectory` (the daemon's for this ROOT), resolving first any intent a crash
     /// left open; a dry run checks everything and records nothing.
     public static func runLocally(
-        root: FileDescriptor, items: [CleanItem], protection: CleanupProtection, stateDirectory: [UInt8]?,
-        dryRun: Bool
+        root: FileDescriptor, items: [CleanItem], named: [NamedPath] = [], protection: CleanupProtection,
+        stateDirectory: [UInt8]?, dryRun: Bool
     ) throws(ManualCleanError) -> CleanDeletionReport {
         let run = "clean-\(ProcessIdentity.processID)-\(WallTime.now().millisecondsSinceEpoch)"
         let deleter: Deleter
         do {
             deleter = try Deleter(
-                root: root, dryRun: dryRun, isProtected: Self.protection(protection, items: items),
+                root: root, dryRun: dryRun, isProtected: Self.protection(protection, items: items, named: named),
                 writers: OpenWritersSnapshot())
         } catch {
             throw ManualCleanError("cannot prepare the deleter: \(error)")
@@ -74,7 +80,7 @@ public enum ManualClean {
             backend = AuditedDeleter(deleter: deleter, log: log)
         }
         let remover = Remover(backend: backend, trigger: "manual", cleaner: cleanerName, run: run)
-        let result = (try? remove(items, remover: remover)) ?? CleanupResult()
+        let result = (try? remove(items, named: named, remover: remover)) ?? CleanupResult()
         return CleanDeletionReport(run: run, dryRun: dryRun, result: result)
     }
 }

@@ -14,7 +14,7 @@ final class PlannedSelection: Sendable {
     private let nowNanoseconds: Int64
     /// ROOT's descriptor: each item is statted relative to it.
     private let root: FileDescriptor
-    private let result = Mutex<[CleanItem]?>(nil)
+    private let result = Mutex<(items: [CleanItem], named: [NamedPath])?>(nil)
 
     init(items: [CleanItem], selection: CleanSelection, nowNanoseconds: Int64, root: FileDescriptor) {
         self.items = items
@@ -23,8 +23,15 @@ final class PlannedSelection: Sendable {
         self.root = root
     }
 
-    /// What the selection deletes, in listing order: computed once, by whoever asks first.
-    var chosen: [CleanItem] {
+    /// The page's files the selection deletes, in listing order: computed once, by whoever
+    /// asks first (with ``named``).
+    var chosen: [CleanItem] { planned.items }
+
+    /// The paths the selection names, removed whole after ``chosen``: each as it leads now (one
+    /// that leads nowhere is left out, and the report has nothing for it).
+    var named: [NamedPath] { planned.named }
+
+    private var planned: (items: [CleanItem], named: [NamedPath]) {
         result.withLock { result in
             if let result { return result }
             let planned = plan()
@@ -33,7 +40,13 @@ final class PlannedSelection: Sendable {
         }
     }
 
-    private func plan() -> [CleanItem] {
+    private func plan() -> (items: [CleanItem], named: [NamedPath]) {
+        var named: [NamedPath] = []
+        if NamedPaths.removedWhole(selection) {
+            for path in selection.paths {
+                if case .success(let found) = NamedPaths.resolve([path], root: root) { named += found }
+            }
+        }
         var current: [CleanItem] = []
         current.reserveCapacity(items.count)
         for item in items {
@@ -44,6 +57,7 @@ final class PlannedSelection: Sendable {
         }
         // Open writers are the deleter's to check, file by file, when it gets there.
         let offered = ManualCleanPlanner.offer(current) { _ in false }.offered
-        return ManualCleanPlanner.select(offered, selection, nowNanoseconds: nowNanoseconds)
+        let items = ManualCleanPlanner.select(offered, selection, nowNanoseconds: nowNanoseconds)
+        return NamedPaths.split(chosen: items, named: named, page: current)
     }
 }

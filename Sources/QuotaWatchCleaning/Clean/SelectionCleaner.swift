@@ -11,16 +11,18 @@ import QuotaWatchSystem
 struct SelectionCleaner: Cleaner {
     let name = ManualClean.cleanerName
     let plans: CleanupPlans
-    /// The backend for one selection: its user files allowed, recording or not.
-    let backend: @Sendable (_ items: [CleanItem], _ dryRun: Bool) -> any RemovalBackend
+    /// The backend for one selection: its user files and named paths allowed, recording or not.
+    let backend: @Sendable (_ items: [CleanItem], _ named: [NamedPath], _ dryRun: Bool) -> any RemovalBackend
 
     func clean(_ context: CleanupContext) async throws -> CleanupResult {
-        guard let plan = plans.active(context.trigger), let items = plan.selection?.chosen else {
+        guard let plan = plans.active(context.trigger), let selection = plan.selection else {
             return CleanupResult()
         }
+        let (items, named) = (selection.chosen, selection.named)
         let remover = Remover(
-            backend: backend(items, context.dryRun || plan.dryRun), trigger: context.remover.trigger, cleaner: name,
+            backend: backend(items, named, context.dryRun || plan.dryRun), trigger: context.remover.trigger,
+            cleaner: name,
             run: context.runID, progress: context.remover.progress)
-        return try ManualClean.remove(items, remover: remover)
+        return try ManualClean.remove(items, named: named, remover: remover)
     }
 }

@@ -83,7 +83,8 @@ struct CleanupAssembly {
                         if let selection = plan.selection {
                             reply.send(
                                 ManualCleanReplies.deletionReport(
-                                    summary, selection: selection.chosen, dryRun: plan.dryRun))
+                                    summary, selection: selection.chosen, named: selection.named,
+                                    dryRun: plan.dryRun))
                         } else {
                             reply.send(summary)
                         }
@@ -108,8 +109,8 @@ struct CleanupAssembly {
         // Selections of `quotawatch clean`, with the user files they name let through.
         let log = auditLog
         runner.register(
-            SelectionCleaner(plans: plans) { items, dryRun in
-                let isProtected = ManualClean.protection(protection, items: items)
+            SelectionCleaner(plans: plans) { items, named, dryRun in
+                let isProtected = ManualClean.protection(protection, items: items, named: named)
                 // /proc read once per 100 ms of the selection, not once per file.
                 let writers = OpenWritersSnapshot()
                 guard

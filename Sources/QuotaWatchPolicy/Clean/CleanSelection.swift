@@ -40,7 +40,7 @@ public struct CleanSelection: Sendable, Hashable {
     }
 
     /// `path` is `item` or a directory above it.
-    static func covers(_ path: [UInt8], _ item: [UInt8]) -> Bool {
+    public static func covers(_ path: [UInt8], _ item: [UInt8]) -> Bool {
         item == path || (item.count > path.count && item.starts(with: path) && item[path.count] == UInt8(ascii: "/"))
     }
 

@@ -22,7 +22,10 @@ enum CleanCommand {
             counts them. Nothing is deleted without --yes (or --dry-run, which lists exactly what
             --yes would remove) and a --category, --kind or --path naming what goes; --older-than
             and --larger-than narrow it. Your own files in Documents go only by --kind or --path:
-            '--category user-files' alone is refused, and 'all' leaves them out. On a terminal
+            '--category user-files' alone is refused, and 'all' leaves them out. --path takes
+            any file or directory below ROOT, category or not, and removes it whole (with
+            --older-than or --larger-than, only the page's files below it that pass); a path
+            that does not exist, or selects nothing, is an error. On a terminal
             without --yes, --dry-run, --json or --list, the page is interactive: space marks a
             category, business, kind or file, enter asks to delete what is marked, q quits.
             When a daemon serves ROOT, the numbers come from it and it deletes (it must run
@@ -41,7 +44,7 @@ enum CleanCommand {
         help: "Your files of this kind: video, images, packages, pdf, office, archives, other. Repeatable.", .word)
     static let path = Option(
         "--path", value: "<path>",
-        help: "This file, or the files below this directory, as the listing writes it. Repeatable.", .word)
+        help: "Any file or directory below ROOT, removed whole (category or not). Repeatable.", .word)
     static let olderThan = Option(
         "--older-than", value: "<age>", help: "Only files last modified longer ago (7d, 12h).", .word)
     static let largerThan = Option(
@@ -183,7 +186,7 @@ enum CleanCommand {
 
         if deleting {
             return delete(
-                selection, dryRun: dryRun, at: place, output, json: json, config: given.config)
+                selection, root: root, dryRun: dryRun, at: place, output, json: json, config: given.config)
         }
         let writers = OpenWritersSnapshot()
         let (offered, held) = ManualCleanPlanner.offer(items) { item in
@@ -209,7 +212,8 @@ enum CleanCommand {
                 Console.json(output.json(page, held: held))
             } else {
                 Console.out(output.table(page, held: held))
-                Console.out(CleanPageOutput.howToDelete(root: output.root))
+                Console.out(
+                    CleanPageOutput.howToDelete(root: output.root, anyCategory: !offered.isEmpty || !held.isEmpty))
             }
             if let noScreen { Console.warning("\(noScreen); the page is printed instead of the interactive one") }
             return .success
@@ -228,7 +232,7 @@ enum CleanCommand {
             // The page was narrowed by these; the marks stand within them.
             picked.olderThan = selection.olderThan
             picked.largerThan = selection.largerThan
-            return delete(picked, dryRun: false, at: place, output, json: false, config: given.config)
+            return delete(picked, root: root, dryRun: false, at: place, output, json: false, config: given.config)
         }
     }
 
@@ -252,10 +256,42 @@ enum CleanCommand {
         return offered.filter { wide.selects($0, nowNanoseconds: now) }
     }
 
+    /// The paths the selection names, each as it leads now from ROOT (opened here when the
+    /// daemon deletes: it resolves them again when it plans, this only checks them).
+    private static func namedPaths(
+        _ selection: CleanSelection, root: CommandLineArgument, at place: Place
+    ) -> Result<[NamedPath], CleanSelectionError> {
+        guard !selection.paths.isEmpty else { return .success([]) }
+        switch place {
+        case .local(let opened, _, _): return NamedPaths.resolve(selection.paths, root: opened)
+        case .daemon:
+            guard let opened = try? TreeScanner().openRoot(root.bytes).descriptor else { return .success([]) }
+            defer { opened.close() }
+            return NamedPaths.resolve(selection.paths, root: opened)
+        }
+    }
+
+    /// A path named that nothing in the report lies at or below: it selected nothing (with
+    /// `--older-than` or `--larger-than`, or a file that is on no page), which is an error.
+    static func selectedNothing(_ paths: [[UInt8]], _ report: CleanDeletionReport) -> [UInt8]? {
+        paths.first { path in
+            !report.removed.contains { CleanSelection.covers(path, $0.path) }
+                && !report.skipped.contains { CleanSelection.covers(path, $0.path) }
+        }
+    }
+
     private static func delete(
-        _ selection: CleanSelection, dryRun: Bool, at place: Place, _ output: CleanPageOutput, json: Bool,
-        config: CommandLineArgument?
+        _ selection: CleanSelection, root: CommandLineArgument, dryRun: Bool, at place: Place,
+        _ output: CleanPageOutput, json: Bool, config: CommandLineArgument?
     ) -> ExitStatus {
+        // A path named must lead somewhere, and not through a symlink: said before anything goes.
+        let named: [NamedPath]
+        switch namedPaths(selection, root: root, at: place) {
+        case .success(let found): named = found
+        case .failure(let failure):
+            Console.failure(failure.description)
+            return .failure
+        }
         let report: CleanDeletionReport
         switch place {
         case .daemon(let socket, let timeout, let items):
@@ -291,18 +327,30 @@ enum CleanCommand {
                 return failure.status
             }
             // The same planner as the daemon: open writers are the deleter's to check.
-            let chosen = ManualCleanPlanner.select(
-                ManualCleanPlanner.offer(items) { _ in false }.offered, selection, nowNanoseconds: output.nowNanoseconds
-            )
+            let (chosen, wholes) = NamedPaths.split(
+                chosen: ManualCleanPlanner.select(
+                    ManualCleanPlanner.offer(items) { _ in false }.offered, selection,
+                    nowNanoseconds: output.nowNanoseconds),
+                named: NamedPaths.removedWhole(selection) ? named : [], page: items)
             do {
                 report = try ManualClean.runLocally(
-                    root: root, items: chosen, protection: protection, stateDirectory: stateDirectory, dryRun: dryRun)
+                    root: root, items: chosen, named: wholes, protection: protection, stateDirectory: stateDirectory,
+                    dryRun: dryRun)
             } catch {
                 Console.failure("\(error)")
                 return .failure
             }
         }
         if json { Console.json(output.deletionJSON(report)) } else { Console.out(output.deletionText(report)) }
+        if report.error == nil, let path = selectedNothing(selection.paths, report) {
+            let narrowing = selection.olderThan != nil || selection.largerThan != nil
+            Console.failure(
+                "--path '\(HumanText.name(path))' selected nothing"
+                    + (narrowing
+                        ? ": no file of the page below it passes --older-than/--larger-than (without them the path goes whole)"
+                        : "; run 'quotawatch clean ROOT' or 'quotawatch status ROOT' to see what is there"))
+            return .failure
+        }
         return report.error == nil ? .success : .failure
     }
 

@@ -63,15 +63,28 @@ struct CleanPageOutput {
     }
 
     /// How to delete, for the end of the page.
-    static func howToDelete(root: String) -> String {
+    static func howToDelete(root: String, anyCategory: Bool = true) -> String {
         // ROOT is shown as every name is (it may hold a newline, a tab or ESC).
         let root = TableRenderer.printable(root)
-        return """
+        // Eight rows of zeros say nothing: a tree that is no app's data container is told how
+        // to delete by path, first.
+        let noCategory =
+            anyCategory
+            ? ""
+            : """
+            No file here is in a category (the categories are those of an iOS app's data container).
+            Any file or directory below ROOT goes by its path, whole:
+              quotawatch clean \(root) --dry-run --path PATH        see what would go
+              quotawatch clean \(root) --yes --path PATH            delete it
+
+            """
+        return noCategory + """
             Nothing was deleted. To delete, name what goes and add --yes (or --dry-run to see it first):
               quotawatch clean \(root) --yes --category caches [--older-than 7d] [--larger-than 1MB]
               quotawatch clean \(root) --yes --category caches:NAME      one cache business
               quotawatch clean \(root) --yes --category all             every category but your files
-              quotawatch clean \(root) --yes --kind video               your files: by kind, or --path PATH
+              quotawatch clean \(root) --yes --kind video               your files: by kind
+              quotawatch clean \(root) --yes --path PATH               any file or directory, whole
 
             """
     }

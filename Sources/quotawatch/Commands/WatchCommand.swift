@@ -18,6 +18,8 @@ enum WatchCommand {
             backspace goes up, s sorts by size, name or growth, a shows apparent sizes, c runs every
             cleaner now (after a confirmation), p pauses, ? shows them all, q quits. The terminal
             must be at least 80x24; the view ends when the terminal goes away.
+            d deletes the selected file or directory whole, as 'clean --path' does, after a
+            confirmation showing its path, size and files (the engine must run with --clean).
             --ios adds the app's size as the phone shows it to the status line (see 'scan --ios').
             When stdout is not a terminal (or TERM is unset, dumb or unknown to terminfo), prints one
             line per event instead: local ISO 8601 time, the event's kind as its JSON "event" field,

@@ -71,6 +71,7 @@ enum WatchScreenLoop {
             case .none: break
             case .showDirectory(let directory): session.feed.show(directory)
             case .cleanNow: session.cleanNow(format: format)
+            case .delete(let target): session.delete(target.path, format: format)
             case .quit: break loop
             }
             model.state.logOffset = min(model.state.logOffset, layout.maximumLogOffset(model))
