@@ -5,11 +5,11 @@ import QuotaWatchCore
 /// finds them: from `/proc/PID/cmdline`. `watch ROOT` asks, before it crawls ROOT in an engine
 /// of its own, whether one of them already serves ROOT at a socket other than the default
 /// (a unit or a script that passes `--socket`), so it can say so and attach instead.
-public enum RunningDaemons {
-    public struct Daemon: Sendable, Equatable {
-        public var processID: Int32
+package enum RunningDaemons {
+    package struct Daemon: Sendable, Equatable {
+        package var processID: Int32
         /// Its `--socket` value; nil when it listens at the default path.
-        public var socket: [UInt8]?
+        package var socket: [UInt8]?
     }
 
     /// The daemons whose ROOT is the directory `root` (compared by device and inode, so a
@@ -17,7 +17,7 @@ public enum RunningDaemons {
     /// command line or working directory cannot be read are passed over.
     ///
     /// The corresponding C functions are `openat`, `getdents64`, `read` and `fstatat`.
-    public static func serving(root: FileStatus) -> [Daemon] {
+    package static func serving(root: FileStatus) -> [Daemon] {
         guard
             let proc = try? FileDescriptor.currentWorkingDirectory.openDirectory(
                 Array("/proc".utf8), followSymlinks: true),

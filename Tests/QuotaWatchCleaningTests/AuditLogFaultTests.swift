@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import QuotaWatchCleaning
 import QuotaWatchCleaningTestSupport
 import QuotaWatchCore
 import QuotaWatchEngine
@@ -7,8 +8,6 @@ import QuotaWatchPolicy
 import QuotaWatchSystem
 import QuotaWatchTestSupport
 import Testing
-
-@testable import QuotaWatchCleaning
 
 /// A state directory on a full or failing disk, without a full disk: `fdatasync` of the audit
 /// log fails by injection. The cleaner stops at the first intent it cannot make durable, says

@@ -6,7 +6,7 @@ import QuotaWatchPolicy
 /// `quotawatch clean`'s page (`clean_list`) and selections (`clean_delete`), the page from the
 /// live tree and the deletions on the cleanup runner.
 extension CleanupParticipant {
-    public func answer(_ request: ParticipantRequest, _ live: inout LiveTree<KernelFileSystem>) -> Bool {
+    package func answer(_ request: ParticipantRequest, _ live: inout LiveTree<KernelFileSystem>) -> Bool {
         switch request.command {
         case .clean(let clean): answerClean(clean, request.reply)
         case .cleanList: answerCleanList(request, &live)

@@ -10,7 +10,7 @@ import QuotaWatchSystem
 /// their run settles; and `quotawatch clean`'s page and selections (`clean_list`,
 /// `clean_delete`). Built by the `run` command; its composition root (``CleanupAssembly``)
 /// runs when the engine starts it.
-public final class CleanupParticipant: EngineParticipant {
+package final class CleanupParticipant: EngineParticipant {
     /// A run ended (posted by the runner's completion, with its summary).
     struct RunFinished: Sendable {
         let summary: CleanupSummary
@@ -26,12 +26,12 @@ public final class CleanupParticipant: EngineParticipant {
     private let assembly: CleanupAssembly
 
     /// `options` say whether the cleaners delete; `rootDisplay` is ROOT as shown.
-    public init(options: CleanupOptions, rootDisplay: String) {
+    package init(options: CleanupOptions, rootDisplay: String) {
         assembly = CleanupAssembly(options: options, rootDisplay: rootDisplay)
     }
 
     /// Whether anything is removed (`run --clean` without `--dry-run`).
-    public var deletes: Bool { assembly.options.deletes }
+    package var deletes: Bool { assembly.options.deletes }
 
     var rootDisplay: String { assembly.rootDisplay }
 
@@ -46,7 +46,7 @@ public final class CleanupParticipant: EngineParticipant {
         }
     }
 
-    public func start(_ start: ParticipantStart) -> EngineFailure? {
+    package func start(_ start: ParticipantStart) -> EngineFailure? {
         switch assembly.coordinator(start) {
         case .success(let coordinator):
             state.withValue { $0 = coordinator }
@@ -56,10 +56,10 @@ public final class CleanupParticipant: EngineParticipant {
         }
     }
 
-    public var nextDeadline: UInt64? { state.withValue { $0?.nextDeadline } }
+    package var nextDeadline: UInt64? { state.withValue { $0?.nextDeadline } }
 
     /// Opens noted for `order: lru` (they change no size); the rest go to the tree.
-    public func changes(_ batch: [FileSystemChange], in live: LiveTree<KernelFileSystem>) -> [FileSystemChange] {
+    package func changes(_ batch: [FileSystemChange], in live: LiveTree<KernelFileSystem>) -> [FileSystemChange] {
         state.withValue { coordinator in
             guard coordinator?.opens.isActive == true else { return batch }
             return coordinator!.opens.take(batch, live, now: WallClock.nanosecondsSinceEpoch())
@@ -69,7 +69,7 @@ public final class CleanupParticipant: EngineParticipant {
     /// After the policy's pass: plans and submits the triggers noted this turn, holds the
     /// states of the breached directories a run now cleans, and lets go of those settled
     /// (the policy is then evaluated again, so the loop may sleep until the next change).
-    public func endTurn(
+    package func endTurn(
         _ live: inout LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor?, now: UInt64
     )
         -> Bool
@@ -80,12 +80,12 @@ public final class CleanupParticipant: EngineParticipant {
         }
     }
 
-    public func published(_ event: PolicyEvent) {
+    package func published(_ event: PolicyEvent) {
         state.withValue { $0?.note(event) }
     }
 
     /// A run ended: its `cleanup` event, the periodic clock restarted, the app version kept.
-    public func received(_ message: any Sendable, _ output: ParticipantOutput) {
+    package func received(_ message: any Sendable, _ output: ParticipantOutput) {
         if let progress = message as? RunProgress {
             output.emit(.cleanupProgress(progress.report))
             return
@@ -115,7 +115,7 @@ public final class CleanupParticipant: EngineParticipant {
     }
 
     /// The cleaners stay as they started: the runner holds them and a run may be under way.
-    public func reloaded(_ config: PolicyConfig) {
+    package func reloaded(_ config: PolicyConfig) {
         let changed = state.withValue { $0.map { $0.settings != config.cleanup } ?? false }
         guard changed else { return }
         Log.write(
@@ -126,5 +126,5 @@ public final class CleanupParticipant: EngineParticipant {
                     + "hooks are reloaded now)"))
     }
 
-    public func stop() {}
+    package func stop() {}
 }

@@ -5,11 +5,11 @@
 /// bounded: a series per quota (directory, rule) and per top-level directory, never per file.
 /// A label value is the path as every other report shows it (``EscapedName``: bytes that are
 /// not UTF-8 as `\xNN`), then escaped for the format (backslash, double quote, newline).
-public enum PrometheusText {
+package enum PrometheusText {
     /// The `Content-Type` of a scrape's reply.
-    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+    package static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
-    public static func render(_ snapshot: MetricsSnapshot) -> String {
+    package static func render(_ snapshot: MetricsSnapshot) -> String {
         var out = FamilyWriter()
         let s = snapshot
         out.gauge(
@@ -120,7 +120,7 @@ public enum PrometheusText {
     // MARK: The format
 
     /// A label value with `\`, `"` and newline escaped.
-    public static func escapeLabelValue(_ value: String) -> String {
+    package static func escapeLabelValue(_ value: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(value.utf8.count)
         for character in value.unicodeScalars {

@@ -2,7 +2,7 @@
 /// parent and sibling links (no index is kept for them).
 extension TallyTree {
     /// Directories directly below `directory`.
-    public func subdirectories(of directory: DirectoryID) -> [DirectoryID] {
+    package func subdirectories(of directory: DirectoryID) -> [DirectoryID] {
         var result: [DirectoryID] = []
         var child = directories[Int(directory.rawValue)].firstChild
         while child != noRecord {
@@ -13,7 +13,7 @@ extension TallyTree {
     }
 
     /// Non-directory names directly in `directory`.
-    public func files(in directory: DirectoryID) -> [FileID] {
+    package func files(in directory: DirectoryID) -> [FileID] {
         var result: [FileID] = []
         var file = directories[Int(directory.rawValue)].firstFile
         while file != noRecord {
@@ -24,7 +24,7 @@ extension TallyTree {
     }
 
     /// `directory` and every directory below it, parents before children.
-    public func subtree(of directory: DirectoryID) -> [DirectoryID] {
+    package func subtree(of directory: DirectoryID) -> [DirectoryID] {
         var result = [directory]
         var index = 0
         while index < result.count {
@@ -39,7 +39,7 @@ extension TallyTree {
     }
 
     /// Path components from the root (exclusive) down to `directory`.
-    public func components(of directory: DirectoryID) -> [ArraySlice<UInt8>] {
+    package func components(of directory: DirectoryID) -> [ArraySlice<UInt8>] {
         var parts: [ArraySlice<UInt8>] = []
         var current = directory.rawValue
         while current != root.rawValue && current != noRecord {
@@ -50,7 +50,7 @@ extension TallyTree {
     }
 
     /// The path relative to the root as raw bytes: "" for the root, "a/b" below it.
-    public func relativePath(of directory: DirectoryID) -> [UInt8] {
+    package func relativePath(of directory: DirectoryID) -> [UInt8] {
         var path: [UInt8] = []
         for (index, part) in components(of: directory).enumerated() {
             if index > 0 { path.append(UInt8(ascii: "/")) }
@@ -60,7 +60,7 @@ extension TallyTree {
     }
 
     /// Depth below the root: 0 for the root.
-    public func depth(of directory: DirectoryID) -> Int {
+    package func depth(of directory: DirectoryID) -> Int {
         var depth = 0
         var current = directories[Int(directory.rawValue)].parent
         while current != noRecord {
@@ -71,7 +71,7 @@ extension TallyTree {
     }
 
     /// True when `directory` is `ancestor` or lies below it.
-    public func isDescendant(_ directory: DirectoryID, of ancestor: DirectoryID) -> Bool {
+    package func isDescendant(_ directory: DirectoryID, of ancestor: DirectoryID) -> Bool {
         var current = directory.rawValue
         while current != noRecord {
             if current == ancestor.rawValue { return true }

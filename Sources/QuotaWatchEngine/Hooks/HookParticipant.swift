@@ -6,7 +6,7 @@ import QuotaWatchSystem
 /// ``HookRunner``, a failed run comes back through the mailbox and is published as
 /// `hook_failed` on the engine thread like every other event, and a good reload replaces the
 /// hooks when they changed.
-public final class HookParticipant: EngineParticipant {
+package final class HookParticipant: EngineParticipant {
     private struct State {
         var hooks: [HookSpec]
         var runner: HookRunner?
@@ -23,13 +23,13 @@ public final class HookParticipant: EngineParticipant {
     private let root: String
 
     /// Hooks start in `workingDirectory` (ROOT: QUOTAWATCH_PATH is relative to it).
-    public init(hooks: [HookSpec], workingDirectory: [UInt8], root: String) {
+    package init(hooks: [HookSpec], workingDirectory: [UInt8], root: String) {
         state = ThreadBound(State(hooks: hooks), name: "the hook participant's state")
         self.workingDirectory = workingDirectory
         self.root = root
     }
 
-    public func start(_ start: ParticipantStart) -> EngineFailure? {
+    package func start(_ start: ParticipantStart) -> EngineFailure? {
         state.withValue { state in
             state.post = start.post
             return startRunner(&state).map { .hooks($0) }
@@ -52,14 +52,14 @@ public final class HookParticipant: EngineParticipant {
         }
     }
 
-    public func published(_ event: PolicyEvent) {
+    package func published(_ event: PolicyEvent) {
         // A hook that fails is not sent its own failure: that would run it again, and fail again.
         var failedHook: String?
         if case .hookFailed(let hook, _, _, _, _) = event.detail { failedHook = hook }
         state.withValue { $0.runner }?.submit(event.hookEvent(root: root), except: failedHook)
     }
 
-    public func received(_ message: any Sendable, _ output: ParticipantOutput) {
+    package func received(_ message: any Sendable, _ output: ParticipantOutput) {
         guard let failure = message as? HookFailure else { return }
         Log.warning(failure.summary)
         var tail = String(decoding: failure.standardErrorTail, as: UTF8.self)
@@ -73,7 +73,7 @@ public final class HookParticipant: EngineParticipant {
 
     /// The hooks of the new config replace the old ones when they differ. A hook is the same
     /// hook when its name is.
-    public func reloaded(_ config: PolicyConfig) {
+    package func reloaded(_ config: PolicyConfig) {
         let new = config.hooks
         let failure: String? = state.withValue { state in
             state.newlyWanted = [:]
@@ -89,7 +89,7 @@ public final class HookParticipant: EngineParticipant {
 
     /// A hook added by the reload, or one that wants a kind it did not, hears of the states
     /// that stand once: otherwise a breach that stood before the reload would never reach it.
-    public func standing(_ events: [PolicyEvent]) {
+    package func standing(_ events: [PolicyEvent]) {
         let (runner, newlyWanted) = state.withValue { state in
             defer { state.newlyWanted = [:] }
             return (state.runner, state.newlyWanted)
@@ -115,7 +115,7 @@ public final class HookParticipant: EngineParticipant {
     }
 
     /// Kills runs under way and joins the hook threads.
-    public func stop() {
+    package func stop() {
         state.withValue { state in
             state.runner?.stop()
             state.runner = nil

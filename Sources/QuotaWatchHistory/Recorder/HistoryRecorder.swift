@@ -12,7 +12,7 @@ import Synchronization
 /// On the engine thread it only copies: an event is queued as the value it is (its JSON line
 /// is made on the writer's thread), a sample is two numbers read from the tree. A database
 /// that is locked, damaged or on a full disk never reaches the engine (see ``HistoryWriter``).
-public final class HistoryRecorder: EngineObserver {
+package final class HistoryRecorder: EngineObserver {
     private struct EngineSide {
         /// The engine clock's reading at which the next periodic sample is due.
         var nextSample: UInt64?
@@ -33,7 +33,7 @@ public final class HistoryRecorder: EngineObserver {
 
     /// `report` receives the recorder's warnings, one line each. Nothing is opened until
     /// ``start()`` (the engine's `ready`), so a daemon that fails to start leaves no thread.
-    public init(settings: HistorySettings, report: @escaping @Sendable (String) -> Void = HistoryReport.log) {
+    package init(settings: HistorySettings, report: @escaping @Sendable (String) -> Void = HistoryReport.log) {
         self.settings = settings
         self.report = report
         queue = HistoryQueue(capacity: settings.capacity)
@@ -41,7 +41,7 @@ public final class HistoryRecorder: EngineObserver {
 
     /// Starts the writer thread, which opens or creates the database and imports the audit
     /// log at once. Idempotent; does nothing after ``stop()``.
-    public func start() {
+    package func start() {
         writer.withLock { writer in
             guard writer.thread == nil, !writer.stopped else { return }
             let (settings, queue, report) = (self.settings, self.queue, self.report)
@@ -52,7 +52,7 @@ public final class HistoryRecorder: EngineObserver {
     }
 
     /// Writes what is queued and stops the writer; called when the engine stops. Idempotent.
-    public func stop() {
+    package func stop() {
         queue.close()
         let running = writer.withLock { writer -> JoinableThread? in
             writer.stopped = true
@@ -66,11 +66,11 @@ public final class HistoryRecorder: EngineObserver {
 
     // MARK: EngineObserver
 
-    public var nextTurn: UInt64? {
+    package var nextTurn: UInt64? {
         engineSide.withLock { $0.breached.isEmpty ? $0.nextSample : 0 }
     }
 
-    public func engine(_ change: EngineLifecycle, _ view: EngineView) {
+    package func engine(_ change: EngineLifecycle, _ view: EngineView) {
         switch change {
         case .ready:
             start()
@@ -83,7 +83,7 @@ public final class HistoryRecorder: EngineObserver {
         }
     }
 
-    public func engineEmitted(_ event: ObservedEvent) {
+    package func engineEmitted(_ event: ObservedEvent) {
         switch event {
         case .policy(let policy):
             queue.push(.event(event, policy.time))
@@ -99,7 +99,7 @@ public final class HistoryRecorder: EngineObserver {
         }
     }
 
-    public func engineTurn(_ view: EngineView) {
+    package func engineTurn(_ view: EngineView) {
         let (breached, periodic) = engineSide.withLock { side -> ([String], Bool) in
             let breached = side.breached
             side.breached.removeAll()

@@ -10,19 +10,19 @@ import Synchronization
 /// The box is `Sendable` so that the participant holding it can be handed to the engine
 /// thread; the check on every access is what makes that sound. Nested access from the owning
 /// thread (a `withValue` inside another) is caught by Swift's exclusivity check.
-public final class ThreadBound<Value>: @unchecked Sendable {
+package final class ThreadBound<Value>: @unchecked Sendable {
     private var value: Value
     private let owner = Atomic<UInt>(0)
     private let name: StaticString
 
     /// `name` says whose state it is in the message of a wrong-thread access.
-    public init(_ value: sending Value, name: StaticString) {
+    package init(_ value: sending Value, name: StaticString) {
         self.value = value
         self.name = name
     }
 
     /// Reads or changes the value; on the owning thread only (the first one to call this).
-    public func withValue<Result, Failure: Error>(
+    package func withValue<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         let caller = UInt(pthread_self())

@@ -19,7 +19,7 @@ import QuotaWatchSystem
 ///   ``ChangeKind/movedFrom`` and a ``ChangeKind/movedTo`` with one cookie (the `movedTo`
 ///   within `LiveTree.moveWindow` of its `movedFrom`), and lost changes as one
 ///   ``FileSystemChange/overflow``.
-public protocol ChangeBackend: AnyObject, Sendable {
+package protocol ChangeBackend: AnyObject, Sendable {
     /// Starts reporting changes in `directory`, an open descriptor of a directory about to be
     /// listed (before the listing, so that nothing created meanwhile is missed). Returns the
     /// key its changes will carry, or a ``WatchOutcome`` code: ``WatchOutcome/limitReached``

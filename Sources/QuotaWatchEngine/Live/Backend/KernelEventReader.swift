@@ -22,9 +22,9 @@ struct KernelEventBatch {
 
 /// A file changed through a name the changes do not carry (fanotify reports a write through
 /// a hard link outside the root, or a link count change, by the file's handle).
-public struct ChangedFile: Sendable, Hashable {
-    public var device: UInt64
-    public var inode: UInt64
+package struct ChangedFile: Sendable, Hashable {
+    package var device: UInt64
+    package var inode: UInt64
 }
 
 /// Both backends' reader: a thread that does nothing but drain the kernel's queue (an inotify
