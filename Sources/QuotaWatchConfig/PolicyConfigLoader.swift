@@ -3,13 +3,13 @@ import QuotaWatchPolicy
 
 /// Reads a YAML config into a ``PolicyConfig``. The schema is documented in docs/configuration.md
 /// ("Configuration") and in docs/quotawatch.example.yaml.
-public enum PolicyConfigLoader {
+package enum PolicyConfigLoader {
     static let topKeys =
         ["profile", "quotas", "levels", "leftovers", "forecast", "activity_half_life", "hooks"]
         + cleanupTopKeys + historyTopKeys
 
     /// Decodes `bytes`, the contents of the file named `file` (used in messages only).
-    public static func load(_ bytes: [UInt8], file: String) throws(ConfigError) -> PolicyConfig {
+    package static func load(_ bytes: [UInt8], file: String) throws(ConfigError) -> PolicyConfig {
         let document: YAMLNode?
         do {
             document = try YAMLReader.read(bytes)

@@ -1,9 +1,9 @@
 /// A place in a YAML file, 1-based as editors count.
-public struct YAMLMark: Sendable, Hashable {
-    public var line: Int
-    public var column: Int
+package struct YAMLMark: Sendable, Hashable {
+    package var line: Int
+    package var column: Int
 
-    public init(line: Int, column: Int) {
+    package init(line: Int, column: Int) {
         self.line = line
         self.column = column
     }
@@ -11,8 +11,8 @@ public struct YAMLMark: Sendable, Hashable {
 
 /// A YAML document as a small tree: scalars stay text (the decoder gives them a type), and
 /// every node remembers where it started, so an error can point at it.
-public struct YAMLNode: Sendable, Hashable {
-    public indirect enum Content: Sendable, Hashable {
+package struct YAMLNode: Sendable, Hashable {
+    package indirect enum Content: Sendable, Hashable {
         /// `plain` is false for quoted and block scalars, which are never null.
         case scalar(String, plain: Bool)
         case sequence([YAMLNode])
@@ -20,21 +20,21 @@ public struct YAMLNode: Sendable, Hashable {
         case mapping([Pair])
     }
 
-    public struct Pair: Sendable, Hashable {
-        public var key: YAMLNode
-        public var value: YAMLNode
+    package struct Pair: Sendable, Hashable {
+        package var key: YAMLNode
+        package var value: YAMLNode
     }
 
-    public var content: Content
-    public var mark: YAMLMark
+    package var content: Content
+    package var mark: YAMLMark
 
-    public init(_ content: Content, mark: YAMLMark) {
+    package init(_ content: Content, mark: YAMLMark) {
         self.content = content
         self.mark = mark
     }
 
     /// An empty plain scalar, `~` or `null`: what `key:` with nothing after it holds.
-    public var isNull: Bool {
+    package var isNull: Bool {
         guard case .scalar(let text, plain: true) = content else { return false }
         return text.isEmpty || text == "~" || text == "null" || text == "Null" || text == "NULL"
     }

@@ -4,24 +4,24 @@ import CYAML
 ///
 /// One document only; anchors and aliases are resolved (an alias is a copy of the node its
 /// anchor names). libyaml is only ever called here.
-public enum YAMLReader {
+package enum YAMLReader {
     /// A syntax error reported by libyaml, or a document shape this reader refuses.
-    public struct SyntaxError: Error, Equatable {
-        public var mark: YAMLMark
-        public var message: String
+    package struct SyntaxError: Error, Equatable {
+        package var mark: YAMLMark
+        package var message: String
     }
 
     /// Lists and mappings nest at most this deep. Every reader of the tree may recurse, and a
     /// config nests three or four levels.
-    public static let maximumDepth = 64
+    package static let maximumDepth = 64
     /// A list holds at most this many items, a mapping this many keys.
-    public static let maximumItems = 10_000
+    package static let maximumItems = 10_000
     /// A document holds at most this many values (scalars, lists and mappings), an alias
     /// counting as a copy of what it names, so that no alias bomb expands past it.
-    public static let maximumNodes = 100_000
+    package static let maximumNodes = 100_000
 
     /// The document in `bytes`; nil when it is empty (no document, or only comments).
-    public static func read(_ bytes: [UInt8]) throws(SyntaxError) -> YAMLNode? {
+    package static func read(_ bytes: [UInt8]) throws(SyntaxError) -> YAMLNode? {
         let result: Result<YAMLNode?, SyntaxError> = unsafe bytes.withUnsafeBufferPointer { buffer in
             let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
             defer { unsafe parser.deallocate() }

@@ -8,22 +8,22 @@ import Glibc
 /// Nothing here installs a SIGCHLD handler or polls: the exit is waited for on a pidfd, or
 /// where the kernel has none (before 5.3), on a pipe a waiter thread writes when it sees the
 /// exit.
-public enum ChildProcess {
+package enum ChildProcess {
     /// What to run and how to connect it.
-    public struct Request: Sendable, Equatable {
+    package struct Request: Sendable, Equatable {
         /// argv; argv[0] without a slash is looked up in the daemon's PATH.
-        public var arguments: [[UInt8]]
+        package var arguments: [[UInt8]]
         /// `NAME=value` entries, and nothing else: the daemon's own environment is not passed on.
-        public var environment: [[UInt8]]
+        package var environment: [[UInt8]]
         /// Written to the child's stdin, which then reads end-of-file.
-        public var standardInput: [UInt8]
-        public var standardOutput: Output
+        package var standardInput: [UInt8]
+        package var standardOutput: Output
         /// Where the child starts; nil keeps the daemon's working directory.
-        public var workingDirectory: [UInt8]?
+        package var workingDirectory: [UInt8]?
         /// How much of the end of the child's stderr is kept for the report.
-        public var standardErrorTailLimit: Int
+        package var standardErrorTailLimit: Int
 
-        public init(
+        package init(
             arguments: [[UInt8]], environment: [[UInt8]], standardInput: [UInt8] = [],
             standardOutput: Output = .discard, workingDirectory: [UInt8]? = nil, standardErrorTailLimit: Int = 4096
         ) {
@@ -37,7 +37,7 @@ public enum ChildProcess {
     }
 
     /// Where the child's stdout goes.
-    public enum Output: Sendable, Equatable {
+    package enum Output: Sendable, Equatable {
         /// `/dev/null`.
         case discard
         /// The daemon's own stderr (descriptor 2).
@@ -47,22 +47,22 @@ public enum ChildProcess {
     }
 
     /// How the child ended.
-    public enum Termination: Sendable, Equatable {
+    package enum Termination: Sendable, Equatable {
         case exited(status: Int32)
         case signaled(Int32)
     }
 
     /// How a run ended, and what the child said on stderr.
-    public struct Outcome: Sendable, Equatable {
-        public var termination: Termination
+    package struct Outcome: Sendable, Equatable {
+        package var termination: Termination
         /// The child outlived its timeout and its process group was killed.
-        public var timedOut: Bool
+        package var timedOut: Bool
         /// The cancellation descriptor became readable and the process group was killed.
-        public var cancelled: Bool
+        package var cancelled: Bool
         /// The last bytes the child wrote to stderr, at most the request's limit.
-        public var standardErrorTail: [UInt8]
+        package var standardErrorTail: [UInt8]
 
-        public init(termination: Termination, timedOut: Bool, cancelled: Bool, standardErrorTail: [UInt8]) {
+        package init(termination: Termination, timedOut: Bool, cancelled: Bool, standardErrorTail: [UInt8]) {
             self.termination = termination
             self.timedOut = timedOut
             self.cancelled = cancelled
@@ -77,7 +77,7 @@ public enum ChildProcess {
     ///
     /// The corresponding C functions are `pipe2`, `openat`, `posix_spawn(p)`, `pidfd_open`,
     /// `poll`, `kill` and `waitpid`.
-    public static func run(
+    package static func run(
         _ request: Request, timeout: Duration, killGrace: Duration = .seconds(2),
         cancellation: FileDescriptor? = nil
     ) throws(SpawnError) -> Outcome {
@@ -131,8 +131,8 @@ public enum ChildProcess {
 }
 
 /// Why a child could not be started.
-public struct SpawnError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Step: Sendable, Equatable {
+package struct SpawnError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Step: Sendable, Equatable {
         /// Making the pipe for stdin or writing the input into it.
         case standardInput
         /// Opening the stdout file (or /dev/null).
@@ -146,17 +146,17 @@ public struct SpawnError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// argv[0].
-    public var command: [UInt8]
-    public var step: Step
-    public var errno: Errno
+    package var command: [UInt8]
+    package var step: Step
+    package var errno: Errno
 
-    public init(command: [UInt8], step: Step, errno: Errno) {
+    package init(command: [UInt8], step: Step, errno: Errno) {
         self.command = command
         self.step = step
         self.errno = errno
     }
 
-    public var description: String {
+    package var description: String {
         let name = String(decoding: command, as: UTF8.self)
         switch step {
         case .start:

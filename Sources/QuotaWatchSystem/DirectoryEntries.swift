@@ -7,10 +7,10 @@ import QuotaWatchCore
 ///
 /// Its buffer is reused for every read, so one instance serves a thread for as many
 /// directories as it lists; no path string is ever built.
-@safe public struct DirectoryEntries: ~Copyable {
+@safe package struct DirectoryEntries: ~Copyable {
     private let buffer: UnsafeMutableRawBufferPointer
 
-    public init(bufferSize: Int = 64 * 1024) {
+    package init(bufferSize: Int = 64 * 1024) {
         unsafe buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 8)
     }
 
@@ -22,7 +22,7 @@ import QuotaWatchCore
     /// a C string.
     ///
     /// The corresponding C function is `getdents64`.
-    public func readMore(_ directory: FileDescriptor, _ body: (UnsafeRawBufferPointer) -> Void) throws(Errno) -> Bool {
+    package func readMore(_ directory: FileDescriptor, _ body: (UnsafeRawBufferPointer) -> Void) throws(Errno) -> Bool {
         let count = try valueOrErrno {
             unsafe system_getdents64(directory.rawValue, buffer.baseAddress!, buffer.count)
         }.get()
@@ -34,7 +34,7 @@ import QuotaWatchCore
     /// Every name in `directory` but "." and "..", in the order the kernel lists them.
     ///
     /// The corresponding C function is `getdents64`.
-    public static func names(of directory: FileDescriptor, bufferSize: Int = 32 * 1024) throws(Errno) -> [[UInt8]] {
+    package static func names(of directory: FileDescriptor, bufferSize: Int = 32 * 1024) throws(Errno) -> [[UInt8]] {
         let entries = DirectoryEntries(bufferSize: bufferSize)
         var names: [[UInt8]] = []
         while try unsafe entries.readMore(directory, { unsafe names.append(Array($0)) }) {}
@@ -45,7 +45,7 @@ import QuotaWatchCore
     /// record length, type, then the name and its NUL, padded), handing each name but "." and
     /// ".." to `body`. A record whose length is 0 or runs past the end ends the walk; the
     /// kernel writes none, and the walk must neither spin nor read past the buffer.
-    public static func forEachName(in records: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) {
+    package static func forEachName(in records: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) {
         let nameOffset = Int(QW_DIRENT_NAME_OFFSET)
         var offset = 0
         while offset + nameOffset <= records.count {

@@ -7,19 +7,19 @@ import QuotaWatchCore
 ///
 /// One reader per thread: its buffer is reused for every directory the thread lists, and no
 /// path string is ever built.
-public struct DirectoryReader: ~Copyable {
+package struct DirectoryReader: ~Copyable {
     private let entries: DirectoryEntries
 
-    public init(bufferSize: Int = 64 * 1024) {
+    package init(bufferSize: Int = 64 * 1024) {
         entries = DirectoryEntries(bufferSize: bufferSize)
     }
 
     /// What went wrong with individual entries; the listing holds the rest.
-    public struct Problems: Sendable {
+    package struct Problems: Sendable {
         /// Entries that could not be stat'ed for a reason other than having vanished.
-        public var unstatable: [(name: [UInt8], error: Errno)] = []
+        package var unstatable: [(name: [UInt8], error: Errno)] = []
 
-        public init() {}
+        package init() {}
     }
 
     /// Appends the next buffer-full of `directory`'s entries (all but "." and ".."), with
@@ -29,7 +29,7 @@ public struct DirectoryReader: ~Copyable {
     /// `crawlIndex` numbers each subdirectory found, in order.
     ///
     /// The corresponding C functions are `getdents64` and `fstatat`.
-    public func listMore(
+    package func listMore(
         _ directory: FileDescriptor, into listing: inout DirectoryListing, problems: inout Problems,
         crawlIndex: () -> UInt32
     ) throws(Errno) -> Bool {

@@ -41,18 +41,18 @@ struct ExitWatch {
 }
 
 extension Errno {
-    public static let functionNotImplemented = Errno(rawValue: ENOSYS)
-    public static let noSuchProcess = Errno(rawValue: ESRCH)
+    package static let functionNotImplemented = Errno(rawValue: ENOSYS)
+    package static let noSuchProcess = Errno(rawValue: ESRCH)
 }
 
 /// Waiting for any process, not only a child, to end.
-public enum ProcessWatch {
+package enum ProcessWatch {
     /// Waits until the process `processID` has exited (it may remain a zombie until its parent
     /// reaps it), at most `timeout`; returns whether it has. A process that no longer exists
     /// has exited. Needs a pidfd (Linux 5.3).
     ///
     /// The corresponding C functions are `pidfd_open` and `poll`.
-    public static func waitForExit(of processID: Int32, timeout: Duration) throws(Errno) -> Bool {
+    package static func waitForExit(of processID: Int32, timeout: Duration) throws(Errno) -> Bool {
         let raw: CInt
         switch valueOrErrno({ system_pidfd_open(processID) }) {
         case .success(let value): raw = value

@@ -4,15 +4,15 @@ import QuotaWatchCore
 /// A fanotify notification group reporting directory handles and names
 /// (`FAN_REPORT_DFID_NAME | FAN_REPORT_FID`, and `FAN_REPORT_TARGET_FID` where the kernel
 /// has it), close-on-exec and non-blocking.
-public struct FanotifyDescriptor: Sendable {
-    public let descriptor: FileDescriptor
+package struct FanotifyDescriptor: Sendable {
+    package let descriptor: FileDescriptor
 
     /// `unlimitedQueue`: the kernel never drops events for lack of queue space (needs
     /// CAP_SYS_ADMIN, which a filesystem mark needs anyway). EPERM without CAP_SYS_ADMIN,
     /// EINVAL on a kernel without `FAN_REPORT_DFID_NAME` (before 5.9).
     ///
     /// The corresponding C function is `fanotify_init`.
-    public init(unlimitedQueue: Bool) throws(Errno) {
+    package init(unlimitedQueue: Bool) throws(Errno) {
         var flags =
             FanotifyInitFlag.notificationClass | FanotifyInitFlag.reportDirectoryAndName
             | FanotifyInitFlag.closeOnExec | FanotifyInitFlag.nonBlocking
@@ -35,7 +35,7 @@ public struct FanotifyDescriptor: Sendable {
     /// without file handles or fsid, EINVAL for a kernel without `FAN_RENAME` (before 5.17).
     ///
     /// The corresponding C function is `fanotify_mark`.
-    public func markFileSystem(of directory: FileDescriptor, mask: FanotifyMask) throws(Errno) {
+    package func markFileSystem(of directory: FileDescriptor, mask: FanotifyMask) throws(Errno) {
         _ = try valueOrErrno {
             system_fanotify_mark(
                 descriptor.rawValue, FanotifyMarkFlag.add | FanotifyMarkFlag.fileSystem, mask.rawValue,
@@ -47,7 +47,7 @@ public struct FanotifyDescriptor: Sendable {
     /// files in it, for `order: lru`. The mark lives as long as the directory's inode.
     ///
     /// The corresponding C function is `fanotify_mark`.
-    public func markInode(_ directory: FileDescriptor, mask: FanotifyMask) throws(Errno) {
+    package func markInode(_ directory: FileDescriptor, mask: FanotifyMask) throws(Errno) {
         _ = try valueOrErrno {
             system_fanotify_mark(descriptor.rawValue, FanotifyMarkFlag.add, mask.rawValue, directory.rawValue, nil)
         }.get()
@@ -57,7 +57,7 @@ public struct FanotifyDescriptor: Sendable {
     /// Returns false when nothing was queued (the descriptor is non-blocking).
     ///
     /// The corresponding C function is `read`.
-    public func readEvents(buffer: inout [UInt8], into events: inout [FanotifyEvent]) throws(Errno) -> Bool {
+    package func readEvents(buffer: inout [UInt8], into events: inout [FanotifyEvent]) throws(Errno) -> Bool {
         let count = try descriptor.readAvailable(into: &buffer)
         unsafe buffer.withUnsafeBytes { raw in
             unsafe FanotifyEvent.decode(raw: UnsafeRawBufferPointer(rebasing: raw[0..<count]), into: &events)
@@ -65,5 +65,5 @@ public struct FanotifyDescriptor: Sendable {
         return count > 0
     }
 
-    public func close() { descriptor.close() }
+    package func close() { descriptor.close() }
 }

@@ -7,7 +7,7 @@ extension FileDescriptor {
     /// longer than the 128 bytes the kernel allows.
     ///
     /// The corresponding C function is `name_to_handle_at` (with `AT_EMPTY_PATH`).
-    public func fileHandle(fileSystem: UInt64) throws(Errno) -> (handle: FileHandleKey, mountID: UInt64) {
+    package func fileHandle(fileSystem: UInt64) throws(Errno) -> (handle: FileHandleKey, mountID: UInt64) {
         var bytes = [UInt8](repeating: 0, count: 128)
         var length: UInt32 = 0
         var type: CInt = 0
@@ -24,7 +24,7 @@ extension FileDescriptor {
     /// statfs's `f_fsid` for the file system this descriptor is on, as fanotify reports it.
     ///
     /// The corresponding C function is `fstatfs`.
-    public func fileSystemID() throws(Errno) -> UInt64 {
+    package func fileSystemID() throws(Errno) -> UInt64 {
         var fsid: UInt64 = 0
         _ = try valueOrErrno { unsafe system_file_system_id(rawValue, &fsid) }.get()
         return fsid
@@ -35,7 +35,7 @@ extension FileDescriptor {
     /// CAP_DAC_READ_SEARCH; ESTALE once the object is gone.
     ///
     /// The corresponding C function is `open_by_handle_at`.
-    public func open(handle: FileHandleKey) throws(Errno) -> FileDescriptor {
+    package func open(handle: FileHandleKey) throws(Errno) -> FileDescriptor {
         guard !handle.bytes.isEmpty else { throw .invalidArgument }
         let raw = try unsafe handle.bytes.withUnsafeBufferPointer { buffer throws(Errno) in
             try valueOrErrno {

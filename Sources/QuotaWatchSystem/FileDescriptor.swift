@@ -3,21 +3,21 @@ import Glibc
 import QuotaWatchCore
 
 /// An open file descriptor. A plain value: whoever opens one closes it.
-public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
-    public let rawValue: CInt
-    public init(rawValue: CInt) { self.rawValue = rawValue }
+package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
+    package let rawValue: CInt
+    package init(rawValue: CInt) { self.rawValue = rawValue }
 
     /// The current working directory, for paths given by the user.
-    public static let currentWorkingDirectory = FileDescriptor(rawValue: AT_FDCWD)
-    public static let standardOutput = FileDescriptor(rawValue: 1)
-    public static let standardError = FileDescriptor(rawValue: 2)
+    package static let currentWorkingDirectory = FileDescriptor(rawValue: AT_FDCWD)
+    package static let standardOutput = FileDescriptor(rawValue: 1)
+    package static let standardError = FileDescriptor(rawValue: 2)
 
     /// Opens a directory for listing and for opening names relative to it.
     /// With `followSymlinks: false` a symlink in the last component fails with ELOOP or ENOTDIR
     /// instead of being followed, which is what keeps a crawl inside its tree.
     ///
     /// The corresponding C function is `openat`.
-    public func openDirectory(
+    package func openDirectory(
         _ name: some Collection<UInt8>, followSymlinks: Bool = false
     ) throws(Errno)
         -> FileDescriptor
@@ -33,13 +33,13 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// name means this descriptor itself.
     ///
     /// The corresponding C function is `fstatat`.
-    public func status(of name: some Collection<UInt8>) throws(Errno) -> FileStatus {
+    package func status(of name: some Collection<UInt8>) throws(Errno) -> FileStatus {
         try unsafe withCString(name) { path throws(Errno) in try unsafe statusOfCString(path) }
     }
 
     /// The same for a name held in an array: the engine stats one per changed file, and a
     /// generic called from another module runs unspecialized.
-    public func status(of name: [UInt8]) throws(Errno) -> FileStatus {
+    package func status(of name: [UInt8]) throws(Errno) -> FileStatus {
         try unsafe withCString(name) { path throws(Errno) in try unsafe statusOfCString(path) }
     }
 
@@ -47,7 +47,7 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// on the way and at its end, as opening it would.
     ///
     /// The corresponding C function is `fstatat`.
-    public func statusFollowingSymlinks(of path: [UInt8]) throws(Errno) -> FileStatus {
+    package func statusFollowingSymlinks(of path: [UInt8]) throws(Errno) -> FileStatus {
         try unsafe withCString(path) { cPath throws(Errno) in
             var raw = stat()
             _ = try valueOrErrno { unsafe system_fstatat(rawValue, cPath, &raw, 0) }.get()
@@ -58,7 +58,7 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// The status of the open file itself.
     ///
     /// The corresponding C function is `fstatat` with `AT_EMPTY_PATH`.
-    public func status() throws(Errno) -> FileStatus {
+    package func status() throws(Errno) -> FileStatus {
         var raw = stat()
         _ = try valueOrErrno { unsafe system_fstatat(rawValue, "", &raw, CInt(QW_AT_EMPTY_PATH)) }.get()
         return FileStatus(raw)
@@ -75,7 +75,7 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// it works when the process is out of descriptors.
     ///
     /// The corresponding C function is `mknodat` with `S_IFREG`.
-    public func createExclusiveFile(_ name: some Collection<UInt8>) throws(Errno) {
+    package func createExclusiveFile(_ name: some Collection<UInt8>) throws(Errno) {
         _ = try unsafe withCString(name) { path throws(Errno) in
             try valueOrErrno { unsafe system_mknodat_regular(rawValue, path, 0o600) }.get()
         }
@@ -84,7 +84,7 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// Removes a non-directory name relative to this directory; never follows a symlink.
     ///
     /// The corresponding C function is `unlinkat`.
-    public func unlink(_ name: some Collection<UInt8>) throws(Errno) {
+    package func unlink(_ name: some Collection<UInt8>) throws(Errno) {
         _ = try unsafe withCString(name) { path throws(Errno) in
             try valueOrErrno { unsafe system_unlinkat(rawValue, path, 0) }.get()
         }
@@ -93,14 +93,14 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// Closes the descriptor. Never retried: after EINTR Linux has already released it.
     ///
     /// The corresponding C function is `close`.
-    public func close() {
+    package func close() {
         _ = system_close(rawValue)
     }
 
     /// Writes all of `bytes`, retrying short writes.
     ///
     /// The corresponding C function is `write`.
-    public func writeAll(_ bytes: some Collection<UInt8>) throws(Errno) {
+    package func writeAll(_ bytes: some Collection<UInt8>) throws(Errno) {
         let array = Array(bytes)
         var written = 0
         while written < array.count {
@@ -114,7 +114,7 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// Whether the descriptor is a terminal.
     ///
     /// The corresponding C function is `isatty`.
-    public var isTerminal: Bool { system_isatty(rawValue) == 1 }
+    package var isTerminal: Bool { system_isatty(rawValue) == 1 }
 }
 
 /// Calls `body` with `name` as a NUL-terminated C string. Names with an embedded NUL cannot
@@ -161,11 +161,11 @@ extension FileStatus {
 }
 
 /// Whole small files, such as the ones in /proc.
-public enum SmallFile {
+package enum SmallFile {
     /// Reads at most `limit` bytes of the file at `path`.
     ///
     /// The corresponding C functions are `openat` and `read`.
-    public static func read(_ path: String, limit: Int = 64 * 1024) throws(Errno) -> [UInt8] {
+    package static func read(_ path: String, limit: Int = 64 * 1024) throws(Errno) -> [UInt8] {
         try read(bytes: Array(path.utf8), limit: limit)
     }
 
@@ -174,7 +174,7 @@ public enum SmallFile {
     /// of waiting for a writer; a file named by a person goes through ``RegularFile`` instead.
     ///
     /// The corresponding C functions are `openat` and `read`.
-    public static func read(bytes path: [UInt8], limit: Int = 64 * 1024) throws(Errno) -> [UInt8] {
+    package static func read(bytes path: [UInt8], limit: Int = 64 * 1024) throws(Errno) -> [UInt8] {
         let raw = try unsafe withCString(path) { cPath throws(Errno) in
             try valueOrErrno { unsafe system_openat(AT_FDCWD, cPath, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0) }.get()
         }

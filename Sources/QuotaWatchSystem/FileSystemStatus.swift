@@ -7,7 +7,7 @@ extension FileDescriptor {
     /// there is later renamed or mounted over.
     ///
     /// The corresponding C function is `fstatvfs`.
-    public func fileSystemSpace() throws(Errno) -> FileSystemSpace {
+    package func fileSystemSpace() throws(Errno) -> FileSystemSpace {
         var raw = statvfs()
         _ = try valueOrErrno { unsafe system_fstatvfs(rawValue, &raw) }.get()
         // A network or FUSE file system may report any block count: saturate, never trap.

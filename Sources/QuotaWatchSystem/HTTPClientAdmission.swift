@@ -8,14 +8,14 @@ import Synchronization
 ///
 /// Counts connections by address (the client's IP, not its port): ``admits(_:)`` decides, and
 /// ``opened(_:)`` and ``closed(_:)`` follow what the server really holds.
-public final class HTTPClientAdmission: Sendable {
-    public let limits: HTTPServer.Limits
+package final class HTTPClientAdmission: Sendable {
+    package let limits: HTTPServer.Limits
     private let held = Mutex<[[UInt8]: Int]>([:])
 
-    public init(limits: HTTPServer.Limits) { self.limits = limits }
+    package init(limits: HTTPServer.Limits) { self.limits = limits }
 
     /// Whether a new connection from `address` is taken now.
-    public func admits(_ address: [UInt8]) -> Bool {
+    package func admits(_ address: [UInt8]) -> Bool {
         held.withLock { held in
             let total = held.values.reduce(0, +)
             let fromAddress = held[address] ?? 0
@@ -25,12 +25,12 @@ public final class HTTPClientAdmission: Sendable {
     }
 
     /// A connection from `address` was taken.
-    public func opened(_ address: [UInt8]) {
+    package func opened(_ address: [UInt8]) {
         held.withLock { $0[address, default: 0] += 1 }
     }
 
     /// A connection from `address` was closed.
-    public func closed(_ address: [UInt8]) {
+    package func closed(_ address: [UInt8]) {
         held.withLock { held in
             guard let count = held[address] else { return }
             held[address] = count > 1 ? count - 1 : nil
@@ -38,5 +38,5 @@ public final class HTTPClientAdmission: Sendable {
     }
 
     /// Connections held now, from every address.
-    public var total: Int { held.withLock { $0.values.reduce(0, +) } }
+    package var total: Int { held.withLock { $0.values.reduce(0, +) } }
 }

@@ -10,29 +10,29 @@ import Glibc
 ///
 /// Unchecked: the daemon handle is a C pointer, which is never Sendable; libmicrohttpd is
 /// thread-safe for what is called here, and ``stop()`` is called once, by the owner.
-@safe public final class HTTPServer: @unchecked Sendable {
+@safe package final class HTTPServer: @unchecked Sendable {
     /// Why the server could not start.
-    public struct StartError: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct StartError: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     /// What bounds the clients of a port that may be reachable from the network, so that
     /// half-sent requests or idle connections, renewed as often as they like, cannot keep a
     /// scrape from being answered.
-    public struct Limits: Sendable {
+    package struct Limits: Sendable {
         /// Connections served at once; more wait in the listen backlog.
-        public var connections: Int
+        package var connections: Int
         /// Connections from one address at once; more are closed as soon as they are accepted.
-        public var connectionsPerAddress: Int
+        package var connectionsPerAddress: Int
         /// The last slots, kept for addresses that hold no connection yet
         /// (``HTTPClientAdmission``): one or two addresses, or a few, cannot take them all, so a
         /// scraper from elsewhere is served whatever they hold.
-        public var reserve: Int
+        package var reserve: Int
         /// A connection that sends nothing (a request left half-sent, an idle keep-alive) for
         /// this long is closed. A Prometheus scrape is one request answered at once.
-        public var idleSeconds: Int
+        package var idleSeconds: Int
 
-        public init(connections: Int, connectionsPerAddress: Int, reserve: Int, idleSeconds: Int) {
+        package init(connections: Int, connectionsPerAddress: Int, reserve: Int, idleSeconds: Int) {
             self.connections = connections
             self.connectionsPerAddress = connectionsPerAddress
             self.reserve = reserve
@@ -42,17 +42,17 @@ import Glibc
 
     /// 96 shared slots, 64 to an address (two addresses fill them), and 32 kept, one to an
     /// address: filling every slot takes 34 addresses.
-    public static let limits = Limits(connections: 128, connectionsPerAddress: 64, reserve: 32, idleSeconds: 5)
+    package static let limits = Limits(connections: 128, connectionsPerAddress: 64, reserve: 32, idleSeconds: 5)
 
     private let daemon: OpaquePointer
     private let page: Unmanaged<HTTPServerPage>
     private let admission: Unmanaged<HTTPClientAdmission>
     private var stopped = false
-    public let address: TCPAddress
+    package let address: TCPAddress
 
     /// Serves on `listener`, which the server takes over: ``stop()`` closes it, and so does a
     /// start that fails.
-    public init(
+    package init(
         listener: TCPListener, path: String, contentType: String, body: @escaping @Sendable () -> [UInt8]
     ) throws(StartError) {
         let page = unsafe Unmanaged.passRetained(HTTPServerPage(path: path, contentType: contentType, body: body))
@@ -89,7 +89,7 @@ import Glibc
     }
 
     /// Stops serving: waits for the polling thread, closes the socket and every connection.
-    public func stop() {
+    package func stop() {
         guard !stopped else { return }
         stopped = true
         unsafe MHD_stop_daemon(daemon)

@@ -3,9 +3,9 @@ import Foundation
 /// This machine's name as `uname -n` prints it (the node name of the UTS namespace), read from
 /// `/proc/sys/kernel/hostname`, so no resolver is ever asked. The metrics' `host` label: the
 /// alert hook labels its alerts with `uname -n`, and the shipped rules join on it.
-public enum HostName {
+package enum HostName {
     /// Empty when the file cannot be read.
-    public static func current() -> String {
+    package static func current() -> String {
         guard let bytes = try? SmallFile.read("/proc/sys/kernel/hostname", limit: 256) else { return "" }
         return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -2,11 +2,11 @@ import Glibc
 import QuotaWatchCore
 
 /// An inotify instance, opened close-on-exec and non-blocking.
-public struct InotifyDescriptor: Sendable {
-    public let descriptor: FileDescriptor
+package struct InotifyDescriptor: Sendable {
+    package let descriptor: FileDescriptor
 
     /// The corresponding C function is `inotify_init1`.
-    public init() throws(Errno) {
+    package init() throws(Errno) {
         let raw = try valueOrErrno { system_inotify_init1(CInt(IN_CLOEXEC | IN_NONBLOCK)) }.get()
         descriptor = FileDescriptor(rawValue: raw)
     }
@@ -16,7 +16,7 @@ public struct InotifyDescriptor: Sendable {
     /// Adding a watch to an inode already watched returns its existing descriptor.
     ///
     /// The corresponding C function is `inotify_add_watch`.
-    public func addWatch(_ directory: FileDescriptor, mask: InotifyMask) throws(Errno) -> Int32 {
+    package func addWatch(_ directory: FileDescriptor, mask: InotifyMask) throws(Errno) -> Int32 {
         let path = Array("/proc/self/fd/\(directory.rawValue)".utf8)
         return try unsafe withCString(path) { cPath throws(Errno) in
             try valueOrErrno { unsafe system_inotify_add_watch(descriptor.rawValue, cPath, mask.rawValue) }.get()
@@ -24,7 +24,7 @@ public struct InotifyDescriptor: Sendable {
     }
 
     /// The corresponding C function is `inotify_rm_watch`.
-    public func removeWatch(_ watch: Int32) {
+    package func removeWatch(_ watch: Int32) {
         _ = system_inotify_rm_watch(descriptor.rawValue, watch)
     }
 
@@ -32,14 +32,14 @@ public struct InotifyDescriptor: Sendable {
     /// Returns false when nothing was queued (the descriptor is non-blocking).
     ///
     /// The corresponding C function is `read`.
-    public func readEvents(buffer: inout [UInt8], into events: inout [InotifyEvent]) throws(Errno) -> Bool {
+    package func readEvents(buffer: inout [UInt8], into events: inout [InotifyEvent]) throws(Errno) -> Bool {
         try readEvents(buffer: &buffer) { events.append($0) }
     }
 
     /// The same, handing each event to `each` as it is decoded.
     ///
     /// The corresponding C function is `read`.
-    public func readEvents(buffer: inout [UInt8], _ each: (InotifyEvent) -> Void) throws(Errno) -> Bool {
+    package func readEvents(buffer: inout [UInt8], _ each: (InotifyEvent) -> Void) throws(Errno) -> Bool {
         let count = try descriptor.readAvailable(into: &buffer)
         unsafe buffer.withUnsafeBytes { raw in
             unsafe InotifyEvent.decode(raw: UnsafeRawBufferPointer(rebasing: raw[0..<count]), each)
@@ -47,16 +47,16 @@ public struct InotifyDescriptor: Sendable {
         return count > 0
     }
 
-    public func close() { descriptor.close() }
+    package func close() { descriptor.close() }
 }
 
 /// Waits until one of several descriptors is readable.
-public enum Readiness {
+package enum Readiness {
     /// Returns the indices of `descriptors` that are readable (or hung up), waiting at most
     /// `timeoutMilliseconds` (-1: forever).
     ///
     /// The corresponding C function is `poll`.
-    public static func wait(for descriptors: [FileDescriptor], timeoutMilliseconds: Int32) throws(Errno) -> [Int] {
+    package static func wait(for descriptors: [FileDescriptor], timeoutMilliseconds: Int32) throws(Errno) -> [Int] {
         var entries = descriptors.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
         let result = unsafe entries.withUnsafeMutableBufferPointer { buffer in
             valueOrErrno { unsafe system_poll(buffer.baseAddress!, buffer.count, timeoutMilliseconds) }
@@ -72,7 +72,7 @@ extension FileDescriptor {
     /// Does not wait.
     ///
     /// The corresponding C function is `poll`.
-    public var isHungUp: Bool {
+    package var isHungUp: Bool {
         // Hang-ups and errors are reported whatever is asked for: ask for nothing else.
         var entry = pollfd(fd: rawValue, events: 0, revents: 0)
         guard unsafe system_poll(&entry, 1, 0) == 1 else { return false }

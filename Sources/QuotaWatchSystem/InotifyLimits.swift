@@ -2,21 +2,21 @@ import CInotifyTools
 import Foundation
 
 /// The kernel's inotify limits for this user, as `/proc/sys/fs/inotify` states them.
-public struct InotifyLimits: Sendable, Equatable {
-    public var maxUserWatches: Int
-    public var maxQueuedEvents: Int
-    public var maxUserInstances: Int
+package struct InotifyLimits: Sendable, Equatable {
+    package var maxUserWatches: Int
+    package var maxQueuedEvents: Int
+    package var maxUserInstances: Int
 
     /// The per-user-namespace limit (`/proc/sys/user/max_inotify_watches`), which can be
     /// lower than the sysctl inside a container or `unshare --user`.
-    public var userNamespaceMaxWatches: Int?
+    package var userNamespaceMaxWatches: Int?
 
     /// The limit in force: the lower of the two.
-    public var effectiveMaxUserWatches: Int { min(maxUserWatches, userNamespaceMaxWatches ?? maxUserWatches) }
+    package var effectiveMaxUserWatches: Int { min(maxUserWatches, userNamespaceMaxWatches ?? maxUserWatches) }
 
     /// Reads the limits through libinotifytools, which knows where each one lives, and the
     /// namespace's own limit from procfs.
-    public static func current() -> InotifyLimits {
+    package static func current() -> InotifyLimits {
         let namespace = (try? SmallFile.read("/proc/sys/user/max_inotify_watches")).flatMap {
             Int(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         }

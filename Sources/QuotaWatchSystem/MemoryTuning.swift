@@ -1,6 +1,6 @@
 import CQuotaWatchShims
 
-public enum MemoryTuning {
+package enum MemoryTuning {
     /// Makes the allocator give large freed blocks straight back to the kernel.
     ///
     /// glibc raises its mmap threshold each time a large block is freed, so the old buffers
@@ -10,7 +10,7 @@ public enum MemoryTuning {
     /// crawler's per-directory buffers, smaller than that, are reused from the heap.
     ///
     /// The corresponding C function is `mallopt`.
-    public static func returnLargeBlocksToKernel() {
+    package static func returnLargeBlocksToKernel() {
         _ = system_mallopt(CInt(QW_M_MMAP_THRESHOLD), 1024 * 1024)
         _ = system_mallopt(CInt(QW_M_TRIM_THRESHOLD), 4 * 1024 * 1024)
     }
@@ -20,7 +20,7 @@ public enum MemoryTuning {
     /// the heap, so it is for quiet moments.
     ///
     /// The corresponding C function is `malloc_trim`.
-    public static func returnFreeMemory() {
+    package static func returnFreeMemory() {
         _ = system_malloc_trim(0)
     }
 }

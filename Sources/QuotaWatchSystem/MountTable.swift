@@ -8,14 +8,14 @@ import QuotaWatchCore
 /// without an event, and an unmount uncovers it with only `IN_UNMOUNT` on the watches of the
 /// file system that went. The kernel does report every change of the table: `poll` on an open
 /// `mountinfo` gives `POLLPRI` (with `POLLERR`) after each mount, unmount or move.
-public final class MountTable: Sendable {
+package final class MountTable: Sendable {
     private let descriptor: FileDescriptor
     private let wakeup: WakeupEvent
 
     /// Opens `/proc/self/mountinfo`.
     ///
     /// The corresponding C function is `openat`.
-    public init() throws(Errno) {
+    package init() throws(Errno) {
         let raw = try unsafe withCString(Array("/proc/self/mountinfo".utf8)) { path throws(Errno) in
             try valueOrErrno { unsafe system_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0) }.get()
         }
@@ -31,7 +31,7 @@ public final class MountTable: Sendable {
     /// The table as it is now.
     ///
     /// The corresponding C function is `pread`.
-    public func read() throws(Errno) -> [MountEntry] {
+    package func read() throws(Errno) -> [MountEntry] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -49,7 +49,7 @@ public final class MountTable: Sendable {
     /// Blocks until the table changes (true) or ``stop()`` is called (false).
     ///
     /// The corresponding C function is `poll`.
-    public func waitForChange() throws(Errno) -> Bool {
+    package func waitForChange() throws(Errno) -> Bool {
         while true {
             var entries = [
                 pollfd(fd: descriptor.rawValue, events: Int16(POLLPRI), revents: 0),
@@ -65,9 +65,9 @@ public final class MountTable: Sendable {
     }
 
     /// Wakes ``waitForChange()`` for good.
-    public func stop() { wakeup.wake() }
+    package func stop() { wakeup.wake() }
 
-    public func close() {
+    package func close() {
         descriptor.close()
         wakeup.close()
     }
@@ -79,13 +79,13 @@ extension FileDescriptor {
     ///
     /// The corresponding C function is `statx` with `STATX_MNT_ID` (through the deleter's
     /// ``mountPlace()``, the one reading of a mount id).
-    public var mountID: UInt64? { (try? mountPlace())?.mountID }
+    package var mountID: UInt64? { (try? mountPlace())?.mountID }
 
     /// The absolute path the kernel gives for this open directory, symlinks and `..` resolved
     /// (the link `/proc/self/fd/N`). Nil when it cannot be read or the directory was deleted.
     ///
     /// The corresponding C function is `readlinkat`.
-    public var canonicalPath: [UInt8]? {
+    package var canonicalPath: [UInt8]? {
         var buffer = [CChar](repeating: 0, count: 4097)
         let link = Array("/proc/self/fd/\(rawValue)".utf8)
         let count = try? unsafe withCString(link) { path throws(Errno) in

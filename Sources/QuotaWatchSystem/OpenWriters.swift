@@ -17,32 +17,32 @@ import QuotaWatchCore
 /// Processes that exit during the scan are skipped. Processes whose descriptors may not be
 /// read (without root or `CAP_SYS_PTRACE`: every other user's) are counted as hidden, so that
 /// a caller about to delete knows `/proc` could not answer for them (see ``WriteLease``).
-public enum OpenWriters {
+package enum OpenWriters {
     /// One way, in one process, through which the file can be written.
-    public struct Writer: Sendable, Equatable, CustomStringConvertible {
-        public enum Access: Sendable, Equatable {
+    package struct Writer: Sendable, Equatable, CustomStringConvertible {
+        package enum Access: Sendable, Equatable {
             /// A descriptor opened for writing, by number.
             case descriptor(Int32)
             /// A shared writable mapping.
             case sharedMapping
         }
 
-        public var processID: Int32
+        package var processID: Int32
         /// The thread whose own descriptor table holds it; nil for the process's table.
-        public var threadID: Int32?
-        public var access: Access
+        package var threadID: Int32?
+        package var access: Access
 
-        public init(processID: Int32, threadID: Int32? = nil, access: Access) {
+        package init(processID: Int32, threadID: Int32? = nil, access: Access) {
             self.processID = processID
             self.threadID = threadID
             self.access = access
         }
 
-        public init(processID: Int32, descriptor: Int32) {
+        package init(processID: Int32, descriptor: Int32) {
             self.init(processID: processID, access: .descriptor(descriptor))
         }
 
-        public var description: String {
+        package var description: String {
             switch (access, threadID) {
             case (.sharedMapping, _): "mapped shared and writable by pid \(processID)"
             case (.descriptor, let thread?):
@@ -53,14 +53,14 @@ public enum OpenWriters {
     }
 
     /// What one pass over `/proc` found.
-    public struct Census: Sendable, Equatable {
+    package struct Census: Sendable, Equatable {
         /// Every regular file some process can write, with one such writer.
-        public var writers: [FileIdentity: Writer]
+        package var writers: [FileIdentity: Writer]
         /// Processes whose descriptors could not be read (EACCES, EPERM): `/proc` cannot say
         /// whether they write anything.
-        public var hiddenProcesses: Int
+        package var hiddenProcesses: Int
 
-        public init(writers: [FileIdentity: Writer] = [:], hiddenProcesses: Int = 0) {
+        package init(writers: [FileIdentity: Writer] = [:], hiddenProcesses: Int = 0) {
             self.writers = writers
             self.hiddenProcesses = hiddenProcesses
         }
@@ -70,7 +70,7 @@ public enum OpenWriters {
     /// itself cannot be listed.
     ///
     /// The corresponding C functions are `openat`, `getdents64`, `fstatat`, `read` and `kcmp`.
-    public static func first(device: UInt64, inode: UInt64) throws(Errno) -> Writer? {
+    package static func first(device: UInt64, inode: UInt64) throws(Errno) -> Writer? {
         let target = FileIdentity(device: device, inode: inode)
         return try census(of: [target]).writers[target]
     }
@@ -78,7 +78,7 @@ public enum OpenWriters {
     /// One pass over `/proc` for many files at once (a group of removals): a writer of each
     /// of `targets` that has one, and the processes `/proc` could not show. The pass stops
     /// early only when every target has a writer.
-    public static func writers(of targets: Set<FileIdentity>) throws(Errno) -> Census {
+    package static func writers(of targets: Set<FileIdentity>) throws(Errno) -> Census {
         try census(of: targets)
     }
 

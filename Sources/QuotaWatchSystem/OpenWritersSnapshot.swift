@@ -8,13 +8,13 @@ extension OpenWriters {
     /// one pass per file. Throws only when `/proc` itself cannot be listed.
     ///
     /// The corresponding C functions are `openat`, `getdents64`, `fstatat`, `read` and `kcmp`.
-    public static func snapshot() throws(Errno) -> Census {
+    package static func snapshot() throws(Errno) -> Census {
         try census(of: nil)
     }
 }
 
 /// What the open-for-writing check found for one file.
-public enum WriterFinding: Sendable, Equatable {
+package enum WriterFinding: Sendable, Equatable {
     /// `/proc` showed every process, and none can write it.
     case noWriter
     case writer(OpenWriters.Writer)
@@ -23,7 +23,7 @@ public enum WriterFinding: Sendable, Equatable {
     case notSeen(hiddenProcesses: Int)
 
     /// The finding for `identity` in a census.
-    public init(_ identity: FileIdentity, in census: OpenWriters.Census) {
+    package init(_ identity: FileIdentity, in census: OpenWriters.Census) {
         if let writer = census.writers[identity] {
             self = .writer(writer)
         } else {
@@ -31,7 +31,7 @@ public enum WriterFinding: Sendable, Equatable {
         }
     }
 
-    public var writer: OpenWriters.Writer? {
+    package var writer: OpenWriters.Writer? {
         if case .writer(let writer) = self { return writer }
         return nil
     }
@@ -45,32 +45,32 @@ public enum WriterFinding: Sendable, Equatable {
 /// from the end of the reading, so that a slow reading is not taken again for every file)
 /// before its turn may be missed. Where `/proc` cannot show every process, the deleter's write
 /// lease closes that window too.
-public final class OpenWritersSnapshot: Sendable {
+package final class OpenWritersSnapshot: Sendable {
     private struct State {
         var takenAt: ContinuousClock.Instant?
         var census = OpenWriters.Census()
     }
 
     /// Reads every writer at once: ``OpenWriters/snapshot()``, or a test's stand-in.
-    public typealias Reading = @Sendable () throws(Errno) -> OpenWriters.Census
+    package typealias Reading = @Sendable () throws(Errno) -> OpenWriters.Census
 
     private let state = Mutex(State())
     private let maximumAge: Duration
     private let read: Reading
 
-    public init(maximumAge: Duration = .milliseconds(100), read: @escaping Reading = OpenWriters.snapshot) {
+    package init(maximumAge: Duration = .milliseconds(100), read: @escaping Reading = OpenWriters.snapshot) {
         self.maximumAge = maximumAge
         self.read = read
     }
 
     /// What a reading of `/proc` at most `maximumAge` old says about `identity`.
-    public func check(_ identity: FileIdentity) throws(Errno) -> WriterFinding {
+    package func check(_ identity: FileIdentity) throws(Errno) -> WriterFinding {
         try check(all: [identity])[identity] ?? .noWriter
     }
 
     /// What one reading of `/proc`, at most `maximumAge` old, says about each of `identities`
     /// (a group of removals): at most one reading for all of them.
-    public func check(all identities: Set<FileIdentity>) throws(Errno) -> [FileIdentity: WriterFinding] {
+    package func check(all identities: Set<FileIdentity>) throws(Errno) -> [FileIdentity: WriterFinding] {
         let now = ContinuousClock.now
         let result: Result<OpenWriters.Census, Errno> = state.withLock { state in
             if let takenAt = state.takenAt, now - takenAt < maximumAge { return .success(state.census) }
@@ -99,7 +99,7 @@ extension Deleter {
     /// runner's timeout and report nothing; one reading per 100 ms serves them all (a file
     /// opened for writing less than that before its turn may be missed; every other check is
     /// unchanged).
-    public init(
+    package init(
         root: FileDescriptor, dryRun: Bool, isProtected: @escaping Protection, writers: OpenWritersSnapshot
     ) throws(Errno) {
         // A group (``removeGroup(_:journal:)``) asks the reading once for all its files.

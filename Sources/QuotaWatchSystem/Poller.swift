@@ -1,38 +1,38 @@
 import Glibc
 
 /// What `poll` is asked to wait for on a descriptor, and what it found.
-public struct PollEvents: OptionSet, Hashable, Sendable {
-    public let rawValue: Int16
-    public init(rawValue: Int16) { self.rawValue = rawValue }
+package struct PollEvents: OptionSet, Hashable, Sendable {
+    package let rawValue: Int16
+    package init(rawValue: Int16) { self.rawValue = rawValue }
 
-    public static let readable = PollEvents(rawValue: Int16(POLLIN))
-    public static let writable = PollEvents(rawValue: Int16(POLLOUT))
+    package static let readable = PollEvents(rawValue: Int16(POLLIN))
+    package static let writable = PollEvents(rawValue: Int16(POLLOUT))
     /// Reported whatever was asked: the peer closed both directions.
-    public static let hungUp = PollEvents(rawValue: Int16(POLLHUP))
+    package static let hungUp = PollEvents(rawValue: Int16(POLLHUP))
     /// Reported whatever was asked: an error is pending on the socket.
-    public static let failed = PollEvents(rawValue: Int16(POLLERR))
+    package static let failed = PollEvents(rawValue: Int16(POLLERR))
     /// Reported whatever was asked: the descriptor is not open.
-    public static let invalid = PollEvents(rawValue: Int16(POLLNVAL))
+    package static let invalid = PollEvents(rawValue: Int16(POLLNVAL))
 }
 
 /// One descriptor and what to wait for on it.
-public struct PollRequest: Sendable {
-    public var descriptor: FileDescriptor
-    public var events: PollEvents
+package struct PollRequest: Sendable {
+    package var descriptor: FileDescriptor
+    package var events: PollEvents
 
-    public init(_ descriptor: FileDescriptor, _ events: PollEvents) {
+    package init(_ descriptor: FileDescriptor, _ events: PollEvents) {
         self.descriptor = descriptor
         self.events = events
     }
 }
 
 /// Waits on many descriptors at once, for the control socket's one serving thread.
-public enum Poller {
+package enum Poller {
     /// Returns, for each request in order, what happened on it (empty when nothing did),
     /// waiting at most `timeoutMilliseconds` (-1: until something happens).
     ///
     /// The corresponding C function is `poll`.
-    public static func wait(_ requests: [PollRequest], timeoutMilliseconds: Int32) throws(Errno) -> [PollEvents] {
+    package static func wait(_ requests: [PollRequest], timeoutMilliseconds: Int32) throws(Errno) -> [PollEvents] {
         var entries = requests.map { pollfd(fd: $0.descriptor.rawValue, events: $0.events.rawValue, revents: 0) }
         let result = unsafe entries.withUnsafeMutableBufferPointer { buffer in
             valueOrErrno { unsafe system_poll(buffer.baseAddress!, buffer.count, timeoutMilliseconds) }
@@ -43,7 +43,7 @@ public enum Poller {
 }
 
 /// What a receive on a non-blocking socket found.
-public enum NonBlockingReceive: Hashable, Sendable {
+package enum NonBlockingReceive: Hashable, Sendable {
     /// This many bytes were stored at the start of the buffer.
     case received(Int)
     /// Nothing is waiting now.
@@ -56,7 +56,7 @@ extension FileDescriptor {
     /// Receives what is waiting, up to `buffer.count` bytes, without waiting.
     ///
     /// The corresponding C function is `recv` with `MSG_DONTWAIT`.
-    public func receiveAvailable(into buffer: inout [UInt8]) throws(Errno) -> NonBlockingReceive {
+    package func receiveAvailable(into buffer: inout [UInt8]) throws(Errno) -> NonBlockingReceive {
         let result = unsafe buffer.withUnsafeMutableBytes { bytes in
             valueOrErrno { unsafe system_recv(rawValue, bytes.baseAddress!, bytes.count, CInt(MSG_DONTWAIT)) }
         }
@@ -72,7 +72,7 @@ extension FileDescriptor {
     /// `buffer.count` bytes: how many, 0 when nothing is queued.
     ///
     /// The corresponding C function is `read`.
-    public func readAvailable(into buffer: inout [UInt8]) throws(Errno) -> Int {
+    package func readAvailable(into buffer: inout [UInt8]) throws(Errno) -> Int {
         let result = unsafe buffer.withUnsafeMutableBytes { bytes in
             valueOrErrno { unsafe system_read(rawValue, bytes.baseAddress!, bytes.count) }
         }
@@ -88,7 +88,7 @@ extension FileDescriptor {
     /// never SIGPIPE.
     ///
     /// The corresponding C function is `send` with `MSG_DONTWAIT | MSG_NOSIGNAL`.
-    public func sendAvailable(_ bytes: [UInt8], from offset: Int) throws(Errno) -> Int {
+    package func sendAvailable(_ bytes: [UInt8], from offset: Int) throws(Errno) -> Int {
         guard offset < bytes.count else { return 0 }
         let flags = CInt(MSG_DONTWAIT) | CInt(MSG_NOSIGNAL)
         let result = unsafe bytes.withUnsafeBytes { buffer in
@@ -110,7 +110,7 @@ extension UnixSocketListener {
     /// on the listener first, or this waits like ``accept()``.
     ///
     /// The corresponding C function is `accept4` with `SOCK_NONBLOCK | SOCK_CLOEXEC`.
-    public func acceptIfWaiting() throws(Errno) -> FileDescriptor? {
+    package func acceptIfWaiting() throws(Errno) -> FileDescriptor? {
         let flags = CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue)
         switch valueOrErrno({ system_accept4(descriptor.rawValue, flags) }) {
         case .success(let raw): return FileDescriptor(rawValue: raw)

@@ -1,9 +1,9 @@
 import CQuotaWatchShims
 import Glibc
 
-public enum ProcessIdentity {
+package enum ProcessIdentity {
     /// The corresponding C function is `getpid`.
-    public static var processID: Int32 { system_getpid() }
+    package static var processID: Int32 { system_getpid() }
     /// The corresponding C function is `geteuid`.
-    public static var effectiveUserID: UInt32 { system_geteuid() }
+    package static var effectiveUserID: UInt32 { system_geteuid() }
 }

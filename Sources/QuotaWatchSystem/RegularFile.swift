@@ -3,7 +3,7 @@ import Glibc
 import QuotaWatchCore
 
 /// Why a file named by a person (a config) could not be read.
-public enum RegularFileError: Error, Equatable, CustomStringConvertible {
+package enum RegularFileError: Error, Equatable, CustomStringConvertible {
     /// Opening, inspecting or reading it failed.
     case system(Errno)
     /// It is not a regular file: reading a FIFO would wait for a writer for ever, a device
@@ -12,7 +12,7 @@ public enum RegularFileError: Error, Equatable, CustomStringConvertible {
     /// It holds more than the reader takes.
     case tooLarge(limit: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let errno): "\(errno)"
         case .notRegular(let type): "it is \(type), not a regular file"
@@ -23,7 +23,7 @@ public enum RegularFileError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Whole regular files named on the command line or in a config.
-public enum RegularFile {
+package enum RegularFile {
     /// Reads all of the regular file at `path` (a symlink is followed: a config linked from
     /// elsewhere is normal), at most `limit` bytes. The file is opened with `O_NONBLOCK`, so
     /// a FIFO's open returns at once instead of waiting for a writer, then the descriptor
@@ -31,7 +31,7 @@ public enum RegularFile {
     /// before a byte is read.
     ///
     /// The corresponding C functions are `openat`, `fstatat` with `AT_EMPTY_PATH`, and `read`.
-    public static func read(bytes path: [UInt8], limit: Int) throws(RegularFileError) -> [UInt8] {
+    package static func read(bytes path: [UInt8], limit: Int) throws(RegularFileError) -> [UInt8] {
         let raw: CInt
         do {
             raw = try unsafe withCString(path) { cPath throws(Errno) in

@@ -1,12 +1,12 @@
 import Glibc
 
-public enum ResourceLimits {
+package enum ResourceLimits {
     /// Raises the soft limit on open descriptors to the hard limit, as crawlers that keep a
     /// descriptor per pending directory need; returns the limit now in force.
     ///
     /// The corresponding C functions are `getrlimit` and `setrlimit`.
     @discardableResult
-    public static func raiseOpenFileLimit() -> UInt64 {
+    package static func raiseOpenFileLimit() -> UInt64 {
         var limit = rlimit()
         guard unsafe system_getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
         if limit.rlim_cur < limit.rlim_max {
@@ -23,7 +23,7 @@ public enum ResourceLimits {
     /// which limit ran out; nil when it cannot be read.
     ///
     /// The corresponding C function is `getrlimit`.
-    public static func openFileLimit() -> UInt64? {
+    package static func openFileLimit() -> UInt64? {
         var limit = rlimit()
         guard unsafe system_getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
         return UInt64(limit.rlim_cur)
@@ -34,7 +34,7 @@ public enum ResourceLimits {
     /// which needs no descriptor of its own (listing /proc/self/fd would).
     ///
     /// The corresponding C functions are `getrlimit` and `fcntl` with `F_GETFD`.
-    public static func openDescriptorCount() -> (open: Int, limit: UInt64)? {
+    package static func openDescriptorCount() -> (open: Int, limit: UInt64)? {
         guard let limit = openFileLimit(), limit <= 65536 else { return nil }
         var open = 0
         for number in 0..<CInt(limit) where system_fcntl(number, F_GETFD, 0) != -1 { open += 1 }

@@ -9,13 +9,13 @@ import Glibc
 /// descriptor is opened `O_CLOEXEC` (a hook or cleaner started by the daemon does not inherit
 /// the lock, and cannot keep it after the daemon is gone) and never closed: the kernel
 /// releases the lock when the process ends, however it ends.
-public struct RootLock: Sendable {
-    public static let fileName = "daemon.lock"
+package struct RootLock: Sendable {
+    package static let fileName = "daemon.lock"
 
-    public let descriptor: FileDescriptor
+    package let descriptor: FileDescriptor
 
     /// Why the lock was not taken.
-    public enum Failure: Error, Sendable, Equatable {
+    package enum Failure: Error, Sendable, Equatable {
         /// Another process holds it; `holder` is what it wrote (`pid N`, `socket PATH` lines),
         /// empty when it has not written it yet.
         case held(path: [UInt8], holder: [UInt8])
@@ -28,7 +28,7 @@ public struct RootLock: Sendable {
     ///
     /// The corresponding C functions are `mkdirat`, `openat`, `flock` with `LOCK_EX | LOCK_NB`,
     /// `ftruncate` and `write`.
-    public static func take(
+    package static func take(
         directory: [UInt8], processID: Int32, socketPath: [UInt8]
     ) throws(Failure) -> RootLock {
         let path = directory + Array("/\(fileName)".utf8)
@@ -68,7 +68,7 @@ public struct RootLock: Sendable {
     }
 
     /// The `pid` and `socket` lines of a holder's file, as written by ``take(directory:processID:socketPath:)``.
-    public static func holder(_ contents: [UInt8]) -> (processID: String?, socket: [UInt8]?) {
+    package static func holder(_ contents: [UInt8]) -> (processID: String?, socket: [UInt8]?) {
         var processID: String?
         var socket: [UInt8]?
         for line in contents.split(separator: UInt8(ascii: "\n")) {

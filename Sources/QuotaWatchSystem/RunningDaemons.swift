@@ -5,15 +5,15 @@ import QuotaWatchCore
 /// finds them: from `/proc/PID/cmdline`. `watch ROOT` asks, before it crawls ROOT in an engine
 /// of its own, whether one of them already serves ROOT at a socket other than the default
 /// (a unit or a script that passes `--socket`), so it can say so and attach instead.
-public enum RunningDaemons {
-    public struct Daemon: Sendable, Equatable {
-        public var processID: Int32
+package enum RunningDaemons {
+    package struct Daemon: Sendable, Equatable {
+        package var processID: Int32
         /// Its `--socket` value; nil when it listens at the default path.
-        public var socket: [UInt8]?
+        package var socket: [UInt8]?
         /// The user it runs as (the owner of `/proc/PID`).
-        public var userID: UInt32 = 0
+        package var userID: UInt32 = 0
         /// Its ROOT, absolute with symlinks resolved; nil when the kernel would not say.
-        public var root: [UInt8]?
+        package var root: [UInt8]?
     }
 
     /// The daemons whose ROOT is the directory `root` (compared by device and inode, so a
@@ -21,7 +21,7 @@ public enum RunningDaemons {
     /// command line or working directory cannot be read are passed over.
     ///
     /// The corresponding C functions are `openat`, `getdents64`, `read` and `fstatat`.
-    public static func serving(root: FileStatus) -> [Daemon] {
+    package static func serving(root: FileStatus) -> [Daemon] {
         all { $0.device == root.device && $0.inode == root.inode }
     }
 
@@ -30,7 +30,7 @@ public enum RunningDaemons {
     ///
     /// The corresponding C functions are `openat`, `getdents64`, `read`, `fstatat` and
     /// `readlinkat`.
-    public static func running() -> [Daemon] {
+    package static func running() -> [Daemon] {
         all { _ in true }.sorted { $0.processID < $1.processID }
     }
 

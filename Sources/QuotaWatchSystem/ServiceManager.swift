@@ -8,12 +8,12 @@ import QuotaWatchCore
 /// libsystemd reads `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID` itself, so these are
 /// the documented calls rather than a second reading of the protocol. `sd_notify` sends on a
 /// blocking datagram socket: call it from a thread that may wait, never the engine's.
-public enum ServiceManager {
+package enum ServiceManager {
     /// Sends `state` (newline-separated `KEY=VALUE` assignments such as `READY=1`) to the
     /// service manager. False when no manager listens (`NOTIFY_SOCKET` unset).
     ///
     /// The corresponding C function is `sd_notify`.
-    public static func notify(_ state: String) throws(Errno) -> Bool {
+    package static func notify(_ state: String) throws(Errno) -> Bool {
         let result = unsafe state.withCString { text in unsafe sd_notify(0, text) }
         guard result >= 0 else { throw Errno(rawValue: -result) }
         return result > 0
@@ -23,7 +23,7 @@ public enum ServiceManager {
     /// nothing (no `WatchdogSec=`, or the variables name another process).
     ///
     /// The corresponding C function is `sd_watchdog_enabled`.
-    public static func watchdogPeriod() throws(Errno) -> Duration? {
+    package static func watchdogPeriod() throws(Errno) -> Duration? {
         var microseconds: UInt64 = 0
         let result = unsafe sd_watchdog_enabled(0, &microseconds)
         guard result >= 0 else { throw Errno(rawValue: -result) }
@@ -34,7 +34,7 @@ public enum ServiceManager {
     /// `CLOCK_MONOTONIC` in microseconds, as `MONOTONIC_USEC=` carries it with `RELOADING=1`.
     ///
     /// The corresponding C function is `clock_gettime` with `CLOCK_MONOTONIC`.
-    public static var monotonicMicroseconds: UInt64 {
+    package static var monotonicMicroseconds: UInt64 {
         var time = timespec()
         guard unsafe system_clock_gettime(CLOCK_MONOTONIC, &time) == 0 else { return 0 }
         return Saturating.sum(
@@ -43,7 +43,7 @@ public enum ServiceManager {
 
     /// Whether standard error is the stream systemd's `JOURNAL_STREAM` names
     /// (`device:inode`), so that a `<N>` prefix on a line sets its priority in the journal.
-    public static func standardErrorIsJournal(journalStream: String?) -> Bool {
+    package static func standardErrorIsJournal(journalStream: String?) -> Bool {
         guard let journalStream else { return false }
         let parts = journalStream.split(separator: ":")
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }

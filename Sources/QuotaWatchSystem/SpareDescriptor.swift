@@ -5,19 +5,19 @@ import Glibc
 /// connection could never be taken. Releasing the spare just before `accept` frees the
 /// number the connection then gets; once a descriptor frees up again (that connection ends),
 /// ``retake()`` holds it back for the next time.
-public struct SpareDescriptor: Sendable {
+package struct SpareDescriptor: Sendable {
     private var held: FileDescriptor?
 
     /// The corresponding C function is `eventfd`.
-    public init() throws(Errno) {
+    package init() throws(Errno) {
         held = try Self.open()
     }
 
-    public var isHeld: Bool { held != nil }
+    package var isHeld: Bool { held != nil }
 
     /// Closes the spare, so that the next descriptor the process makes can take its place;
     /// false when it was not held (already released, and not yet taken back).
-    public mutating func release() -> Bool {
+    package mutating func release() -> Bool {
         guard let descriptor = held else { return false }
         descriptor.close()
         held = nil
@@ -26,12 +26,12 @@ public struct SpareDescriptor: Sendable {
 
     /// Holds a spare again if it was released and a descriptor is free; otherwise leaves it
     /// for the next call.
-    public mutating func retake() {
+    package mutating func retake() {
         guard held == nil else { return }
         held = try? Self.open()
     }
 
-    public mutating func close() {
+    package mutating func close() {
         held?.close()
         held = nil
     }

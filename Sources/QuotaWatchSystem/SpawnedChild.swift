@@ -260,7 +260,7 @@ extension FileDescriptor {
     /// Makes reads, writes and accepts on this descriptor return EAGAIN instead of waiting.
     ///
     /// The corresponding C function is `fcntl` with `F_SETFL`.
-    public func setNonBlocking() throws(Errno) {
+    package func setNonBlocking() throws(Errno) {
         let flags = try valueOrErrno { system_fcntl(rawValue, F_GETFL, 0) }.get()
         _ = try valueOrErrno { system_fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }.get()
     }

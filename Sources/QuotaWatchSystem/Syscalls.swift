@@ -338,28 +338,33 @@ func system_readlinkat(
 // MARK: fanotify and file handles (Fanotify.swift, FileDescriptor+Handle.swift)
 
 func system_fanotify_init(_ flags: UInt32, _ eventFlags: UInt32) -> CInt {
-    qw_fanotify_init(flags, eventFlags)
+    if injectedFault(.fanotifyInit) { return -1 }
+    return qw_fanotify_init(flags, eventFlags)
 }
 
 func system_fanotify_mark(
     _ descriptor: CInt, _ flags: UInt32, _ mask: UInt64, _ directory: CInt, _ path: UnsafePointer<CChar>?
 ) -> CInt {
-    unsafe qw_fanotify_mark(descriptor, flags, mask, directory, path)
+    if unsafe injectedFault(.fanotifyMark, path: path, descriptor: directory) { return -1 }
+    return unsafe qw_fanotify_mark(descriptor, flags, mask, directory, path)
 }
 
 func system_name_to_handle(
     _ descriptor: CInt, _ bytes: UnsafeMutablePointer<UInt8>, _ capacity: UInt32,
     _ length: UnsafeMutablePointer<UInt32>, _ type: UnsafeMutablePointer<CInt>, _ mountID: UnsafeMutablePointer<UInt64>
 ) -> CInt {
-    unsafe qw_name_to_handle(descriptor, bytes, capacity, length, type, mountID)
+    if injectedFault(.nameToHandleAt, descriptor: descriptor) { return -1 }
+    return unsafe qw_name_to_handle(descriptor, bytes, capacity, length, type, mountID)
 }
 
 func system_open_by_handle(
     _ mountDescriptor: CInt, _ bytes: UnsafePointer<UInt8>, _ length: UInt32, _ type: CInt
 ) -> CInt {
-    unsafe qw_open_by_handle(mountDescriptor, bytes, length, type)
+    if injectedFault(.openByHandleAt, descriptor: mountDescriptor) { return -1 }
+    return unsafe qw_open_by_handle(mountDescriptor, bytes, length, type)
 }
 
 func system_file_system_id(_ descriptor: CInt, _ fsid: UnsafeMutablePointer<UInt64>) -> CInt {
-    unsafe qw_file_system_id(descriptor, fsid)
+    if injectedFault(.fstatfs, descriptor: descriptor) { return -1 }
+    return unsafe qw_file_system_id(descriptor, fsid)
 }

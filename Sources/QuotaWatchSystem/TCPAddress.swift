@@ -3,34 +3,34 @@ import Glibc
 /// A TCP address to listen on, written as node_exporter's `--web.listen-address` is: a numeric
 /// host (`127.0.0.1:9100`, `[::1]:9100`), `localhost:9100` (127.0.0.1, as Go listens for it), or
 /// no host (`:9100`) for every address, IPv4 and IPv6. Port 0 asks the kernel for a free port.
-public struct TCPAddress: Sendable, Hashable, CustomStringConvertible {
-    public enum Family: Sendable, Hashable {
+package struct TCPAddress: Sendable, Hashable, CustomStringConvertible {
+    package enum Family: Sendable, Hashable {
         case ipv4
         case ipv6
     }
 
-    public let family: Family
+    package let family: Family
     /// The host as written, without brackets.
-    public let host: String
-    public let port: UInt16
+    package let host: String
+    package let port: UInt16
     /// The address in network byte order: 4 bytes, or 16.
     let addressBytes: [UInt8]
     /// `:PORT`: IPv6's wildcard taking IPv4 too (a dual-stack socket), or IPv4's where the
     /// machine has no IPv6.
-    public let isEveryAddress: Bool
+    package let isEveryAddress: Bool
 
     /// `host:port`, with an IPv6 host in brackets (`[::]:PORT` for every address).
-    public var description: String { family == .ipv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String { family == .ipv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// Why text is not a listening address; the message names the text and the fix.
-    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-        public let description: String
+    package struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
     /// Parses `HOST:PORT` with a numeric IPv4 host, a bracketed IPv6 one, `localhost`, or none.
     /// Other host names are refused: which address a name resolves to is a question a daemon
     /// should not leave open.
-    public init(parsing text: String) throws(ParseError) {
+    package init(parsing text: String) throws(ParseError) {
         var hostText: Substring
         let portText: Substring
         var isEveryAddress = false

@@ -2,10 +2,10 @@ import Glibc
 
 /// A TCP socket bound and listening, close-on-exec. A plain value: whoever makes one closes it
 /// (or hands it to a server that does).
-public struct TCPListener: Sendable {
-    public let descriptor: FileDescriptor
+package struct TCPListener: Sendable {
+    package let descriptor: FileDescriptor
     /// The address bound, with the port the kernel chose when 0 was asked for.
-    public let address: TCPAddress
+    package let address: TCPAddress
 
     /// Binds `address` and listens. `SO_REUSEADDR` lets a restarted daemon bind again at once;
     /// an IPv6 socket is IPv6 only, so `[::]` does not also take the IPv4 port, except for every
@@ -14,7 +14,7 @@ public struct TCPListener: Sendable {
     ///
     /// The corresponding C functions are `socket`, `setsockopt`, `bind`, `listen` and
     /// `getsockname`.
-    public static func listen(on address: TCPAddress, backlog: CInt = 64) throws(Errno) -> TCPListener {
+    package static func listen(on address: TCPAddress, backlog: CInt = 64) throws(Errno) -> TCPListener {
         guard address.isEveryAddress, address.family == .ipv6 else { return try bind(address, backlog: backlog) }
         do {
             return try bind(address, backlog: backlog)

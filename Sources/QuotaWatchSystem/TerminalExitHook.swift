@@ -2,9 +2,9 @@ import CQuotaWatchShims
 import Glibc
 
 /// A function run when the process exits through `exit` (a return from main included).
-public enum TerminalExitHook {
+package enum TerminalExitHook {
     /// The corresponding C function is `atexit`.
-    public static func install(_ body: @convention(c) () -> Void) {
+    package static func install(_ body: @convention(c) () -> Void) {
         _ = atexit(body)
     }
 }

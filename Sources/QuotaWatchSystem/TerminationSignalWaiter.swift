@@ -3,12 +3,12 @@ import Glibc
 
 /// Where a thread waits for a termination signal, and can be woken without one: a signalfd
 /// for the signals ``TerminationSignals/block()`` blocks, polled beside a wake-up event.
-public final class TerminationSignalWaiter: Sendable {
+package final class TerminationSignalWaiter: Sendable {
     private let signals: FileDescriptor
     private let wakeup: WakeupEvent
 
     /// The corresponding C function is `signalfd`.
-    public init() throws(Errno) {
+    package init() throws(Errno) {
         var set = TerminationSignals.signalSet()
         signals = FileDescriptor(rawValue: try valueOrErrno { unsafe system_signalfd(&set) }.get())
         do {
@@ -25,7 +25,7 @@ public final class TerminationSignalWaiter: Sendable {
     /// the ordinary way instead.
     ///
     /// The corresponding C functions are `poll` and `read`.
-    public func wait() -> Int32? {
+    package func wait() -> Int32? {
         var record = [UInt8](repeating: 0, count: Int(QW_SIGNALFD_RECORD_SIZE))
         while true {
             guard let ready = try? Readiness.wait(for: [signals, wakeup.descriptor], timeoutMilliseconds: -1),
@@ -47,10 +47,10 @@ public final class TerminationSignalWaiter: Sendable {
     }
 
     /// Wakes ``wait()``, now or whenever it is next called, to return nil.
-    public func stop() { wakeup.wake() }
+    package func stop() { wakeup.wake() }
 
     /// Closes both descriptors; call it once the waiting thread has returned.
-    public func close() {
+    package func close() {
         signals.close()
         wakeup.close()
     }

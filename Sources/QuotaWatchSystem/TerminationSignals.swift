@@ -2,22 +2,22 @@ import CQuotaWatchShims
 import Glibc
 
 /// Termination signals delivered to one waiting thread instead of an asynchronous handler.
-public enum TerminationSignals {
+package enum TerminationSignals {
     /// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread and every thread it starts
     /// afterwards; call it first thing, before any thread exists. SIGPIPE is ignored so a
     /// client that hangs up costs an EPIPE, not the daemon.
     ///
     /// The corresponding C functions are `pthread_sigmask` and `signal`.
-    public static func block() {
+    package static func block() {
         var set = signalSet()
         _ = unsafe system_pthread_sigmask(SIG_BLOCK, &set, nil)
         system_ignore_signal(SIGPIPE)
     }
 
     /// SIGHUP, which asks the daemon to read its config again rather than to stop.
-    public static let hangup = SIGHUP
+    package static let hangup = SIGHUP
 
-    public static func name(_ signal: Int32) -> String {
+    package static func name(_ signal: Int32) -> String {
         switch signal {
         case SIGINT: return "SIGINT"
         case SIGTERM: return "SIGTERM"

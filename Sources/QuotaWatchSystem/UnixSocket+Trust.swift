@@ -3,15 +3,15 @@ import Glibc
 /// What a client needs to decide whether the socket it is about to trust is its own daemon's.
 extension UnixSocket {
     /// Who owns a file and what may be done to it, as `lstat` (or `stat`) says.
-    public struct Ownership: Hashable, Sendable {
-        public enum Kind: Hashable, Sendable { case directory, socket, symlink, other }
+    package struct Ownership: Hashable, Sendable {
+        package enum Kind: Hashable, Sendable { case directory, socket, symlink, other }
 
-        public var kind: Kind
-        public var ownerID: UInt32
+        package var kind: Kind
+        package var ownerID: UInt32
         /// The permission bits, the sticky bit included.
-        public var mode: UInt32
+        package var mode: UInt32
 
-        public init(kind: Kind, ownerID: UInt32, mode: UInt32) {
+        package init(kind: Kind, ownerID: UInt32, mode: UInt32) {
             self.kind = kind
             self.ownerID = ownerID
             self.mode = mode
@@ -21,7 +21,7 @@ extension UnixSocket {
     /// The owner, kind and mode of `path`; with `followSymlinks` false, of a symlink itself.
     ///
     /// The corresponding C function is `fstatat` (with `AT_SYMLINK_NOFOLLOW` unless following).
-    public static func ownership(at path: [UInt8], followSymlinks: Bool) throws(Errno) -> Ownership {
+    package static func ownership(at path: [UInt8], followSymlinks: Bool) throws(Errno) -> Ownership {
         var raw = stat()
         try unsafe withCString(path) { cPath throws(Errno) in
             _ = try valueOrErrno {
@@ -46,7 +46,7 @@ extension FileDescriptor {
     /// recorded it when that process called `listen` (or `connect`): it cannot be faked.
     ///
     /// The corresponding C function is `getsockopt` with `SO_PEERCRED`.
-    public func peerUserID() throws(Errno) -> UInt32 {
+    package func peerUserID() throws(Errno) -> UInt32 {
         var user: uid_t = 0
         _ = try valueOrErrno { unsafe system_peer_user(rawValue, &user) }.get()
         return UInt32(user)

@@ -4,26 +4,26 @@ import Glibc
 ///
 /// Paths are bytes, as everywhere else. Only path-named sockets are supported: an empty path
 /// (the abstract namespace) is EINVAL.
-public enum UnixSocket {
+package enum UnixSocket {
     /// The longest path a socket can be bound to or reached at: `sun_path` holds 108 bytes,
     /// including the terminating NUL. A longer path fails with ENAMETOOLONG.
-    public static let maximumPathLength = MemoryLayout<sockaddr_un>.size - sunPathOffset - 1
+    package static let maximumPathLength = MemoryLayout<sockaddr_un>.size - sunPathOffset - 1
 
     private static let sunPathOffset = MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)!
 
     /// Identifies one file: a path that names the same device and inode is still that file.
-    public struct FileIdentity: Hashable, Sendable {
-        public var device: UInt64
-        public var inode: UInt64
+    package struct FileIdentity: Hashable, Sendable {
+        package var device: UInt64
+        package var inode: UInt64
 
-        public init(device: UInt64, inode: UInt64) {
+        package init(device: UInt64, inode: UInt64) {
             self.device = device
             self.inode = inode
         }
     }
 
     /// What a path names, without following a symlink in its last component.
-    public enum PathKind: Hashable, Sendable {
+    package enum PathKind: Hashable, Sendable {
         case missing
         case socket(FileIdentity)
         /// Anything else: a regular file, directory, symlink, fifo or device.
@@ -31,14 +31,14 @@ public enum UnixSocket {
     }
 
     /// A directory that was made, or found, to hold a socket.
-    public struct DirectoryInfo: Hashable, Sendable {
+    package struct DirectoryInfo: Hashable, Sendable {
         /// True when this call made it.
-        public var wasCreated: Bool
-        public var ownerID: UInt32
+        package var wasCreated: Bool
+        package var ownerID: UInt32
         /// The permission bits.
-        public var mode: UInt32
+        package var mode: UInt32
 
-        public init(wasCreated: Bool, ownerID: UInt32, mode: UInt32) {
+        package init(wasCreated: Bool, ownerID: UInt32, mode: UInt32) {
             self.wasCreated = wasCreated
             self.ownerID = ownerID
             self.mode = mode
@@ -56,7 +56,7 @@ public enum UnixSocket {
     /// stale is the caller's business.
     ///
     /// The corresponding C functions are `socket`, `fchmod`, `bind`, `fchmodat` and `listen`.
-    public static func listen(
+    package static func listen(
         at path: [UInt8], mode: mode_t = 0o600, backlog: CInt = SOMAXCONN
     ) throws(Errno) -> UnixSocketListener {
         let descriptor = try makeSocket()
@@ -97,7 +97,7 @@ public enum UnixSocket {
     /// ECONNREFUSED when one is (a socket left by a crashed process, or not a socket at all).
     ///
     /// The corresponding C functions are `socket`, `setsockopt` and `connect`.
-    public static func connect(to path: [UInt8], timeout: Duration? = nil) throws(Errno) -> FileDescriptor {
+    package static func connect(to path: [UInt8], timeout: Duration? = nil) throws(Errno) -> FileDescriptor {
         let descriptor = try makeSocket()
         do throws(Errno) {
             if let timeout {
@@ -117,7 +117,7 @@ public enum UnixSocket {
     /// What `path` names now.
     ///
     /// The corresponding C function is `fstatat` with `AT_SYMLINK_NOFOLLOW`.
-    public static func kind(at path: [UInt8]) throws(Errno) -> PathKind {
+    package static func kind(at path: [UInt8]) throws(Errno) -> PathKind {
         let raw: stat
         do {
             raw = try rawStatus(at: path)
@@ -131,7 +131,7 @@ public enum UnixSocket {
     /// Removes the name `path`, which must not be a directory.
     ///
     /// The corresponding C function is `unlinkat`.
-    public static func unlink(_ path: [UInt8]) throws(Errno) {
+    package static func unlink(_ path: [UInt8]) throws(Errno) {
         try FileDescriptor.currentWorkingDirectory.unlink(path)
     }
 
@@ -139,7 +139,7 @@ public enum UnixSocket {
     /// it either way. Its parent must exist. A symlink or non-directory there is ENOTDIR.
     ///
     /// The corresponding C functions are `mkdirat`, `fchmodat` and `fstatat`.
-    public static func makeDirectory(_ path: [UInt8], mode: mode_t = 0o700) throws(Errno) -> DirectoryInfo {
+    package static func makeDirectory(_ path: [UInt8], mode: mode_t = 0o700) throws(Errno) -> DirectoryInfo {
         var created = false
         try unsafe withCString(path) { cPath throws(Errno) in
             let directory = FileDescriptor.currentWorkingDirectory.rawValue
@@ -197,8 +197,8 @@ public enum UnixSocket {
 }
 
 /// How a line read from a socket ended.
-public struct ReceivedLine: Hashable, Sendable {
-    public enum Ending: Hashable, Sendable {
+package struct ReceivedLine: Hashable, Sendable {
+    package enum Ending: Hashable, Sendable {
         /// A newline, which is not part of ``bytes``.
         case newline
         /// The peer closed (or shut down) its side first.
@@ -207,10 +207,10 @@ public struct ReceivedLine: Hashable, Sendable {
         case limitReached
     }
 
-    public var bytes: [UInt8]
-    public var ending: Ending
+    package var bytes: [UInt8]
+    package var ending: Ending
 
-    public init(bytes: [UInt8], ending: Ending) {
+    package init(bytes: [UInt8], ending: Ending) {
         self.bytes = bytes
         self.ending = ending
     }
@@ -221,7 +221,7 @@ extension FileDescriptor {
     /// EPIPE (or ECONNRESET) instead of raising SIGPIPE, which would end the whole process.
     ///
     /// The corresponding C function is `send` with `MSG_NOSIGNAL`.
-    public func sendAll(_ bytes: some Collection<UInt8>) throws(Errno) {
+    package func sendAll(_ bytes: some Collection<UInt8>) throws(Errno) {
         let array = Array(bytes)
         var sent = 0
         while sent < array.count {
@@ -242,7 +242,7 @@ extension FileDescriptor {
     /// with one, the whole line must arrive by then. Either way a timeout is EAGAIN.
     ///
     /// The corresponding C functions are `recv` and `setsockopt` with `SO_RCVTIMEO`.
-    public func receiveLine(
+    package func receiveLine(
         maximumBytes: Int, deadline: ContinuousClock.Instant? = nil
     ) throws(Errno) -> ReceivedLine {
         var line: [UInt8] = []
@@ -271,7 +271,7 @@ extension FileDescriptor {
     /// empty at the end of the stream. For streams of lines, which ``receiveLine`` would cut.
     ///
     /// The corresponding C function is `recv`.
-    public func receiveSome(maximumBytes: Int) throws(Errno) -> [UInt8] {
+    package func receiveSome(maximumBytes: Int) throws(Errno) -> [UInt8] {
         var chunk = [UInt8](repeating: 0, count: maximumBytes)
         let count = try unsafe chunk.withUnsafeMutableBytes { buffer in
             valueOrErrno { unsafe system_recv(rawValue, buffer.baseAddress!, buffer.count, 0) }
@@ -282,7 +282,7 @@ extension FileDescriptor {
     /// How long a receive may wait before failing with EAGAIN; zero (or less) waits forever.
     ///
     /// The corresponding C function is `setsockopt` with `SO_RCVTIMEO`.
-    public func setReceiveTimeout(_ timeout: Duration) throws(Errno) {
+    package func setReceiveTimeout(_ timeout: Duration) throws(Errno) {
         try setTimeout(SO_RCVTIMEO, timeout)
     }
 
@@ -290,12 +290,12 @@ extension FileDescriptor {
     /// zero (or less) waits forever.
     ///
     /// The corresponding C function is `setsockopt` with `SO_SNDTIMEO`.
-    public func setSendTimeout(_ timeout: Duration) throws(Errno) {
+    package func setSendTimeout(_ timeout: Duration) throws(Errno) {
         try setTimeout(SO_SNDTIMEO, timeout)
     }
 
     /// Which directions of a connection ``shutdown(_:)`` closes.
-    public enum ShutdownDirection: Sendable {
+    package enum ShutdownDirection: Sendable {
         case reading
         case writing
         case both
@@ -305,7 +305,7 @@ extension FileDescriptor {
     /// while another process still holds a copy of the descriptor.
     ///
     /// The corresponding C function is `shutdown`.
-    public func shutdown(_ direction: ShutdownDirection) throws(Errno) {
+    package func shutdown(_ direction: ShutdownDirection) throws(Errno) {
         let how: CInt
         switch direction {
         case .reading: how = CInt(SHUT_RD)
@@ -320,7 +320,7 @@ extension FileDescriptor {
     /// is stale and replacing each other's. Closing the descriptor releases the lock.
     ///
     /// The corresponding C function is `flock` with `LOCK_EX`.
-    public func lockExclusively() throws(Errno) {
+    package func lockExclusively() throws(Errno) {
         _ = try valueOrErrno { system_flock(rawValue, LOCK_EX) }.get()
     }
 

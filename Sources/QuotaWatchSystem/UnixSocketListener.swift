@@ -1,18 +1,18 @@
 import Glibc
 
 /// A socket bound to a path and listening on it. A plain value: whoever makes one closes it.
-public struct UnixSocketListener: Sendable {
-    public let descriptor: FileDescriptor
-    public let path: [UInt8]
+package struct UnixSocketListener: Sendable {
+    package let descriptor: FileDescriptor
+    package let path: [UInt8]
     /// The socket file as bound, so that it is never mistaken for one bound later by
     /// someone else at the same path.
-    public let identity: UnixSocket.FileIdentity
+    package let identity: UnixSocket.FileIdentity
 
     /// Waits for the next connection; the new descriptor is close-on-exec from the start.
     /// After ``shutdown()`` it fails with EINVAL.
     ///
     /// The corresponding C function is `accept4` with `SOCK_CLOEXEC`.
-    public func accept() throws(Errno) -> FileDescriptor {
+    package func accept() throws(Errno) -> FileDescriptor {
         let flags = CInt(SOCK_CLOEXEC.rawValue)
         return FileDescriptor(rawValue: try valueOrErrno { system_accept4(descriptor.rawValue, flags) }.get())
     }
@@ -22,11 +22,11 @@ public struct UnixSocketListener: Sendable {
     /// under a thread that is still about to call accept.
     ///
     /// The corresponding C function is `shutdown`.
-    public func shutdown() {
+    package func shutdown() {
         _ = system_shutdown(descriptor.rawValue, CInt(SHUT_RDWR))
     }
 
-    public func close() {
+    package func close() {
         descriptor.close()
     }
 
@@ -37,7 +37,7 @@ public struct UnixSocketListener: Sendable {
     ///
     /// The corresponding C functions are `fstatat` and `unlinkat`.
     @discardableResult
-    public func unlinkIfStillBound() -> Bool {
+    package func unlinkIfStillBound() -> Bool {
         guard (try? UnixSocket.kind(at: path)) == .socket(identity) else { return false }
         return (try? UnixSocket.unlink(path)) != nil
     }

@@ -4,12 +4,12 @@ import Glibc
 /// Wakes a thread blocked in ``Readiness/wait(for:timeoutMilliseconds:)`` or `poll`: an
 /// eventfd, readable while a wake-up is pending. One descriptor where a pipe takes two, which
 /// counts under a low limit on open files (each thread that can be woken has one).
-public struct WakeupEvent: Sendable {
+package struct WakeupEvent: Sendable {
     /// What to poll for readability.
-    public let descriptor: FileDescriptor
+    package let descriptor: FileDescriptor
 
     /// The corresponding C function is `eventfd` (non-blocking, close-on-exec).
-    public init() throws(Errno) {
+    package init() throws(Errno) {
         descriptor = FileDescriptor(rawValue: try valueOrErrno { system_eventfd_cloexec() }.get())
     }
 
@@ -17,7 +17,7 @@ public struct WakeupEvent: Sendable {
     /// it would only at 2^64 - 2 pending wake-ups.
     ///
     /// The corresponding C function is `write`.
-    public func wake() {
+    package func wake() {
         var one: UInt64 = 1
         _ = unsafe withUnsafeBytes(of: &one) { bytes in
             unsafe system_write(descriptor.rawValue, bytes.baseAddress!, bytes.count)
@@ -28,12 +28,12 @@ public struct WakeupEvent: Sendable {
     /// descriptor readable again.
     ///
     /// The corresponding C function is `read`.
-    public func drain() {
+    package func drain() {
         var count: UInt64 = 0
         _ = unsafe withUnsafeMutableBytes(of: &count) { bytes in
             unsafe system_read(descriptor.rawValue, bytes.baseAddress!, bytes.count)
         }
     }
 
-    public func close() { descriptor.close() }
+    package func close() { descriptor.close() }
 }

@@ -4,12 +4,12 @@ import QuotaWatchCore
 /// A non-blocking pipe, for what needs its two ends: the read end polls as hung up once the
 /// write end is closed (``ExitWatch``'s waiter thread). To wake a thread, ``WakeupEvent``
 /// takes one descriptor instead of two.
-public struct WakeupPipe: Sendable {
-    public let readEnd: FileDescriptor
-    public let writeEnd: FileDescriptor
+package struct WakeupPipe: Sendable {
+    package let readEnd: FileDescriptor
+    package let writeEnd: FileDescriptor
 
     /// The corresponding C function is `pipe2`.
-    public init() throws(Errno) {
+    package init() throws(Errno) {
         var ends: [CInt] = [0, 0]
         _ = try unsafe ends.withUnsafeMutableBufferPointer { buffer throws(Errno) in
             try valueOrErrno { unsafe system_pipe_cloexec(buffer.baseAddress!) }.get()
@@ -18,9 +18,9 @@ public struct WakeupPipe: Sendable {
         writeEnd = FileDescriptor(rawValue: ends[1])
     }
 
-    public func wake() { try? writeEnd.writeAll([1]) }
+    package func wake() { try? writeEnd.writeAll([1]) }
 
-    public func close() {
+    package func close() {
         readEnd.close()
         writeEnd.close()
     }

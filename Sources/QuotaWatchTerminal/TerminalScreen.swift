@@ -12,7 +12,7 @@ import QuotaWatchView
 /// a shell never stays in raw mode on the alternate screen. Termination signals are left to
 /// the caller: block them (``TerminationSignals/block()``) and wait on a signalfd, then call
 /// ``stop()`` from the thread that draws.
-public final class TerminalScreen {
+package final class TerminalScreen {
     private let window: UnsafeMutablePointer<WINDOW>
     private var isStopped = false
     private var pairs: [PairKey: Int16] = [:]
@@ -24,16 +24,16 @@ public final class TerminalScreen {
     }
 
     /// Columns per character, as the terminal will draw them: the C library's `wcwidth`.
-    public var width: DisplayWidth { Self.systemWidth }
+    package var width: DisplayWidth { Self.systemWidth }
 
     /// `wcwidth` under the current locale (a UTF-8 one once a screen has started).
-    public static let systemWidth = DisplayWidth { scalar in Int(wcwidth(wchar_t(bitPattern: scalar.value))) }
+    package static let systemWidth = DisplayWidth { scalar in Int(wcwidth(wchar_t(bitPattern: scalar.value))) }
 
     /// Takes over the terminal on standard input and output. Call it only when both are
     /// terminals (``FileDescriptor/isTerminal``). Throws, touching nothing, when `terminal`
     /// (TERM's value) names no terminal terminfo knows (``unknownTerminal(_:)`` tells beforehand). `colors` false
     /// (``TerminalColors/wanted(_:)`` for `NO_COLOR`) draws every style without its colours.
-    public init(colors: Bool, terminal: String?) throws(TerminalScreenError) {
+    package init(colors: Bool, terminal: String?) throws(TerminalScreenError) {
         // Wide characters need the user's locale (UTF-8 names, wcwidth).
         _ = setlocale(LC_ALL, "")
         // newterm, not initscr: initscr ends the process with curses' own message ("Error
@@ -64,19 +64,19 @@ public final class TerminalScreen {
     /// Why a screen cannot start on the terminal named `name` (the value of TERM): it is
     /// empty, or terminfo has no entry for it; nil when curses can drive it. Looks the entry
     /// up without taking the terminal over.
-    public static func unknownTerminal(_ name: String?) -> TerminalScreenError? {
+    package static func unknownTerminal(_ name: String?) -> TerminalScreenError? {
         guard let name, !name.isEmpty else { return TerminalScreenError(terminal: "") }
         return quotawatch_terminal_known(name) == 1 ? nil : TerminalScreenError(terminal: name)
     }
 
     /// The terminal's size now.
-    public var size: (rows: Int, columns: Int) {
+    package var size: (rows: Int, columns: Int) {
         (Int(getmaxy(window)), Int(getmaxx(window)))
     }
 
     /// Replaces the screen with `lines` (row 0 first), each cut to the width; rows past the
     /// end are cleared. Only what changed reaches the terminal (curses compares).
-    public func draw(_ lines: [StyledLine]) {
+    package func draw(_ lines: [StyledLine]) {
         guard !isStopped else { return }
         let (rows, columns) = size
         _ = werase(window)
@@ -101,14 +101,14 @@ public final class TerminalScreen {
 
     /// Makes the next ``draw(_:)`` repaint every cell, not only what changed: after a resize,
     /// or when something else wrote to the terminal (a warning on stderr).
-    public func invalidate() {
+    package func invalidate() {
         guard !isStopped else { return }
         _ = clearok(window, true)
     }
 
     /// The next key, waiting at most `timeoutMilliseconds` (negative: forever); nil when none
     /// came in time.
-    public func readKey(timeoutMilliseconds: Int) -> TerminalKey? {
+    package func readKey(timeoutMilliseconds: Int) -> TerminalKey? {
         guard !isStopped else { return nil }
         wtimeout(window, Int32(timeoutMilliseconds))
         var character: wint_t = 0
@@ -122,11 +122,11 @@ public final class TerminalScreen {
 
     /// Whether the terminal is gone (its window closed, the ssh connection lost): ``readKey(timeoutMilliseconds:)``
     /// then returns nil at once, every time, so a loop waiting for a key would spin for ever.
-    public var isHungUp: Bool { FileDescriptor(rawValue: 0).isHungUp }
+    package var isHungUp: Bool { FileDescriptor(rawValue: 0).isHungUp }
 
     /// Gives the terminal back: leaves the alternate screen, shows the cursor, restores the
     /// modes. Calling it again does nothing.
-    public func stop() {
+    package func stop() {
         guard !isStopped else { return }
         isStopped = true
         _ = endwin()
@@ -204,11 +204,11 @@ enum TerminalRestoreAtExit {
 }
 
 /// TERM names no terminal curses can drive: unset, or without a terminfo entry.
-public struct TerminalScreenError: Error, CustomStringConvertible, Sendable {
+package struct TerminalScreenError: Error, CustomStringConvertible, Sendable {
     /// TERM's value; empty when it is unset.
-    public var terminal: String
+    package var terminal: String
 
-    public var description: String {
+    package var description: String {
         let named = terminal.isEmpty ? "TERM is not set" : "TERM=\(terminal) names no terminal terminfo knows"
         return "\(named), so the full screen cannot start: set TERM to your terminal's type "
             + "(for example TERM=xterm-256color), or pipe the output (| cat) for plain lines"

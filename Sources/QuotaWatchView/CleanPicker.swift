@@ -8,14 +8,14 @@ import QuotaWatchPolicy
 /// What can be marked: a whole category (not `user-files`), one cache business, one kind of
 /// the user's files, one user file. Marking the user's files is selecting them by hand, the
 /// only way besides `--kind` and `--path` that they are deleted.
-public struct CleanPicker {
-    public enum Row: Hashable, Sendable {
+package struct CleanPicker {
+    package enum Row: Hashable, Sendable {
         case category(CleanCategory)
         case group(CleanCategory, CleanGroupKey)
         case file(CleanItem)
     }
 
-    public enum Outcome: Hashable, Sendable {
+    package enum Outcome: Hashable, Sendable {
         /// Keep going: draw again and read the next key.
         case pending
         /// `q`: leave, deleting nothing.
@@ -24,25 +24,25 @@ public struct CleanPicker {
         case confirmed(CleanSelection)
     }
 
-    public let rows: [Row]
+    package let rows: [Row]
     /// The item paths each row stands for.
     private let rowItems: [[[UInt8]]]
     /// Each row's count and size, computed once: the files do not change while it shows.
     private let rowTotals: [CleanTotals]
     private let itemsByPath: [[UInt8]: CleanItem]
     private let page: [CleanCategorySummary]
-    public private(set) var marked: Set<[UInt8]> = []
-    public private(set) var cursor = ListCursor()
+    package private(set) var marked: Set<[UInt8]> = []
+    package private(set) var cursor = ListCursor()
     /// The confirmation is asked.
-    public private(set) var confirming = false
+    package private(set) var confirming = false
     /// The confirmation was drawn whole at the current size (``draw(rows:columns:width:root:)``):
     /// only then does `y` delete. A window too small for it, or a resize not yet drawn, leaves
     /// every key blind, and a blind key deletes nothing.
-    public private(set) var questionShownWhole = false
+    package private(set) var questionShownWhole = false
     let format: ByteFormat
     let nowNanoseconds: Int64
 
-    public init(page: [CleanCategorySummary], format: ByteFormat, nowNanoseconds: Int64) {
+    package init(page: [CleanCategorySummary], format: ByteFormat, nowNanoseconds: Int64) {
         self.page = page
         self.format = format
         self.nowNanoseconds = nowNanoseconds
@@ -73,13 +73,13 @@ public struct CleanPicker {
     }
 
     /// The marked items, in listing order.
-    public var markedItems: [CleanItem] {
+    package var markedItems: [CleanItem] {
         ManualCleanPlanner.sortedForListing(marked.compactMap { itemsByPath[$0] })
     }
 
     /// What the marks name, as few words as possible: whole categories, businesses and kinds
     /// where every file of them is marked, the other files by path.
-    public var selection: CleanSelection {
+    package var selection: CleanSelection {
         var selection = CleanSelection()
         var covered: Set<[UInt8]> = []
         for (index, row) in rows.enumerated() {
@@ -100,7 +100,7 @@ public struct CleanPicker {
 
     // MARK: Keys
 
-    public mutating func handle(_ key: TerminalKey, visibleRows: Int) -> Outcome {
+    package mutating func handle(_ key: TerminalKey, visibleRows: Int) -> Outcome {
         if confirming {
             if key == .resize { questionShownWhole = false }
             switch confirmation.answer(to: key, shownWhole: questionShownWhole) {
@@ -133,7 +133,7 @@ public struct CleanPicker {
     }
 
     /// Marks every file of the row, or unmarks them all when all are marked already.
-    public mutating func toggle(_ row: Int) {
+    package mutating func toggle(_ row: Int) {
         guard rowItems.indices.contains(row) else { return }
         let paths = rowItems[row]
         if paths.allSatisfy(marked.contains) {
@@ -147,13 +147,13 @@ public struct CleanPicker {
 
     /// ``lines(rows:columns:width:root:)``, recording whether the confirmation, if asked, shows
     /// whole on them: what the screen loop draws before it reads a key.
-    public mutating func draw(rows: Int, columns: Int, width: DisplayWidth, root: String) -> [StyledLine] {
+    package mutating func draw(rows: Int, columns: Int, width: DisplayWidth, root: String) -> [StyledLine] {
         questionShownWhole = confirming && confirmation.fits(rows: rows, columns: columns, width: width)
         return lines(rows: rows, columns: columns, width: width, root: root)
     }
 
     /// The screen: a title, the rows that fit, a status line; the confirmation over them.
-    public func lines(rows screenRows: Int, columns: Int, width: DisplayWidth, root: String) -> [StyledLine] {
+    package func lines(rows screenRows: Int, columns: Int, width: DisplayWidth, root: String) -> [StyledLine] {
         let visible = max(1, screenRows - 3)
         var lines = [StyledLine(width.truncated("Storage of \(root)", to: columns), .bold)]
         lines.append(StyledLine("  FILES       SIZE", .dim))
@@ -180,7 +180,7 @@ public struct CleanPicker {
     }
 
     /// The question enter asks: how many files, how much, from which categories.
-    public var confirmation: ConfirmDialog {
+    package var confirmation: ConfirmDialog {
         let items = markedItems
         let totals = CleanTotals(items)
         var detail: [String] = []

@@ -10,38 +10,38 @@ import QuotaWatchPolicy
 /// the event's local time in ISO 8601 (seconds and the UTC offset), its kind exactly as the
 /// JSON `"event"` field names it, then the details, sizes in the units asked for. Scripts can
 /// split on the first two spaces.
-public struct EventLine: Sendable, Equatable {
+package struct EventLine: Sendable, Equatable {
     /// How much attention the line deserves, for its colour.
-    public enum Severity: Sendable, Equatable {
+    package enum Severity: Sendable, Equatable {
         case info, good, warning, bad
     }
 
     /// Local ISO 8601 time, such as `2026-12-01T03:04:05+01:00`.
-    public var time: String
+    package var time: String
     /// The JSON `"event"` field: `quota_breach`, `level`, `leftover`, `cleanup`, …
-    public var kind: String
-    public var details: String
-    public var severity: Severity
+    package var kind: String
+    package var details: String
+    package var severity: Severity
     /// Paths a cleanup removed, and the leftover a leftover event names, for the view's list
     /// of cleanup candidates.
-    public var removedPaths: [String] = []
-    public var leftover: Leftover?
+    package var removedPaths: [String] = []
+    package var leftover: Leftover?
     /// For a `cleanup_progress` line, the run and cleaner it reports on: the view keeps one
     /// such line per cleaner going on, updated in place, until the run's `cleanup` line.
-    public var progressOf: String?
+    package var progressOf: String?
     /// For a `cleanup` line, its run: it takes the place of that run's progress lines.
-    public var finishedRun: String?
+    package var finishedRun: String?
 
     /// A download left idle, as its event reported it.
-    public struct Leftover: Sendable, Equatable {
-        public var path: String
-        public var allocated: UInt64
+    package struct Leftover: Sendable, Equatable {
+        package var path: String
+        package var allocated: UInt64
         /// The event's time, in milliseconds since the epoch, and how long it had been idle then.
-        public var reportedAt: Int64
-        public var idleSeconds: Int64
+        package var reportedAt: Int64
+        package var idleSeconds: Int64
     }
 
-    public init(time: String, kind: String, details: String, severity: Severity) {
+    package init(time: String, kind: String, details: String, severity: Severity) {
         self.time = time
         self.kind = kind
         self.details = details
@@ -49,13 +49,13 @@ public struct EventLine: Sendable, Equatable {
     }
 
     /// `time kind details`.
-    public var text: String { details.isEmpty ? "\(time) \(kind)" : "\(time) \(kind) \(details)" }
+    package var text: String { details.isEmpty ? "\(time) \(kind)" : "\(time) \(kind) \(details)" }
 
     /// Reads one JSON event line (as `--events jsonl` writes it, or the control socket's event
     /// stream); nil when it is not a JSON object with an `"event"` string. `receivedAt` (ms since
     /// the epoch) dates events that carry no `"time"`; `utcOffset` is the local zone's offset
     /// from UTC in seconds at that moment.
-    public static func parse(
+    package static func parse(
         _ json: String, receivedAt: Int64, utcOffset: Int, format: ByteFormat
     ) -> EventLine? {
         guard let data = json.data(using: .utf8),
@@ -209,7 +209,7 @@ public struct EventLine: Sendable, Equatable {
     // MARK: Time
 
     /// `milliseconds` since the epoch as local ISO 8601 to the second, with the offset.
-    public static func localTime(_ milliseconds: Int64, utcOffset: Int) -> String {
+    package static func localTime(_ milliseconds: Int64, utcOffset: Int) -> String {
         let offset = Saturating.product(Int64(utcOffset), 1000)
         let shifted = WallTime(millisecondsSinceEpoch: Saturating.sum(milliseconds, offset)).iso8601
         // "2026-12-01T03:04:05.123Z": keep the seconds, then the offset.
@@ -250,8 +250,8 @@ public struct EventLine: Sendable, Equatable {
 }
 
 /// Short durations for people: "45s", "3m 20s", "2h 5m", "3d 4h".
-public enum DurationWords {
-    public static func compact(_ seconds: Int64) -> String {
+package enum DurationWords {
+    package static func compact(_ seconds: Int64) -> String {
         let seconds = max(0, seconds)
         if seconds < 60 { return "\(seconds)s" }
         if seconds < 3600 { return "\(seconds / 60)m \(seconds % 60)s" }

@@ -4,19 +4,19 @@ import QuotaWatchPolicy
 /// directory, and events per second. The view computes them itself (no engine state), with the
 /// estimator and default window of the breach forecast (``GrowthRate``), so the GROWTH column
 /// and `status --quotas` agree on a quota directory.
-public struct GrowthTracker: Sendable {
+package struct GrowthTracker: Sendable {
     /// Event readings older than this are forgotten; the event rate spans what is left.
-    public var window: Double
+    package var window: Double
 
     private var directory: [UInt8] = []
     private var rates: [[UInt8]: GrowthRate] = [:]
     private var latest = Moment.seconds(0)
     private var eventSamples: [(seconds: Double, events: UInt64)] = []
 
-    public init(window: Double = 5) { self.window = window }
+    package init(window: Double = 5) { self.window = window }
 
     /// Takes a frame's readings. A new directory starts the children's history afresh.
-    public mutating func record(_ frame: WatchFrame) {
+    package mutating func record(_ frame: WatchFrame) {
         if frame.directory != directory {
             directory = frame.directory
             rates.removeAll()
@@ -39,14 +39,14 @@ public struct GrowthTracker: Sendable {
 
     /// Bytes per second the child named `name` grew by (negative when it shrank) as of the last
     /// frame; nil until it has been in two frames a moment apart.
-    public func bytesPerSecond(_ name: [UInt8]) -> Double? {
+    package func bytesPerSecond(_ name: [UInt8]) -> Double? {
         guard let rate = rates[name], let first = rate.readings.first, (latest - first.moment) > .milliseconds(50)
         else { return nil }
         return rate.bytesPerSecond(at: latest)
     }
 
     /// inotify events per second over the window; nil until two readings exist.
-    public var eventsPerSecond: Double? {
+    package var eventsPerSecond: Double? {
         guard let first = eventSamples.first, let last = eventSamples.last, last.seconds - first.seconds > 0.05,
             last.events >= first.events
         else { return nil }

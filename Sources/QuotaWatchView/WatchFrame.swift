@@ -4,19 +4,19 @@ import QuotaWatchCore
 /// largest first, the quotas, the disk level and the counters. Built on the engine thread
 /// (in-process) or from control replies (attached), at a cost of what is on screen, never of
 /// the tree.
-public struct WatchFrame: Sendable, Equatable {
+package struct WatchFrame: Sendable, Equatable {
     /// One name directly in the current directory: a subdirectory (its subtree's totals) or a
     /// file (its own sizes; `files` 1, `dirs` 0), listed together as ncdu and gdu do.
-    public struct Entry: Sendable, Equatable {
-        public var name: [UInt8]
-        public var allocated: UInt64
-        public var apparent: UInt64
-        public var files: UInt64
-        public var dirs: UInt64
+    package struct Entry: Sendable, Equatable {
+        package var name: [UInt8]
+        package var allocated: UInt64
+        package var apparent: UInt64
+        package var files: UInt64
+        package var dirs: UInt64
         /// False for a file (any non-directory), which the view shows but does not open.
-        public var isDirectory: Bool
+        package var isDirectory: Bool
 
-        public init(
+        package init(
             name: [UInt8], allocated: UInt64, apparent: UInt64, files: UInt64, dirs: UInt64, isDirectory: Bool = true
         ) {
             self.name = name
@@ -29,15 +29,15 @@ public struct WatchFrame: Sendable, Equatable {
     }
 
     /// One quota directory, as `status --quotas` reports it.
-    public struct Quota: Sendable, Equatable {
+    package struct Quota: Sendable, Equatable {
         /// Relative to the root, escaped as reports write paths.
-        public var path: String
-        public var used: UInt64?
-        public var limit: UInt64
-        public var effectiveLimit: UInt64
-        public var state: QuotaState
+        package var path: String
+        package var used: UInt64?
+        package var limit: UInt64
+        package var effectiveLimit: UInt64
+        package var state: QuotaState
 
-        public init(path: String, used: UInt64?, limit: UInt64, effectiveLimit: UInt64, state: QuotaState) {
+        package init(path: String, used: UInt64?, limit: UInt64, effectiveLimit: UInt64, state: QuotaState) {
             self.path = path
             self.used = used
             self.limit = limit
@@ -47,48 +47,48 @@ public struct WatchFrame: Sendable, Equatable {
     }
 
     /// The root, absolute and escaped.
-    public var root: String
+    package var root: String
     /// The directory `entries` belong to, raw bytes relative to the root; empty for the root.
-    public var directory: [UInt8]
+    package var directory: [UInt8]
     /// False when `directory` is no longer in the tree (deleted or moved away).
-    public var directoryExists = true
+    package var directoryExists = true
     /// Names directly in `directory` left out of `entries` (the smallest, past the most a
     /// frame carries): the list says "… N more" instead of hiding them.
-    public var omittedEntries = 0
+    package var omittedEntries = 0
     /// Directories the engine cannot read: the totals above them are short.
-    public var unreadable = 0
-    public var rootAllocated: UInt64 = 0
-    public var rootApparent: UInt64 = 0
-    public var rootFiles: UInt64 = 0
-    public var rootDirs: UInt64 = 0
+    package var unreadable = 0
+    package var rootAllocated: UInt64 = 0
+    package var rootApparent: UInt64 = 0
+    package var rootFiles: UInt64 = 0
+    package var rootDirs: UInt64 = 0
     /// The app's size as the phone shows it (`watch --ios`); nil when not asked for.
-    public var phone: PhoneStorage?
+    package var phone: PhoneStorage?
     /// The largest names directly in `directory`, subdirectories and files together, largest
     /// allocated first.
-    public var entries: [Entry] = []
+    package var entries: [Entry] = []
     /// Every quota directory; empty without quotas.
-    public var quotas: [Quota] = []
+    package var quotas: [Quota] = []
     /// The disk level; nil before the policy starts.
-    public var level: DiskLevel?
-    public var free: UInt64?
-    public var diskTotal: UInt64?
+    package var level: DiskLevel?
+    package var free: UInt64?
+    package var diskTotal: UInt64?
     /// inotify events read since the engine started.
-    public var events: UInt64 = 0
-    public var overflows: UInt64 = 0
+    package var events: UInt64 = 0
+    package var overflows: UInt64 = 0
     /// Subtrees polled because they could not be watched.
-    public var degraded = 0
-    public var isResyncing = false
+    package var degraded = 0
+    package var isResyncing = false
     /// Directories and files counted so far while the first crawl runs; nil once it is done.
-    public var crawl: (directories: Int, files: Int)?
+    package var crawl: (directories: Int, files: Int)?
     /// A monotonic clock's reading in seconds, for rates between frames.
-    public var seconds: Double = 0
+    package var seconds: Double = 0
 
-    public init(root: String, directory: [UInt8]) {
+    package init(root: String, directory: [UInt8]) {
         self.root = root
         self.directory = directory
     }
 
-    public static func == (lhs: WatchFrame, rhs: WatchFrame) -> Bool {
+    package static func == (lhs: WatchFrame, rhs: WatchFrame) -> Bool {
         lhs.root == rhs.root && lhs.directory == rhs.directory && lhs.directoryExists == rhs.directoryExists
             && lhs.rootAllocated == rhs.rootAllocated && lhs.rootApparent == rhs.rootApparent
             && lhs.rootFiles == rhs.rootFiles && lhs.rootDirs == rhs.rootDirs && lhs.entries == rhs.entries
@@ -100,7 +100,7 @@ public struct WatchFrame: Sendable, Equatable {
     }
 
     /// The path of a child of `directory`, raw.
-    public func childPath(_ name: [UInt8]) -> [UInt8] {
+    package func childPath(_ name: [UInt8]) -> [UInt8] {
         directory.isEmpty ? name : directory + [UInt8(ascii: "/")] + name
     }
 }

@@ -3,7 +3,7 @@ import QuotaWatchCore
 /// What the view says about its keys: the footer's hints, the `?` overlay, the `c` question.
 extension WatchLayout {
     /// Every key ``WatchState``, ``ListCursor`` and the screen loop handle.
-    public static let keys: [(key: String, action: String)] = [
+    package static let keys: [(key: String, action: String)] = [
         ("up/down, pgup/pgdn", "move in the list"),
         ("home/end", "first/last row"),
         ("enter, right", "open the selected directory"),
@@ -20,7 +20,7 @@ extension WatchLayout {
         ("q, Q", "quit (Ctrl-C too)"),
     ]
 
-    public static let help = Overlay.help(title: "quotawatch watch: keys", keys: keys, footer: "any key closes")
+    package static let help = Overlay.help(title: "quotawatch watch: keys", keys: keys, footer: "any key closes")
 
     /// The footer's key hints, longest first: the footer shows the first that fits, so a
     /// narrow screen loses whole hints, never half of one.

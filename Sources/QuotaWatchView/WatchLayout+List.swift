@@ -38,7 +38,7 @@ extension WatchLayout {
     /// and share. A directory's name ends in `/` (ncdu's and ls -F's mark); a file's does not,
     /// and its FILES column is empty. `columns` defaults to the widest name column the screen
     /// allows.
-    public func row(_ row: WatchRow, selected: Bool, format: ByteFormat, columns names: Columns? = nil) -> StyledLine {
+    package func row(_ row: WatchRow, selected: Bool, format: ByteFormat, columns names: Columns? = nil) -> StyledLine {
         let names = names ?? Columns(totalColumns: columns)
         let state = row.quota?.state
         var nameStyle = state.map { Self.quotaStyle($0) } ?? .plain
@@ -61,7 +61,7 @@ extension WatchLayout {
     /// A usage bar of `inner` cells: `#` for each whole share of the limit used (all of them past
     /// the limit), `.` for the rest. Proportional, as ncdu's: a few percent fill no cell (the
     /// percentage beside says how much), so a nearly empty quota does not look a tenth full.
-    public static func bar(used: UInt64, limit: UInt64, inner: Int) -> (filled: String, empty: String, percent: String)
+    package static func bar(used: UInt64, limit: UInt64, inner: Int) -> (filled: String, empty: String, percent: String)
     {
         guard limit > 0 else { return (String(repeating: "#", count: inner), "", "  ∞%") }
         let share = Double(used) / Double(limit)
@@ -71,7 +71,7 @@ extension WatchLayout {
     }
 
     /// "+1.2 MB/s", "-300 B/s", "0 B/s", "" while unknown.
-    public static func growthText(_ rate: Double?, _ format: ByteFormat) -> String {
+    package static func growthText(_ rate: Double?, _ format: ByteFormat) -> String {
         guard let rate else { return "" }
         let magnitude = format.string(Saturating.uint64(abs(rate).rounded()))
         if magnitude.hasPrefix("0 ") { return "0 B/s" }

@@ -57,7 +57,7 @@ extension WatchLayout {
     }
 
     /// How far back the expanded log can scroll on this screen: the lines that do not fit.
-    public func maximumLogOffset(_ model: WatchModel) -> Int {
+    package func maximumLogOffset(_ model: WatchModel) -> Int {
         max(0, fullLogLines(model).count - max(0, rows - 5))
     }
 
@@ -98,7 +98,7 @@ extension WatchLayout {
     /// Runs of at least ``foldedRun`` leftover events in a row become one line ("57 leftovers,
     /// 33.8 MB"): a start-up flood must not push the first breaches out of the log. Each is
     /// still in the candidate list, and in the full log (`l`).
-    public static func folded(_ log: [EventLine], format: ByteFormat) -> [EventLine] {
+    package static func folded(_ log: [EventLine], format: ByteFormat) -> [EventLine] {
         var result: [EventLine] = []
         var run: [EventLine] = []
         func flush() {

@@ -9,33 +9,33 @@ import QuotaWatchCore
 ///     row 3      column headings
 ///     rows 4…    the directories, then the cleanup candidates, then the event log
 ///     last row   the keys
-public struct WatchLayout: Sendable {
-    public static let minimumRows = 24
-    public static let minimumColumns = 80
+package struct WatchLayout: Sendable {
+    package static let minimumRows = 24
+    package static let minimumColumns = 80
 
-    public var rows: Int
-    public var columns: Int
-    public var width: DisplayWidth
+    package var rows: Int
+    package var columns: Int
+    package var width: DisplayWidth
 
-    public init(rows: Int, columns: Int, width: DisplayWidth) {
+    package init(rows: Int, columns: Int, width: DisplayWidth) {
         self.rows = rows
         self.columns = columns
         self.width = width
     }
 
-    public var isTooSmall: Bool { rows < Self.minimumRows || columns < Self.minimumColumns }
+    package var isTooSmall: Bool { rows < Self.minimumRows || columns < Self.minimumColumns }
 
     /// How the rows below the headings are shared.
-    public struct Areas: Equatable, Sendable {
-        public var list: Int
-        public var candidates: Int
-        public var log: Int
+    package struct Areas: Equatable, Sendable {
+        package var list: Int
+        package var candidates: Int
+        package var log: Int
     }
 
     /// The rows below the headings shared out: by default about a quarter for the log and up to
     /// a sixth for the candidates; then the rows one part cannot fill (a short list, a short
     /// log) go to the others that have more to show, so no row stays blank while a part is cut.
-    public func areas(list listCount: Int, candidates candidateCount: Int, log logCount: Int) -> Areas {
+    package func areas(list listCount: Int, candidates candidateCount: Int, log logCount: Int) -> Areas {
         let remaining = max(0, rows - 5)
         let candidatesWanted = candidateCount == 0 ? 0 : candidateCount + 1
         let logWanted = logCount + 1
@@ -64,7 +64,7 @@ public struct WatchLayout: Sendable {
         return Areas(list: list, candidates: candidates, log: log)
     }
 
-    public func areas(_ model: WatchModel) -> Areas {
+    package func areas(_ model: WatchModel) -> Areas {
         areas(
             list: model.rows().count + (Self.omitted(model) > 0 ? 1 : 0), candidates: model.shownCandidates.count,
             log: Self.folded(model.shownLog, format: model.format).count)
@@ -72,7 +72,7 @@ public struct WatchLayout: Sendable {
 
     /// The rows the directory list has on this screen for its entries (a list that is cut
     /// keeps its last row to say so).
-    public func listRows(_ model: WatchModel) -> Int {
+    package func listRows(_ model: WatchModel) -> Int {
         max(1, areas(model).list - (Self.omitted(model) > 0 ? 1 : 0))
     }
 
@@ -84,20 +84,20 @@ public struct WatchLayout: Sendable {
     /// shift the columns. The name takes what the other columns leave, up to a width that keeps
     /// the sizes beside their names on a wide screen; a level without a quota row leaves out
     /// the QUOTA and USE columns and gives their room to the name.
-    public struct Columns: Equatable, Sendable {
-        public static let size = 9
-        public static let files = 8
-        public static let growth = 11
-        public static let quota = 9
-        public static let bar = 12
-        public static let percent = 5
+    package struct Columns: Equatable, Sendable {
+        package static let size = 9
+        package static let files = 8
+        package static let growth = 11
+        package static let quota = 9
+        package static let bar = 12
+        package static let percent = 5
         /// The name column's width when the screen has room for more (all an 80-column screen
         /// has without the quota columns), or a quarter of a wider screen.
-        public static let comfortableName = 47
-        public var name: Int
-        public var showsQuotas: Bool
+        package static let comfortableName = 47
+        package var name: Int
+        package var showsQuotas: Bool
 
-        public init(totalColumns: Int, showsQuotas: Bool = true) {
+        package init(totalColumns: Int, showsQuotas: Bool = true) {
             self.showsQuotas = showsQuotas
             let sizes = Self.size + Self.files + Self.growth + 3
             let quotas = showsQuotas ? Self.quota + Self.bar + Self.percent + 3 : 0
@@ -113,7 +113,7 @@ public struct WatchLayout: Sendable {
 
     // MARK: The screen
 
-    public func screen(_ model: WatchModel, now milliseconds: Int64) -> [StyledLine] {
+    package func screen(_ model: WatchModel, now milliseconds: Int64) -> [StyledLine] {
         if isTooSmall { return tooSmall() }
         let now = model.shownTime(milliseconds)
         var lines: [StyledLine] = []
@@ -147,7 +147,7 @@ public struct WatchLayout: Sendable {
 
     /// Whether ``screen(_:now:)`` shows the question asked now whole: what the screen loop
     /// records (``WatchState/noteDrawn(questionWhole:)``) so that `y` acts only on a question seen.
-    public func showsQuestionWhole(_ model: WatchModel) -> Bool {
+    package func showsQuestionWhole(_ model: WatchModel) -> Bool {
         guard !isTooSmall, let question = Self.question(model) else { return false }
         return question.fits(rows: rows, columns: columns, width: width)
     }
@@ -162,7 +162,7 @@ public struct WatchLayout: Sendable {
     }
 
     /// Below 80×24 the view says so instead of drawing a broken layout.
-    public func tooSmall() -> [StyledLine] {
+    package func tooSmall() -> [StyledLine] {
         var lines = Array(repeating: StyledLine.blank, count: max(1, rows))
         let message = [
             "window too small: \(columns)x\(rows)",
@@ -292,7 +292,7 @@ public struct WatchLayout: Sendable {
 
     // MARK: Colours
 
-    public static func quotaStyle(_ state: String) -> TextStyle {
+    package static func quotaStyle(_ state: String) -> TextStyle {
         switch state {
         case "ok": TextStyle(foreground: .green)
         case "warning": TextStyle(foreground: .yellow, bold: true)
@@ -301,7 +301,7 @@ public struct WatchLayout: Sendable {
         }
     }
 
-    public static func quotaStyle(_ state: QuotaState) -> TextStyle { quotaStyle(state.rawValue) }
+    package static func quotaStyle(_ state: QuotaState) -> TextStyle { quotaStyle(state.rawValue) }
 
     static func levelStyle(_ level: DiskLevel) -> TextStyle {
         switch level {

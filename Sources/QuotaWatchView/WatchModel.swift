@@ -2,28 +2,28 @@ import QuotaWatchCore
 
 /// Everything the view knows, fed by frames, events and keys, and drawn by ``WatchLayout``.
 /// Pure: the app owns one on its drawing thread and hands it what arrives.
-public struct WatchModel: Sendable {
-    public var state = WatchState()
+package struct WatchModel: Sendable {
+    package var state = WatchState()
     /// The last frame taken (held while paused); nil before the first.
-    public private(set) var frame: WatchFrame?
-    public private(set) var growth = GrowthTracker()
+    package private(set) var frame: WatchFrame?
+    package private(set) var growth = GrowthTracker()
     /// The newest events last, at most ``logCapacity``.
-    public private(set) var log: [EventLine] = []
-    public var logCapacity = 200
+    package private(set) var log: [EventLine] = []
+    package var logCapacity = 200
     /// Leftovers reported and not yet removed by a cleanup, by path.
-    public private(set) var candidates: [String: EventLine.Leftover] = [:]
+    package private(set) var candidates: [String: EventLine.Leftover] = [:]
     /// Set by the app: attached to a daemon on this socket, shown in the header.
-    public var attachedTo: String?
+    package var attachedTo: String?
     /// Set by the app: whether this engine deletes (`--clean` without `--dry-run`); nil when
     /// attached, where the daemon's options decide. The `c` confirmation says which.
-    public var deletes: Bool?
+    package var deletes: Bool?
     /// A message for the footer (a cleanup's outcome, say) until ``noticeDeadline``.
-    public private(set) var notice: String?
+    package private(set) var notice: String?
     /// When ``notice`` goes away, in milliseconds since the epoch.
-    public private(set) var noticeDeadline: Int64 = 0
+    package private(set) var noticeDeadline: Int64 = 0
     /// How long a notice stays, in milliseconds.
-    public static let noticeMilliseconds: Int64 = 5000
-    public var format: ByteFormat
+    package static let noticeMilliseconds: Int64 = 5000
+    package var format: ByteFormat
     private var restorePending = false
     /// The directory shown when it went away, while the view goes up to one still there.
     private var leftForGone: [UInt8]?
@@ -37,12 +37,12 @@ public struct WatchModel: Sendable {
         var at: Int64
     }
 
-    public init(format: ByteFormat = .decimal) { self.format = format }
+    package init(format: ByteFormat = .decimal) { self.format = format }
 
     /// Takes a new frame, unless paused. A frame of another directory than the one shown (the
     /// engine had not yet seen a change of directory) is ignored.
     @discardableResult
-    public mutating func receive(_ newFrame: WatchFrame, listRows: Int, now: Int64 = 0) -> WatchCommand {
+    package mutating func receive(_ newFrame: WatchFrame, listRows: Int, now: Int64 = 0) -> WatchCommand {
         receive(newFrame, listRows: { _ in listRows }, now: now)
     }
 
@@ -54,7 +54,7 @@ public struct WatchModel: Sendable {
     /// level, and the next up while the parent is gone too, to the nearest that is there; the
     /// footer says so. The command returned asks for that directory then.
     @discardableResult
-    public mutating func receive(
+    package mutating func receive(
         _ newFrame: WatchFrame, listRows rowsFor: (WatchModel) -> Int, now: Int64 = 0
     ) -> WatchCommand {
         guard newFrame.directory == state.directory else { return .none }
@@ -105,7 +105,7 @@ public struct WatchModel: Sendable {
     }
 
     /// Takes one event (already parsed).
-    public mutating func receive(_ event: EventLine) {
+    package mutating func receive(_ event: EventLine) {
         if let run = event.finishedRun {
             log.removeAll { $0.progressOf?.hasPrefix(run + "/") == true }
         }
@@ -120,14 +120,14 @@ public struct WatchModel: Sendable {
     }
 
     /// Shows `text` in the footer for ``noticeMilliseconds`` from `now` (ms since the epoch).
-    public mutating func post(notice text: String, now: Int64) {
+    package mutating func post(notice text: String, now: Int64) {
         notice = text
         noticeDeadline = now + Self.noticeMilliseconds
     }
 
     /// The clock's tick: a notice past its deadline goes away. True when the screen changed.
     @discardableResult
-    public mutating func tick(now: Int64) -> Bool {
+    package mutating func tick(now: Int64) -> Bool {
         guard notice != nil, now >= noticeDeadline else { return false }
         notice = nil
         return true
@@ -136,17 +136,17 @@ public struct WatchModel: Sendable {
     // MARK: What is drawn (held while paused)
 
     /// The growth rates shown: those of the moment `p` was pressed while paused.
-    public var shownGrowth: GrowthTracker { frozen?.growth ?? growth }
+    package var shownGrowth: GrowthTracker { frozen?.growth ?? growth }
     /// The log shown, newest last.
-    public var shownLog: [EventLine] { frozen?.log ?? log }
+    package var shownLog: [EventLine] { frozen?.log ?? log }
     /// The cleanup candidates shown.
-    public var shownCandidates: [String: EventLine.Leftover] { frozen?.candidates ?? candidates }
+    package var shownCandidates: [String: EventLine.Leftover] { frozen?.candidates ?? candidates }
     /// The time the screen is drawn at: `now`, or the moment of the pause (ages stand still).
-    public func shownTime(_ now: Int64) -> Int64 { frozen?.at ?? now }
+    package func shownTime(_ now: Int64) -> Int64 { frozen?.at ?? now }
 
     /// Applies a key; see ``WatchState/handle(_:rows:visibleRows:cleanAllowed:)``. `now` (ms
     /// since the epoch) is the moment a pause freezes the screen at.
-    public mutating func handle(
+    package mutating func handle(
         _ key: TerminalKey, listRows: Int, cleanAllowed: Bool = true, now: Int64 = 0
     ) -> WatchCommand {
         let selected = selectedName()
@@ -193,7 +193,7 @@ public struct WatchModel: Sendable {
     }
 
     /// The rows of the list in the order shown.
-    public func rows() -> [WatchRow] {
+    package func rows() -> [WatchRow] {
         guard let frame else { return [] }
         // A directory under several rules shows the strictest: the one furthest past (or
         // nearest to) its limit, as status --quotas and the header count it.
@@ -227,16 +227,16 @@ public struct WatchModel: Sendable {
 }
 
 /// One line of the list: a subdirectory or a file of the directory shown.
-public struct WatchRow: Sendable, Equatable {
-    public var name: [UInt8]
+package struct WatchRow: Sendable, Equatable {
+    package var name: [UInt8]
     /// The name escaped and with control characters shown, ready to draw.
-    public var display: String
+    package var display: String
     /// Allocated or apparent, as the view shows.
-    public var size: UInt64
-    public var files: UInt64
+    package var size: UInt64
+    package var files: UInt64
     /// Bytes per second over the last seconds; nil until known.
-    public var growth: Double?
-    public var quota: WatchFrame.Quota?
+    package var growth: Double?
+    package var quota: WatchFrame.Quota?
     /// False for a file: drawn without the `/` and without a file count, and not opened.
-    public var isDirectory: Bool = true
+    package var isDirectory: Bool = true
 }

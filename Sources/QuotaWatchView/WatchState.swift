@@ -1,17 +1,17 @@
 import QuotaWatchCore
 
 /// The order of the directory list; `s` cycles through them.
-public enum SortOrder: String, Sendable, CaseIterable {
+package enum SortOrder: String, Sendable, CaseIterable {
     case size, name, growth
 
-    public var next: SortOrder {
+    package var next: SortOrder {
         let all = Self.allCases
         return all[(all.firstIndex(of: self)! + 1) % all.count]
     }
 }
 
 /// What the app must do after a key.
-public enum WatchCommand: Sendable, Equatable {
+package enum WatchCommand: Sendable, Equatable {
     case none
     /// Ask the engine for the rows of this directory (raw, relative to the root) from now on.
     case showDirectory([UInt8])
@@ -23,15 +23,15 @@ public enum WatchCommand: Sendable, Equatable {
 }
 
 /// What `d` asks to delete: the selected row as the list showed it when `d` was pressed.
-public struct DeleteTarget: Sendable, Equatable {
+package struct DeleteTarget: Sendable, Equatable {
     /// Raw bytes relative to the root.
-    public var path: [UInt8]
-    public var isDirectory: Bool
+    package var path: [UInt8]
+    package var isDirectory: Bool
     /// As the list showed it (allocated or apparent).
-    public var size: UInt64
-    public var files: UInt64
+    package var size: UInt64
+    package var files: UInt64
 
-    public init(path: [UInt8], isDirectory: Bool, size: UInt64, files: UInt64) {
+    package init(path: [UInt8], isDirectory: Bool, size: UInt64, files: UInt64) {
         self.path = path
         self.isDirectory = isDirectory
         self.size = size
@@ -40,14 +40,14 @@ public struct DeleteTarget: Sendable, Equatable {
 }
 
 /// Where the user is and what they asked for: the key → state machine, pure.
-public struct WatchState: Sendable, Equatable {
-    public enum Dialog: Sendable, Equatable {
+package struct WatchState: Sendable, Equatable {
+    package enum Dialog: Sendable, Equatable {
         case none, help, confirmClean
         /// `d`'s question, about this row.
         case confirmDelete(DeleteTarget)
 
         /// A yes/no question is asked: `y` acts only once it was drawn whole.
-        public var asksQuestion: Bool {
+        package var asksQuestion: Bool {
             switch self {
             case .confirmClean, .confirmDelete: true
             case .none, .help: false
@@ -56,20 +56,20 @@ public struct WatchState: Sendable, Equatable {
     }
 
     /// The directory shown, raw bytes relative to the root; empty for the root.
-    public var directory: [UInt8] = []
-    public var cursor = ListCursor()
-    public var sort = SortOrder.size
-    public var showsApparent = false
-    public var paused = false
+    package var directory: [UInt8] = []
+    package var cursor = ListCursor()
+    package var sort = SortOrder.size
+    package var showsApparent = false
+    package var paused = false
     /// `l`: the event log takes the screen below the header, each line wrapped in full.
-    public var logExpanded = false
+    package var logExpanded = false
     /// In the expanded log: lines scrolled back from the newest (0 shows the newest). The
     /// screen loop keeps it within the log (``WatchLayout/maximumLogOffset(_:)``).
-    public var logOffset = 0
-    public var dialog = Dialog.none
+    package var logOffset = 0
+    package var dialog = Dialog.none
     /// The question asked (`c`'s or `d`'s) was drawn whole at the current size (``noteDrawn(questionWhole:)``):
     /// only then does `y` act. A key pressed while the question could not be read does nothing.
-    public private(set) var questionShownWhole = false
+    package private(set) var questionShownWhole = false
     /// The child selected in each directory left by `enter`, and the row then at the top, so
     /// backspace comes back to the list as it was.
     private var selectedBeforeEntering: [[UInt8]: Left] = [:]
@@ -79,17 +79,17 @@ public struct WatchState: Sendable, Equatable {
         var firstVisible: Int
     }
 
-    public init() {}
+    package init() {}
 
     /// One row of the list as keys see it: Enter opens a directory, never a file.
-    public struct Item: Sendable, Equatable {
-        public var name: [UInt8]
-        public var isDirectory: Bool
+    package struct Item: Sendable, Equatable {
+        package var name: [UInt8]
+        package var isDirectory: Bool
         /// What `d`'s question says of it: its size as shown, its files.
-        public var size: UInt64
-        public var files: UInt64
+        package var size: UInt64
+        package var files: UInt64
 
-        public init(name: [UInt8], isDirectory: Bool = true, size: UInt64 = 0, files: UInt64 = 0) {
+        package init(name: [UInt8], isDirectory: Bool = true, size: UInt64 = 0, files: UInt64 = 0) {
             self.name = name
             self.isDirectory = isDirectory
             self.size = size
@@ -99,7 +99,7 @@ public struct WatchState: Sendable, Equatable {
 
     /// Applies `key`. `rows` are the list's rows as shown (sorted), `visibleRows` how many
     /// the screen has for them; `cleanAllowed` is false when no cleanup can be asked for.
-    public mutating func handle(
+    package mutating func handle(
         _ key: TerminalKey, rows: [Item], visibleRows: Int, cleanAllowed: Bool = true
     ) -> WatchCommand {
         switch dialog {
@@ -182,7 +182,7 @@ public struct WatchState: Sendable, Equatable {
     }
 
     /// Goes up one level (the root stays the root), as Backspace does.
-    public mutating func showParent() -> WatchCommand {
+    package mutating func showParent() -> WatchCommand {
         if let slash = directory.lastIndex(of: UInt8(ascii: "/")) {
             directory = Array(directory[..<slash])
         } else {
@@ -208,13 +208,13 @@ public struct WatchState: Sendable, Equatable {
 
     /// What the screen loop drew last: whether the question asked, if any, showed whole
     /// (``WatchLayout/showsQuestionWhole(_:)``); false after a resize until the next drawing.
-    public mutating func noteDrawn(questionWhole: Bool) {
+    package mutating func noteDrawn(questionWhole: Bool) {
         questionShownWhole = dialog.asksQuestion && questionWhole
     }
 
     /// Once the rows of a directory just entered or left arrive: selects the child we came
     /// back from, if any.
-    public mutating func restoreSelection(rows: [Item], visibleRows: Int) {
+    package mutating func restoreSelection(rows: [Item], visibleRows: Int) {
         guard let left = selectedBeforeEntering.removeValue(forKey: directory),
             let index = rows.firstIndex(where: { $0.name == left.name && $0.isDirectory })
         else { return }

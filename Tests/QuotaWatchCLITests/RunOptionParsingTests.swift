@@ -3,7 +3,7 @@ import QuotaWatchPolicy
 import QuotaWatchTestSupport
 import Testing
 
-@testable import quotawatch
+import quotawatch
 
 /// The `run` options' grammars (``CommandLinePolicy``, the CLI's): each value read, merged
 /// over a loaded config, and every bad value named with the option and the way out.

@@ -1,10 +1,9 @@
+import QuotaWatchCleaning
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
 import Synchronization
-
-@testable import QuotaWatchCleaning
 
 // Test doubles for the cleanup runner and the cleaners, shared by the cleaning module's tests
 // and the engine's (its cleanup step tests): `package`, so only this package's tests see them.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import QuotaWatchCleaning
 import QuotaWatchCleaningTestSupport
 import QuotaWatchCore
 import QuotaWatchEngine
@@ -8,12 +9,10 @@ import QuotaWatchSystem
 import QuotaWatchTestSupport
 import Testing
 
-@testable import QuotaWatchCleaning
-
 /// A state directory on a full or failing disk, without a full disk: `fdatasync` of the audit
 /// log fails by injection. The cleaner stops at the first intent it cannot make durable, says
 /// which log and which error, and deletes nothing whose intent is not on disk.
-@Suite("Audit log: fdatasync fails (ENOSPC, EIO)")
+@Suite("Audit log and deleter under injected faults: fdatasync fails (ENOSPC, EIO), descriptors run out (EMFILE)")
 struct AuditLogFaultTests {
     struct Setup {
         let tree: TempTree
@@ -97,5 +96,33 @@ struct AuditLogFaultTests {
         #expect(removed.isSubset(of: intents), "every file gone went with its intent")
         #expect(faults.calls(.unlinkat).count == Deleter.groupSize)
         #expect(faults.calls(.fdatasync).map(\.injected) == [nil, .noSpace])
+    }
+
+    /// The descriptor table is full when the deleter opens the files' directory: they are kept
+    /// and said to be kept for that reason, and no intent is left unresolved. The first openat2
+    /// is the deleter's probe for the kernel's openat2, which an EMFILE must not turn into
+    /// "this kernel has none"; after a failed openat2 the deleter walks again component by
+    /// component (openat), which must fail too for anything to be kept.
+    @Test("EMFILE during the run: the file whose directory could not be opened is kept and says why")
+    func descriptorsRunOut() throws {
+        let setup = try Setup(names: ["one.bin", "two.bin", "three.bin"])
+        let faults = FaultPlan()
+        faults.fail(.openat2, with: .tooManyOpenFiles)
+        faults.fail(.openat, with: .tooManyOpenFiles, path: "tmp")
+        let report = try setup.clean(under: faults)
+        let opens = faults.calls(.openat2)
+        #expect(opens.prefix(2).map(\.injected) == [.tooManyOpenFiles, .tooManyOpenFiles], "\(opens)")
+        #expect(opens.count > 2, "the deleter gave up on openat2 after the probe's EMFILE")
+        let kept = report.skipped.map { String(decoding: $0.path, as: UTF8.self) }
+        #expect(kept.sorted() == ["tmp/one.bin", "tmp/three.bin", "tmp/two.bin"], "\(report)")
+        for name in kept { #expect(try setup.exists(String(name.dropFirst("tmp/".count)))) }
+        #expect(
+            report.skipped.allSatisfy { "\($0)".contains("open files") || "\($0)".contains("EMFILE") },
+            "\(report.skipped)")
+        #expect(report.removed.isEmpty)
+        let records = try setup.records()
+        for path in Set(records.filter { $0.record == "intent" }.map(\.path)) {
+            #expect(records.contains { $0.record != "intent" && $0.path == path }, "intent for \(path) left open")
+        }
     }
 }

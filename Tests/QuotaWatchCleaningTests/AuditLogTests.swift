@@ -1,4 +1,5 @@
 import Foundation
+import QuotaWatchCleaning
 import QuotaWatchCleaningTestSupport
 import QuotaWatchCore
 import QuotaWatchEngine
@@ -7,8 +8,6 @@ import QuotaWatchSystem
 import QuotaWatchTestSupport
 import Synchronization
 import Testing
-
-@testable import QuotaWatchCleaning
 
 @Suite("Audit log: durable intents, outcomes, rotation, recovery")
 struct AuditLogTests {

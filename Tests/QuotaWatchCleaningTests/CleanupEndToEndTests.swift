@@ -1,4 +1,5 @@
 import Foundation
+import QuotaWatchCleaning
 import QuotaWatchCleaningTestSupport
 import QuotaWatchCore
 import QuotaWatchEngine
@@ -6,8 +7,6 @@ import QuotaWatchPolicy
 import QuotaWatchSystem
 import QuotaWatchTestSupport
 import Testing
-
-@testable import QuotaWatchCleaning
 
 @Suite("Cleanup end to end: runner, cleaner, audited deleter, real tree")
 struct CleanupEndToEndTests {

@@ -1,9 +1,8 @@
 import Foundation
 import Glibc
+import QuotaWatchCleaning
 import QuotaWatchCleaningTestSupport
 import QuotaWatchTestSupport
-
-@testable import QuotaWatchCleaning
 
 /// The `quotawatch-cleanup-probe` program SwiftPM built next to the test bundle.
 enum CleanupProbe {

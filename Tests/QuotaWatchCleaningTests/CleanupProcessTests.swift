@@ -1,10 +1,9 @@
 import Foundation
 import Glibc
+import QuotaWatchCleaning
 import QuotaWatchCleaningTestSupport
 import QuotaWatchTestSupport
 import Testing
-
-@testable import QuotaWatchCleaning
 
 @Suite("Deleting from another process: mount points, a full disk, kill -9")
 struct CleanupProcessTests {

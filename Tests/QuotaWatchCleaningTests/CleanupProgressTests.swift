@@ -1,11 +1,10 @@
+import QuotaWatchCleaning
 import QuotaWatchCleaningTestSupport
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
 import Testing
-
-@testable import QuotaWatchCleaning
 
 @Suite("Cleanup runner: a long run reports how far it has got")
 struct CleanupProgressTests {

@@ -1,11 +1,10 @@
+import QuotaWatchCleaning
 import QuotaWatchCleaningTestSupport
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
 import Testing
-
-@testable import QuotaWatchCleaning
 
 @Suite("Cleanup runner: order, awaiting, isolation, coalescing")
 struct CleanupRunnerTests {

@@ -1,4 +1,5 @@
 import Glibc
+import QuotaWatchCleaning
 import QuotaWatchCleaningTestSupport
 import QuotaWatchCore
 import QuotaWatchEngine
@@ -6,8 +7,6 @@ import QuotaWatchPolicy
 import QuotaWatchSystem
 import Synchronization
 import Testing
-
-@testable import QuotaWatchCleaning
 
 /// A cleaner that removes one name per step the test gives, until the steps end.
 struct SteppingCleaner: Cleaner {

@@ -1,10 +1,9 @@
 import Foundation
 import Glibc
+import QuotaWatchCleaning
 import QuotaWatchCleaningTestSupport
 import QuotaWatchTestSupport
 import Testing
-
-@testable import QuotaWatchCleaning
 
 /// The deleter in another process, where the test can give it what a test process cannot
 /// have: a private mount namespace with bind mounts, or another user's identity.

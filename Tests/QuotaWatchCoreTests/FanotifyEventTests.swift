@@ -1,6 +1,5 @@
+import QuotaWatchCore
 import Testing
-
-@testable import QuotaWatchCore
 
 /// Builds kernel records byte for byte, as fanotify(7) lays them out.
 enum FanotifyFixture {

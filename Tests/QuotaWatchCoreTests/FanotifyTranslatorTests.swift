@@ -1,6 +1,5 @@
+import QuotaWatchCore
 import Testing
-
-@testable import QuotaWatchCore
 
 @Suite("fanotify events into the tree's events")
 struct FanotifyTranslatorTests {

@@ -1,6 +1,5 @@
+import QuotaWatchCore
 import Testing
-
-@testable import QuotaWatchCore
 
 @Suite("backend-neutral changes")
 struct FileSystemChangeTests {

@@ -1,6 +1,5 @@
+import QuotaWatchCore
 import Testing
-
-@testable import QuotaWatchCore
 
 /// Writes to files born outside the table are dropped unresolved, and never those of a file
 /// that has (or may have) a name in the tree: each sequence as the kernel queues it on 6.18

@@ -1,6 +1,5 @@
+import QuotaWatchCore
 import Testing
-
-@testable import QuotaWatchCore
 
 @Suite("Sizes as the phone shows them")
 struct PhoneStorageTests {

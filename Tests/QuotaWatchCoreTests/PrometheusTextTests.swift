@@ -14,15 +14,14 @@ struct PrometheusTextTests {
             .init(path: "Caches", usage: Usage(allocated: 819_200, apparent: 800_000)),
             .init(path: EscapedName.string([0x62, 0xff, 0x5c, 0x0a]), usage: Usage(allocated: 4096, apparent: 10)),
         ]
-        let states = ["ok", "warning", "breach"]
         snapshot.quotas = [
             .init(
-                path: "Caches/Feed", rule: "Caches/*", size: "allocated", used: 819_200, limit: 500_000,
-                effectiveLimit: 400_000, state: .init(current: "breach", all: states), bytesPerSecond: 2048.5,
+                path: "Caches/Feed", rule: "Caches/*", size: .allocated, used: 819_200, limit: 500_000,
+                effectiveLimit: 400_000, state: .breach, secondsSinceChange: nil, bytesPerSecond: 2048.5,
                 secondsToBreach: nil),
             .init(
-                path: "Caches/Img", rule: "Caches/*", size: "apparent", used: nil, limit: 500_000,
-                effectiveLimit: 500_000, state: .init(current: "ok", all: states), bytesPerSecond: 0,
+                path: "Caches/Img", rule: "Caches/*", size: .apparent, used: nil, limit: 500_000,
+                effectiveLimit: 500_000, state: .ok, secondsSinceChange: nil, bytesPerSecond: 0,
                 secondsToBreach: 600.25),
         ]
         snapshot.level = .init(current: "critical", all: ["normal", "warning", "critical"])

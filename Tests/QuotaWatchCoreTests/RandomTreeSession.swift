@@ -1,4 +1,4 @@
-@testable import QuotaWatchCore
+import QuotaWatchCore
 
 /// SplitMix64: small, seedable, and the same on every platform.
 struct SeededGenerator: RandomNumberGenerator {

@@ -1,6 +1,5 @@
+import QuotaWatchCore
 import Testing
-
-@testable import QuotaWatchCore
 
 /// The entries a live view lists for one directory: files beside subdirectories, largest first,
 /// the top ones of a bounded heap the same as the head of a full sort.

@@ -1,6 +1,5 @@
+import QuotaWatchCore
 import Testing
-
-@testable import QuotaWatchCore
 
 /// A tree built for a one-shot scan (``TallyTree/Lookup/deferred``) keeps no name or inode
 /// table: it must still add up as the indexed tree does for everything a crawl sees, and find

@@ -1,6 +1,5 @@
+import QuotaWatchCore
 import Testing
-
-@testable import QuotaWatchCore
 
 /// The tree's own bookkeeping under the calls a live tree makes when the file system is ahead
 /// of its events: directories on other devices (mounts under ROOT), one inode at several

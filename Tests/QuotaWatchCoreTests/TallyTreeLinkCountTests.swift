@@ -1,6 +1,5 @@
+import QuotaWatchCore
 import Testing
-
-@testable import QuotaWatchCore
 
 /// A name recorded as a hard link must follow the inode's link count both ways: du remembers
 /// only inodes with several links, so the names of an inode down to one link (one directory

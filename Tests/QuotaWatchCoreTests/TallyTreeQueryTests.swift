@@ -1,7 +1,6 @@
 import Foundation
+import QuotaWatchCore
 import Testing
-
-@testable import QuotaWatchCore
 
 @Suite("TallyTree queries")
 struct TallyTreeQueryTests {

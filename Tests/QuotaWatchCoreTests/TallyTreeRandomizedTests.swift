@@ -1,6 +1,5 @@
+import QuotaWatchCore
 import Testing
-
-@testable import QuotaWatchCore
 
 @Suite("TallyTree against a brute-force model")
 struct TallyTreeRandomizedTests {

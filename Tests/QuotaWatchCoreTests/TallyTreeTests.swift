@@ -1,6 +1,5 @@
+import QuotaWatchCore
 import Testing
-
-@testable import QuotaWatchCore
 
 private func fileStatus(inode: UInt64, allocated: UInt64, apparent: UInt64, links: UInt64 = 1) -> FileStatus {
     FileStatus(

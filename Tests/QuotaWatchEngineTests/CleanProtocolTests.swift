@@ -1,9 +1,8 @@
+import QuotaWatchCleaning
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
 import Testing
-
-@testable import QuotaWatchCleaning
 
 @Suite("control protocol: the storage page's requests and replies")
 struct CleanProtocolTests {

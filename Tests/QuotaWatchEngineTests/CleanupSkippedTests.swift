@@ -1,8 +1,7 @@
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchPolicy
 import Testing
-
-@testable import QuotaWatchEngine
 
 /// A cleaner that keeps many names (a directory's protected files) must not make every
 /// cleanup line list them all.

@@ -30,8 +30,8 @@ struct ControlProtocolTests {
             ControlRequest(.status(.tree(TreeSelection(subtree: [0x61, 0xFF, 0x5C], top: 10)))),
             ControlRequest(.status(.tree(TreeSelection(subtree: Array("tmp".utf8), depth: 1, top: 5, files: 7)))),
             ControlRequest(.status(.quotas)),
-            ControlRequest(.clean(CleanRequest())),
-            ControlRequest(.clean(CleanRequest(trigger: "nightly.1", dryRun: true))),
+            ControlRequest(.clean(CleanupRunRequest())),
+            ControlRequest(.clean(CleanupRunRequest(trigger: "nightly.1", dryRun: true))),
         ])
     func roundTrip(request: ControlRequest) throws {
         let line = request.encodedLine()
@@ -49,10 +49,10 @@ struct ControlProtocolTests {
 
     @Test("a clean request: its trigger name and dry run, checked")
     func clean() throws {
-        #expect(try decode(#"{"command":"clean"}"#).get() == ControlRequest(.clean(CleanRequest())))
+        #expect(try decode(#"{"command":"clean"}"#).get() == ControlRequest(.clean(CleanupRunRequest())))
         #expect(
             try decode(#"{"command":"clean","trigger":"by-hand","dry_run":true}"#).get()
-                == ControlRequest(.clean(CleanRequest(trigger: "by-hand", dryRun: true))))
+                == ControlRequest(.clean(CleanupRunRequest(trigger: "by-hand", dryRun: true))))
         #expect(
             error(#"{"command":"clean","depth":1}"#)
                 == "unknown field 'depth' in a clean request; its fields are command, trigger, dry_run")

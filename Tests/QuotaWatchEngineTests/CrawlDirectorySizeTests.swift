@@ -1,10 +1,9 @@
 import Glibc
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchSystem
 import QuotaWatchTestSupport
 import Testing
-
-@testable import QuotaWatchEngine
 
 /// A directory's own size is taken after its watch is added. The parent's listing stat'ed it
 /// earlier: an entry made between that stat and the watch raised no event, and on tmpfs,

@@ -1,7 +1,6 @@
+import QuotaWatchEngine
 import QuotaWatchTestSupport
 import Testing
-
-@testable import QuotaWatchEngine
 
 @Suite("engine start-up failures are typed")
 struct EngineFailureTests {

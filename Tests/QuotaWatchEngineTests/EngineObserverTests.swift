@@ -1,13 +1,12 @@
 import Dispatch
 import Foundation
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
 import QuotaWatchTestSupport
 import Synchronization
 import Testing
-
-@testable import QuotaWatchEngine
 
 /// Records what the engine tells it, and asks for a turn as soon as it has seen `ready`.
 private final class RecordingObserver: EngineObserver, Sendable {

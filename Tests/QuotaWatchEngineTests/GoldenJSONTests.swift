@@ -172,7 +172,7 @@ struct GoldenJSONTests {
             ControlRequest(.status(.tree(TreeSelection(subtree: oddPath, depth: 1, top: 10, files: 5))), sync: true)
         ),
         ("request-status-quotas", ControlRequest(.status(.quotas), sync: true)),
-        ("request-clean", ControlRequest(.clean(CleanRequest(trigger: "clean-now", dryRun: true)))),
+        ("request-clean", ControlRequest(.clean(CleanupRunRequest(trigger: "clean-now", dryRun: true)))),
         ("request-clean_list", ControlRequest(.cleanList)),
         ("request-events", ControlRequest(.events)),
         (

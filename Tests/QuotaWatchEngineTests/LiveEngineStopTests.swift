@@ -2,12 +2,11 @@ import Dispatch
 import Foundation
 import Glibc
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchSystem
 import QuotaWatchTestSupport
 import Synchronization
 import Testing
-
-@testable import QuotaWatchEngine
 
 @Suite("LiveEngine stops cleanly")
 struct LiveEngineStopTests {

@@ -1,10 +1,9 @@
 import Foundation
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchTestSupport
 import Synchronization
 import Testing
-
-@testable import QuotaWatchEngine
 
 /// Serialized: the log's redirection is one per process, and each test here sets it.
 @Suite("Log redirection", .serialized)

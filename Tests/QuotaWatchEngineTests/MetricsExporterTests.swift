@@ -47,7 +47,7 @@ struct MetricsExporterTests {
         }
 
         let breached = try #require(
-            published.first { $0.counters.quotaBreaches == 1 && $0.quotas.first?.state.current == "breach" },
+            published.first { $0.counters.quotaBreaches == 1 && $0.quotas.first?.state == .breach },
             "no snapshot with cache's breach")
         let du = try DuOracle.measure(tree, root: "root", directories: [.root, "cache", "docs"])
         #expect(breached.ready)
@@ -63,7 +63,7 @@ struct MetricsExporterTests {
         }
         let quota = try #require(breached.quotas.first)
         #expect(quota.path == "cache" && quota.limit == 4096 && quota.effectiveLimit == 4096)
-        #expect(quota.state.all == ["ok", "warning", "breach"])
+        #expect(quota.state == .breach && quota.rule == "cache" && quota.size == .allocated)
         #expect(breached.level?.current == "normal")
         #expect(breached.freeBytes != nil && breached.totalBytes != nil)
         #expect(breached.watches == 3)

@@ -10,14 +10,14 @@ import Testing
 /// Files changed outside the tree (fanotify's writes through outside names) wait in the
 /// reader for the next batch of changes, or its hold at most: each write elsewhere on the file
 /// system no longer costs the engine a turn of its own.
-@Suite("InotifyReader holds files changed outside the tree")
+@Suite("KernelEventReader holds files changed outside the tree")
 struct ReaderHoldTests {
     @Test("A file changed outside goes with the next changes, before them, not alone")
     func heldUntilTheNextChanges() throws {
         let fixture = try ScriptedSource.Fixture()
         defer { fixture.remove() }
         // A hold no test run reaches: only a change can let the file go.
-        let reader = try InotifyReader(source: fixture.source, holdMilliseconds: 600_000)
+        let reader = try KernelEventReader(source: fixture.source, holdMilliseconds: 600_000)
         let log = fixture.source.log
         Self.start(reader, loggingTo: log)
         defer { reader.stop() }
@@ -43,7 +43,7 @@ struct ReaderHoldTests {
     func goesWhenTheHoldEnds() throws {
         let fixture = try ScriptedSource.Fixture()
         defer { fixture.remove() }
-        let reader = try InotifyReader(source: fixture.source, holdMilliseconds: 5)
+        let reader = try KernelEventReader(source: fixture.source, holdMilliseconds: 5)
         let log = fixture.source.log
         Self.start(reader, loggingTo: log)
         defer { reader.stop() }
@@ -58,7 +58,7 @@ struct ReaderHoldTests {
     }
 
     /// Starts `reader` with every batch it posts appended to `log`.
-    private static func start(_ reader: InotifyReader, loggingTo log: BlockingState<[ScriptedSource.Entry]>) {
+    private static func start(_ reader: KernelEventReader, loggingTo log: BlockingState<[ScriptedSource.Entry]>) {
         reader.start(
             changes: { changes in log.withLockWakingWaiters { $0.append(.changes(changes.map(\.name))) } },
             files: { files in log.withLockWakingWaiters { $0.append(.files(files.map(\.inode))) } },

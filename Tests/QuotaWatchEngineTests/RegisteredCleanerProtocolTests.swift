@@ -1,7 +1,6 @@
 import QuotaWatchCore
+import QuotaWatchEngine
 import Testing
-
-@testable import QuotaWatchEngine
 
 /// `register_cleaner` as decoded, and a registered cleaner's reply as read: every field
 /// checked, each mistake named.

@@ -1,10 +1,9 @@
 import Foundation
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchSystem
 import QuotaWatchTestSupport
 import Testing
-
-@testable import QuotaWatchEngine
 
 /// A registered cleaner's connection in the control server alone: a context the cleaner
 /// never reads does not hold the runner or the loop; the connection is dropped after the send

@@ -1,8 +1,7 @@
 import QuotaWatchCore
+import QuotaWatchEngine
 import QuotaWatchPolicy
 import Testing
-
-@testable import QuotaWatchEngine
 
 /// Every quota state change is announced in the turn that makes it, whichever rule it
 /// belongs to: here a/b is under `a/*` (5 MB) and `a/b` (3 MB).

@@ -3,6 +3,7 @@ import Foundation
 import QuotaWatchEngine
 import QuotaWatchHistory
 import QuotaWatchPolicy
+import QuotaWatchSystem
 import QuotaWatchTestSupport
 import Synchronization
 import Testing
@@ -93,6 +94,23 @@ struct HistoryRecorderTests {
         #expect(Array(moved) == garbage)
         let recorded = try kinds(state)
         #expect(recorded.contains("history_reset") && recorded.contains("overflow"), "\(recorded)")
+    }
+
+    @Test("a fault armed where the recorder starts reaches its writer thread: a full disk there is warned, not missed")
+    func faultReachesTheWriter() throws {
+        let state = try TempTree(prefix: "qw-history-fault")
+        var settings = settings(state)
+        settings.stateDirectory = Array(state.absolutePath("state").utf8)
+        let faults = FaultPlan()
+        faults.fail(.mkdirat, with: .noSpace)
+        let reports = Reports()
+        let recorder = HistoryRecorder(settings: settings, report: reports.report)
+        faults.arm { recorder.start() }
+        recorder.engineEmitted(.engine(.overflow))
+        #expect(reports.wait(for: "cannot create the state directory"), "\(reports.all)")
+        recorder.stop()
+        #expect(faults.calls(.mkdirat).contains { $0.injected == .noSpace }, "\(faults.trace)")
+        #expect(!FileManager.default.fileExists(atPath: state.absolutePath("state")))
     }
 
     @Test("a recorder never started leaves no thread and stops at once")

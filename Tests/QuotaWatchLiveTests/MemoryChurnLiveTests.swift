@@ -49,7 +49,7 @@ struct MemoryChurnLiveTests {
         let before = try anonymousKiB(of: daemon.processID)
         try churn(in: directory, from: 20_000, count: 20_000)
         status = try daemon.syncStatus()
-        // The reader gives free heap back after a second without events (InotifyReader's
+        // The reader gives free heap back after a second without events (KernelEventReader's
         // quietMilliseconds): what stays past that, a leak per name would keep for good.
         var after = try anonymousKiB(of: daemon.processID)
         let deadline = ContinuousClock.now + .seconds(10)

@@ -1,7 +1,6 @@
 import QuotaWatchCore
+import QuotaWatchPolicy
 import Testing
-
-@testable import QuotaWatchPolicy
 
 /// Decisions on files whose times sit at the ends of the range (`touch -d @-9223372037`
 /// reads as Int64.min nanoseconds, `@9223372037` as Int64.max), and on sizes and rates no real

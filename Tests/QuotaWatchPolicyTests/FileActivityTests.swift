@@ -1,7 +1,6 @@
 import QuotaWatchCore
+import QuotaWatchPolicy
 import Testing
-
-@testable import QuotaWatchPolicy
 
 /// Times a program can set (mtime, atime) against the one it cannot (ctime), and times in the
 /// future, in the three decisions that read them.

@@ -1,9 +1,8 @@
 import CQuotaWatchShims
 import Glibc
 import QuotaWatchCore
+import QuotaWatchSystem
 import Testing
-
-@testable import QuotaWatchSystem
 
 /// The one `getdents64` decoder, which the crawler, the `/proc` scans and the deleter share:
 /// its record walk on hand-made buffers, and its listings of a real directory.

@@ -9,15 +9,15 @@ import QuotaWatchSystem
 ///
 /// `{"dry_run":false,"freed":40960,"removed":[{"freed":4096,"path":"tmp/a"}],"run":"…",
 /// "skipped":[{"path":"tmp/b","reason":"open for writing by pid 42"}]}`
-public struct CleanDeletionReport: Sendable, Hashable, ControlReplyDocument {
-    public var run: String
-    public var dryRun: Bool
-    public var removed: [RemovedItem]
-    public var skipped: [SkippedItem]
+package struct CleanDeletionReport: Sendable, Hashable, ControlReplyDocument {
+    package var run: String
+    package var dryRun: Bool
+    package var removed: [RemovedItem]
+    package var skipped: [SkippedItem]
     /// The selection cleaner's error (it timed out, say); nil when it finished.
-    public var error: String?
+    package var error: String?
 
-    public init(run: String, dryRun: Bool, result: CleanupResult) {
+    package init(run: String, dryRun: Bool, result: CleanupResult) {
         self.run = run
         self.dryRun = dryRun
         removed = result.removed
@@ -25,9 +25,9 @@ public struct CleanDeletionReport: Sendable, Hashable, ControlReplyDocument {
         error = result.error
     }
 
-    public var freedBytes: UInt64 { removed.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
+    package var freedBytes: UInt64 { removed.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
 
-    public var fields: [String: PolicyJSON] {
+    package var fields: [String: PolicyJSON] {
         [
             "run": .string(run), "dry_run": .bool(dryRun), "freed": .unsigned(freedBytes),
             "error": error.map { .string($0) } ?? .null,
@@ -41,9 +41,9 @@ public struct CleanDeletionReport: Sendable, Hashable, ControlReplyDocument {
         ]
     }
 
-    public func replyJSON() -> [UInt8] { Array(PolicyJSON.object(fields).encoded.utf8) }
+    package func replyJSON() -> [UInt8] { Array(PolicyJSON.object(fields).encoded.utf8) }
 
-    public static func decode(_ reply: [UInt8]) throws -> CleanDeletionReport {
+    package static func decode(_ reply: [UInt8]) throws -> CleanDeletionReport {
         guard let object = try JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any],
             let run = object["run"] as? String, let dryRun = object["dry_run"] as? Bool,
             let removed = object["removed"] as? [[String: Any]], let skipped = object["skipped"] as? [[String: Any]]

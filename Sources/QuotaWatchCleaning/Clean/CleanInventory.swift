@@ -4,10 +4,10 @@ import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// The files of the storage page, found by a crawl of the CLI's own (no daemon serves ROOT).
-public enum CleanInventory {
+package enum CleanInventory {
     /// Crawls `root` (kept open by the caller) and returns every file that has a category,
     /// with the status the crawl read, and what could not be read.
-    public static func crawl(
+    package static func crawl(
         _ root: FileDescriptor, options: CrawlOptions = CrawlOptions()
     ) -> (items: [CleanItem], warnings: [ScanWarning]) {
         guard let rootStatus = try? root.status() else { return ([], []) }

@@ -9,26 +9,26 @@ import QuotaWatchSystem
 ///
 /// `{"columns":["path","category","allocated","apparent","modified_ns","device","inode","links"],
 /// "engine":{…},"root":"/abs/root","rows":[["tmp/CFNetworkDownload_A.tmp","leftovers",4096,…]]}`
-public struct CleanListing: Sendable, ControlReplyDocument {
-    public var root: String
-    public var items: [CleanItem]
-    public var engine: EngineReport
+package struct CleanListing: Sendable, ControlReplyDocument {
+    package var root: String
+    package var items: [CleanItem]
+    package var engine: EngineReport
     /// ROOT's descriptor, when the items' mtimes are still to be read (the daemon's listing):
     /// ``replyJSON()``, on the connection's thread, stats each path relative to it, takes the
     /// file's current numbers, and leaves out a name that now leads to another inode or none.
     var timesFrom: FileDescriptor?
 
-    public init(root: String, items: [CleanItem], engine: EngineReport) {
+    package init(root: String, items: [CleanItem], engine: EngineReport) {
         self.root = root
         self.items = items
         self.engine = engine
     }
 
-    public static let columns = [
+    package static let columns = [
         "path", "category", "allocated", "apparent", "modified_ns", "device", "inode", "links",
     ]
 
-    public func replyJSON() -> [UInt8] {
+    package func replyJSON() -> [UInt8] {
         var rows: [Row] = []
         rows.reserveCapacity(items.count)
         for var item in items {
@@ -44,7 +44,7 @@ public struct CleanListing: Sendable, ControlReplyDocument {
 
     /// Reads a reply; rows whose path has no category here (a daemon of another version) are
     /// left out.
-    public static func decode(_ reply: [UInt8]) throws -> CleanListing {
+    package static func decode(_ reply: [UInt8]) throws -> CleanListing {
         let wire = try ContractJSON.decode(Wire.self, from: reply)
         guard Array(wire.columns.prefix(columns.count)) == columns else {
             throw ControlProtocol.Failure("the clean_list reply has columns \(wire.columns), not \(columns)")

@@ -6,7 +6,7 @@ import QuotaWatchPolicy
 /// `quotawatch clean`'s page (`clean_list`) and selections (`clean_delete`), the page from the
 /// live tree and the deletions on the cleanup runner.
 extension CleanupParticipant {
-    public func answer(_ request: ParticipantRequest, _ live: inout LiveTree<KernelFileSystem>) -> Bool {
+    package func answer(_ request: ParticipantRequest, _ live: inout LiveTree<KernelFileSystem>) -> Bool {
         switch request.command {
         case .clean(let clean): answerClean(clean, request.reply)
         case .cleanList: answerCleanList(request, &live)
@@ -17,7 +17,7 @@ extension CleanupParticipant {
     }
 
     /// `clean`: every cleaner now; the reply waits for the run's summary (the runner sends it).
-    private func answerClean(_ request: CleanRequest, _ reply: ControlReply) {
+    private func answerClean(_ request: CleanupRunRequest, _ reply: ControlReply) {
         let noted = withCoordinator { coordinator in
             coordinator.note(.manual(name: request.trigger, dryRun: request.dryRun, reply: reply))
         }

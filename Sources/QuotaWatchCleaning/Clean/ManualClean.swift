@@ -7,9 +7,9 @@ import QuotaWatchSystem
 /// Deleting what the storage page selected, through the same ``Deleter`` and audit log as the
 /// automatic cleaners: in the daemon on its cleanup runner (``SelectionCleaner``), or in the
 /// CLI when no daemon serves ROOT (``runLocally(root:items:named:protection:stateDirectory:dryRun:)``).
-public enum ManualClean {
+package enum ManualClean {
     /// The cleaner name the audit log and the `cleanup` event give these deletions.
-    public static let cleanerName = "clean"
+    package static let cleanerName = "clean"
 
     /// Removes each item if it is still the inode that was listed, then each named path whole.
     /// The audit rule is the item's category (with the kind for user files), or `path`.
@@ -46,7 +46,7 @@ public enum ManualClean {
     /// Deletes `items` from the CLI, for a ROOT no daemon serves. A real run writes the audit
     /// log in `stateDirectory` (the daemon's for this ROOT), resolving first any intent a crash
     /// left open; a dry run checks everything and records nothing.
-    public static func runLocally(
+    package static func runLocally(
         root: FileDescriptor, items: [CleanItem], named: [NamedPath] = [], protection: CleanupProtection,
         stateDirectory: [UInt8]?, dryRun: Bool
     ) throws(ManualCleanError) -> CleanDeletionReport {
@@ -86,7 +86,7 @@ public enum ManualClean {
 }
 
 /// Why a deletion could not start, with the way out.
-public struct ManualCleanError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct ManualCleanError: Error, Sendable, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

@@ -6,32 +6,32 @@ import QuotaWatchSystem
 /// A path `--path` (or `watch`'s `d`) names, with the inode it led to when the selection was
 /// planned: removed whole, a file or a directory with everything below it, by the
 /// ``Deleter``'s tree removal, category or not.
-public struct NamedPath: Sendable, Hashable {
+package struct NamedPath: Sendable, Hashable {
     /// Relative to ROOT, raw bytes.
-    public var path: [UInt8]
-    public var identity: FileIdentity
+    package var path: [UInt8]
+    package var identity: FileIdentity
 
-    public init(path: [UInt8], identity: FileIdentity) {
+    package init(path: [UInt8], identity: FileIdentity) {
         self.path = path
         self.identity = identity
     }
 
     /// The audit rule of these removals: the user named the path, no category chose it.
-    public static let auditRule = "path"
+    package static let auditRule = "path"
 }
 
 /// How the paths of a selection are taken. Without `--older-than` or `--larger-than` each is
 /// removed whole; with them, a path only narrows the page's files to those below it (their
 /// ages and sizes are the page's).
-public enum NamedPaths {
-    public static func removedWhole(_ selection: CleanSelection) -> Bool {
+package enum NamedPaths {
+    package static func removedWhole(_ selection: CleanSelection) -> Bool {
         !selection.paths.isEmpty && selection.olderThan == nil && selection.largerThan == nil
     }
 
     /// Where each named path leads now, looked up from `root` one component at a time without
     /// following a symlink: a path that leads nowhere, or through a symlink, is an error that
     /// names it.
-    public static func resolve(_ paths: [[UInt8]], root: FileDescriptor) -> Result<[NamedPath], CleanSelectionError> {
+    package static func resolve(_ paths: [[UInt8]], root: FileDescriptor) -> Result<[NamedPath], CleanSelectionError> {
         var resolved: [NamedPath] = []
         for path in paths {
             let components = path.split(separator: UInt8(ascii: "/"))
@@ -64,7 +64,7 @@ public enum NamedPaths {
     /// What goes as a page item and what goes whole: a named path that is a file of the page
     /// goes as that item (its category stays its audit rule, its hold and protection apply as
     /// on the page); every other named path goes whole, and the chosen items below it with it.
-    public static func split(
+    package static func split(
         chosen: [CleanItem], named: [NamedPath], page: [CleanItem]
     ) -> (items: [CleanItem], named: [NamedPath]) {
         let pagePaths = Set(page.map(\.path))

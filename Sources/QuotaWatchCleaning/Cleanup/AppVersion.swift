@@ -4,7 +4,7 @@ import QuotaWatchEngine
 import QuotaWatchSystem
 
 /// Where the app's version comes from.
-public enum AppVersionSource: Sendable, Hashable {
+package enum AppVersionSource: Sendable, Hashable {
     /// A version string written in the config.
     case fixed(String)
     /// An `Info.plist` (XML or binary) whose `CFBundleShortVersionString` is the version.
@@ -12,19 +12,19 @@ public enum AppVersionSource: Sendable, Hashable {
 }
 
 /// Why the app version could not be read.
-public struct AppVersionError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var path: [UInt8]
-    public var reason: String
+package struct AppVersionError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var path: [UInt8]
+    package var reason: String
 
-    public var description: String {
+    package var description: String {
         "cannot read the app version from '\(EscapedName.string(path))': \(reason); "
             + "point app_version at the bundle's Info.plist, or write the version itself"
     }
 }
 
-public enum AppVersion {
+package enum AppVersion {
     /// The version `source` names now.
-    public static func read(_ source: AppVersionSource) throws(AppVersionError) -> String {
+    package static func read(_ source: AppVersionSource) throws(AppVersionError) -> String {
         switch source {
         case .fixed(let version): return version
         case .infoPlist(let path):
@@ -44,7 +44,7 @@ public enum AppVersion {
     }
 
     /// `CFBundleShortVersionString` of an XML or binary property list.
-    public static func shortVersion(plist bytes: [UInt8]) -> String? {
+    package static func shortVersion(plist bytes: [UInt8]) -> String? {
         guard
             let object = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil),
             let dictionary = object as? [String: Any],

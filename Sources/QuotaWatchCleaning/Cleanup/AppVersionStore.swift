@@ -5,21 +5,21 @@ import QuotaWatchSystem
 
 /// The app version, and the last one seen, persisted as `app-version` in the state directory.
 /// The first start with a version other than the persisted one runs every cleaner once.
-public struct AppVersionStore: Sendable {
-    public static let fileName = "app-version"
-    public let path: [UInt8]
+package struct AppVersionStore: Sendable {
+    package static let fileName = "app-version"
+    package let path: [UInt8]
 
-    public init(stateDirectory: [UInt8]) { path = stateDirectory + Array("/\(Self.fileName)".utf8) }
+    package init(stateDirectory: [UInt8]) { path = stateDirectory + Array("/\(Self.fileName)".utf8) }
 
     /// The version persisted by an earlier start; nil if none was.
-    public func lastSeen() -> String? {
+    package func lastSeen() -> String? {
         guard let bytes = try? RegularFile.read(bytes: path, limit: 4096) else { return nil }
         let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? nil : text
     }
 
     /// Persists `version` (written to a temporary file, synced and renamed over the old one).
-    public func record(_ version: String) throws(Errno) {
+    package func record(_ version: String) throws(Errno) {
         if let slash = path.lastIndex(of: UInt8(ascii: "/")), slash > 0 {
             try DurableFile.makeDirectories(Array(path[..<slash]))
         }
@@ -27,7 +27,7 @@ public struct AppVersionStore: Sendable {
     }
 
     /// The trigger for `current`: `app_version` when it differs from the last one seen, else nil.
-    public func trigger(for current: String) -> CleanupTrigger? {
+    package func trigger(for current: String) -> CleanupTrigger? {
         let last = lastSeen()
         return last == current ? nil : .appVersion(old: last, new: current)
     }

@@ -5,13 +5,13 @@ import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// An intent found without an outcome at start, and what became of its name.
-public struct RecoveredIntent: Sendable, Hashable {
-    public var path: [UInt8]
-    public var identity: FileIdentity
-    public var run: String
-    public var sequence: UInt64
+package struct RecoveredIntent: Sendable, Hashable {
+    package var path: [UInt8]
+    package var identity: FileIdentity
+    package var run: String
+    package var sequence: UInt64
     /// The name still leads to the inode: the unlink never happened.
-    public var present: Bool
+    package var present: Bool
 }
 
 extension AuditLog {
@@ -19,7 +19,7 @@ extension AuditLog {
     /// log (``recover(using:)``) and says once how many, and what became of them. A daemon
     /// that does not delete (no `--clean`, `--dry-run`) resolves them too; without a log
     /// there (nothing was ever deleted) nothing is created.
-    public static func resolveIntentsLeftOpen(in directory: [UInt8]?, using deleter: Deleter) {
+    package static func resolveIntentsLeftOpen(in directory: [UInt8]?, using deleter: Deleter) {
         guard let directory else { return }
         let path = directory + Array("/\(fileName)".utf8)
         guard (try? FileDescriptor.currentWorkingDirectory.status(of: path)) != nil else { return }
@@ -33,7 +33,7 @@ extension AuditLog {
     }
 
     /// ``recover(using:)``, said once in the log.
-    public func resolveIntentsLeftOpen(using deleter: Deleter) {
+    package func resolveIntentsLeftOpen(using deleter: Deleter) {
         let recovered: [RecoveredIntent]
         do {
             recovered = try recover(using: deleter)
@@ -56,7 +56,7 @@ extension AuditLog {
     /// else is `gone`. An outcome record `recovered: gone` or `recovered: present` is appended
     /// for each, so the next start finds nothing to do. A torn last line (a crash mid-write)
     /// is ignored: its intent was never complete, so its unlink never ran.
-    public func recover(using deleter: Deleter) throws(Errno) -> [RecoveredIntent] {
+    package func recover(using deleter: Deleter) throws(Errno) -> [RecoveredIntent] {
         var dangling: [String: RecoveredIntent] = [:]
         var order: [String] = []
         for line in try currentContents().split(separator: UInt8(ascii: "\n")) {

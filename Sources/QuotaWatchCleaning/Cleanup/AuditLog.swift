@@ -6,13 +6,13 @@ import QuotaWatchSystem
 import Synchronization
 
 /// What an audit record says about why a name was removed.
-public struct AuditContext: Sendable, Hashable {
-    public var rule: String
-    public var trigger: String
-    public var cleaner: String
-    public var run: String
+package struct AuditContext: Sendable, Hashable {
+    package var rule: String
+    package var trigger: String
+    package var cleaner: String
+    package var run: String
 
-    public init(rule: String, trigger: String, cleaner: String, run: String) {
+    package init(rule: String, trigger: String, cleaner: String, run: String) {
         self.rule = rule
         self.trigger = trigger
         self.cleaner = cleaner
@@ -28,26 +28,26 @@ public struct AuditContext: Sendable, Hashable {
 /// removed. Rotated by size: `audit.jsonl.1` … `.keep`, the oldest replaced; but never a file
 /// that holds records of a run still writing (see ``Settings/keep``): a run's records stay whole
 /// until it has ended, and the history imports them after its `cleanup` event.
-public final class AuditLog: Sendable {
-    public struct Settings: Sendable, Hashable {
+package final class AuditLog: Sendable {
+    package struct Settings: Sendable, Hashable {
         /// Rotate before an intent once the file is this large.
-        public var maximumBytes: UInt64
+        package var maximumBytes: UInt64
         /// Old files kept, at least: a rotation keeps more while the oldest ones hold records of
         /// a run that has written into the current file (a run larger than `maximumBytes × keep`
         /// would otherwise lose its first deletions' records while it goes on), and drops the
         /// extra ones at the first rotation after that run.
-        public var keep: Int
+        package var keep: Int
 
-        public init(maximumBytes: UInt64 = 4 << 20, keep: Int = 3) {
+        package init(maximumBytes: UInt64 = 4 << 20, keep: Int = 3) {
             self.maximumBytes = maximumBytes
             self.keep = keep
         }
     }
 
-    public static let fileName = "audit.jsonl"
+    package static let fileName = "audit.jsonl"
 
     /// The log file's path.
-    public let path: [UInt8]
+    package let path: [UInt8]
     let settings: Settings
     let clock: @Sendable () -> WallTime
     private let state: Mutex<State>
@@ -61,7 +61,7 @@ public final class AuditLog: Sendable {
     }
 
     /// Opens (creating the directory, mode 0700, and the file, 0600) `directory/audit.jsonl`.
-    public init(
+    package init(
         directory: [UInt8], settings: Settings = Settings(), clock: @escaping @Sendable () -> WallTime = WallTime.now
     ) throws(AuditLogError) {
         path = directory + Array("/\(Self.fileName)".utf8)
@@ -78,10 +78,10 @@ public final class AuditLog: Sendable {
     }
 
     /// A journal for one removal call, recording `context` with every entry.
-    public func journal(_ context: AuditContext) -> any DeletionJournal { AuditJournal(log: self, context: context) }
+    package func journal(_ context: AuditContext) -> any DeletionJournal { AuditJournal(log: self, context: context) }
 
     /// A journal for one group of removals, `contexts[i]` recorded with request `i`.
-    public func groupJournal(_ contexts: [AuditContext]) -> any GroupDeletionJournal {
+    package func groupJournal(_ contexts: [AuditContext]) -> any GroupDeletionJournal {
         AuditGroupJournal(log: self, contexts: contexts)
     }
 
@@ -231,15 +231,15 @@ enum AuditRecord {
 }
 
 /// The audit log could not be opened or written.
-public struct AuditLogError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var path: [UInt8]
-    public var errno: Errno
+package struct AuditLogError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var path: [UInt8]
+    package var errno: Errno
 
     /// What went wrong, without the way out: that depends on who asked (the daemon's
     /// `--clean`, or `clean --yes`).
-    public var reason: String { "cannot open the audit log '\(HumanText.name(path))': \(errno)" }
+    package var reason: String { "cannot open the audit log '\(HumanText.name(path))': \(errno)" }
 
-    public var description: String { reason + "; set STATE_DIRECTORY to a writable directory, or run without --clean" }
+    package var description: String { reason + "; set STATE_DIRECTORY to a writable directory, or run without --clean" }
 
     /// What a cleaner reports when an intent could not be recorded: the log, the error by its
     /// C name too (what a user searches for), and the two ways out.

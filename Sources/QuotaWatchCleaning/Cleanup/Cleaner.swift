@@ -5,7 +5,7 @@ import QuotaWatchSystem
 
 /// Something that frees space when a cleanup run asks: the built-in cleaners, or a program's
 /// own. It removes files only through ``CleanupContext/remover``.
-public protocol Cleaner: Sendable {
+package protocol Cleaner: Sendable {
     var name: String { get }
     func clean(_ context: CleanupContext) async throws -> CleanupResult
     /// How long one call may take; nil is the runner's timeout.
@@ -13,7 +13,7 @@ public protocol Cleaner: Sendable {
 }
 
 extension Cleaner {
-    public var callTimeout: Duration? { nil }
+    package var callTimeout: Duration? { nil }
 }
 
 /// Stands for a changing list of cleaners in the run order (those programs registered over
@@ -27,19 +27,19 @@ protocol CleanerGroup: Cleaner {
 struct CleanerNotConcerned: Error {}
 
 /// The directory a breach names: its tally, its limit in force and where cleaning stops.
-public struct CleanupDirectory: Sendable, Equatable {
-    public var path: [UInt8]
+package struct CleanupDirectory: Sendable, Equatable {
+    package var path: [UInt8]
     /// The size the quota counts (allocated or apparent, as `size` says).
-    public var used: UInt64
-    public var size: SizeKind
-    public var effectiveLimit: UInt64
+    package var used: UInt64
+    package var size: SizeKind
+    package var effectiveLimit: UInt64
     /// Cleaning stops once `used` is at or under this.
-    public var target: UInt64
+    package var target: UInt64
     /// The directory's whole tally (both sizes, files, directories) when the engine has it.
-    public var tally: Tally?
+    package var tally: Tally?
 
     /// `target` defaults to 80 % of the effective limit.
-    public init(
+    package init(
         path: [UInt8], used: UInt64, size: SizeKind = .allocated, effectiveLimit: UInt64, target: UInt64? = nil,
         tally: Tally? = nil
     ) {
@@ -52,19 +52,19 @@ public struct CleanupDirectory: Sendable, Equatable {
     }
 
     /// 80 % of the effective limit, rounded down.
-    public static func defaultTarget(effectiveLimit: UInt64) -> UInt64 {
+    package static func defaultTarget(effectiveLimit: UInt64) -> UInt64 {
         effectiveLimit / 5 * 4 + effectiveLimit % 5 * 4 / 5
     }
 }
 
 /// What the engine knows for one trigger, handed to every cleaner.
-public struct CleanupInputs: Sendable {
-    public var level: DiskLevel
-    public var directory: CleanupDirectory?
+package struct CleanupInputs: Sendable {
+    package var level: DiskLevel
+    package var directory: CleanupDirectory?
     /// What the rules found: leftovers, or the files of the breached directory.
-    public var candidates: [CleanupCandidate]
+    package var candidates: [CleanupCandidate]
 
-    public init(level: DiskLevel, directory: CleanupDirectory? = nil, candidates: [CleanupCandidate] = []) {
+    package init(level: DiskLevel, directory: CleanupDirectory? = nil, candidates: [CleanupCandidate] = []) {
         self.level = level
         self.directory = directory
         self.candidates = candidates
@@ -72,27 +72,27 @@ public struct CleanupInputs: Sendable {
 }
 
 /// Everything a cleaner gets.
-public struct CleanupContext: Sendable {
-    public var trigger: CleanupTrigger
-    public var level: DiskLevel
-    public var directory: CleanupDirectory?
-    public var candidates: [CleanupCandidate]
+package struct CleanupContext: Sendable {
+    package var trigger: CleanupTrigger
+    package var level: DiskLevel
+    package var directory: CleanupDirectory?
+    package var candidates: [CleanupCandidate]
     /// Nothing is removed: the remover checks and reports what it would remove.
-    public var dryRun: Bool
+    package var dryRun: Bool
     /// The only way a cleaner removes anything; it writes the audit log.
-    public var remover: Remover
-    public var runID: String
+    package var remover: Remover
+    package var runID: String
     /// The daemon's ROOT, absolute and escaped as paths are (the `root` of its events); nil
     /// for a runner that serves no daemon.
-    public var root: String?
+    package var root: String?
     /// What the cleaners before this one removed in this run (in a dry run, would remove): the
     /// context above is already settled against it (``CleanupPlan/settle(_:after:)``).
-    public var removedEarlier: Set<[UInt8]> = []
+    package var removedEarlier: Set<[UInt8]> = []
     /// The wall clock when the call began, ns since the epoch (the runner's clock): what
     /// eviction judges times in the future against.
-    public var nowNanoseconds: Int64 = .max
+    package var nowNanoseconds: Int64 = .max
 
-    public init(
+    package init(
         trigger: CleanupTrigger, inputs: CleanupInputs, dryRun: Bool, remover: Remover, runID: String,
         root: String? = nil
     ) {

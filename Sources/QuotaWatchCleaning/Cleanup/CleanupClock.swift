@@ -4,7 +4,7 @@ import QuotaWatchPolicy
 
 /// The runner's time: wall time for the summary, a monotonic reading for durations, and the
 /// sleep that bounds each cleaner. Tests drive a fake.
-public protocol CleanupClock: Sendable {
+package protocol CleanupClock: Sendable {
     var wallTime: WallTime { get }
     var monotonic: Moment { get }
     /// Returns after `duration`, or throws `CancellationError` when the task is cancelled.
@@ -12,11 +12,11 @@ public protocol CleanupClock: Sendable {
 }
 
 /// The real clocks.
-public struct SystemCleanupClock: CleanupClock {
-    public init() {}
+package struct SystemCleanupClock: CleanupClock {
+    package init() {}
 
-    public var wallTime: WallTime { WallTime.now() }
-    public var monotonic: Moment { .now }
+    package var wallTime: WallTime { WallTime.now() }
+    package var monotonic: Moment { .now }
 
-    public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
+    package func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
 }

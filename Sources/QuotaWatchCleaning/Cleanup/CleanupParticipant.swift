@@ -2,7 +2,6 @@ import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
-import Synchronization
 
 /// Cleaning as an ``EngineParticipant``: the cleanup triggers (breaches, levels, leftovers, the
 /// periodic deadline, a new app version, `clean`) planned on the live tree at the end of every
@@ -11,7 +10,7 @@ import Synchronization
 /// their run settles; and `quotawatch clean`'s page and selections (`clean_list`,
 /// `clean_delete`). Built by the `run` command; its composition root (``CleanupAssembly``)
 /// runs when the engine starts it.
-public final class CleanupParticipant: EngineParticipant {
+package final class CleanupParticipant: EngineParticipant {
     /// A run ended (posted by the runner's completion, with its summary).
     struct RunFinished: Sendable {
         let summary: CleanupSummary
@@ -22,46 +21,46 @@ public final class CleanupParticipant: EngineParticipant {
         let report: CleanupProgressReport
     }
 
-    /// Touched on the engine thread only; the lock makes that a fact the compiler checks.
-    private let state = Mutex<CleanupCoordinator?>(nil)
+    /// Touched on the engine thread only, and checked to be.
+    private let state = ThreadBound<CleanupCoordinator?>(nil, name: "the cleanup participant's coordinator")
     private let assembly: CleanupAssembly
 
     /// `options` say whether the cleaners delete; `rootDisplay` is ROOT as shown.
-    public init(options: CleanupOptions, rootDisplay: String) {
+    package init(options: CleanupOptions, rootDisplay: String) {
         assembly = CleanupAssembly(options: options, rootDisplay: rootDisplay)
     }
 
     /// Whether anything is removed (`run --clean` without `--dry-run`).
-    public var deletes: Bool { assembly.options.deletes }
+    package var deletes: Bool { assembly.options.deletes }
 
     var rootDisplay: String { assembly.rootDisplay }
 
-    var hasStarted: Bool { state.withLock { $0 != nil } }
+    var hasStarted: Bool { state.withValue { $0 != nil } }
 
     /// Runs `body` on the coordinator; false before it has started.
     func withCoordinator(_ body: (inout CleanupCoordinator) -> Void) -> Bool {
-        state.withLock { coordinator in
+        state.withValue { coordinator in
             guard coordinator != nil else { return false }
             body(&coordinator!)
             return true
         }
     }
 
-    public func start(_ start: ParticipantStart) -> EngineFailure? {
+    package func start(_ start: ParticipantStart) -> EngineFailure? {
         switch assembly.coordinator(start) {
         case .success(let coordinator):
-            state.withLock { $0 = coordinator }
+            state.withValue { $0 = coordinator }
             return nil
         case .failure(let failure):
             return failure
         }
     }
 
-    public var nextDeadline: UInt64? { state.withLock { $0?.nextDeadline } }
+    package var nextDeadline: UInt64? { state.withValue { $0?.nextDeadline } }
 
     /// Opens noted for `order: lru` (they change no size); the rest go to the tree.
-    public func changes(_ batch: [FileSystemChange], in live: LiveTree<KernelFileSystem>) -> [FileSystemChange] {
-        state.withLock { coordinator in
+    package func changes(_ batch: [FileSystemChange], in live: LiveTree<KernelFileSystem>) -> [FileSystemChange] {
+        state.withValue { coordinator in
             guard coordinator?.opens.isActive == true else { return batch }
             return coordinator!.opens.take(batch, live, now: WallClock.nanosecondsSinceEpoch())
         }
@@ -70,23 +69,23 @@ public final class CleanupParticipant: EngineParticipant {
     /// After the policy's pass: plans and submits the triggers noted this turn, holds the
     /// states of the breached directories a run now cleans, and lets go of those settled
     /// (the policy is then evaluated again, so the loop may sleep until the next change).
-    public func endTurn(
+    package func endTurn(
         _ live: inout LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor?, now: UInt64
     )
         -> Bool
     {
-        state.withLock { coordinator in
+        state.withValue { coordinator in
             guard coordinator != nil else { return false }
             return coordinator!.endTurn(&live, &monitor, now: now)
         }
     }
 
-    public func published(_ event: PolicyEvent) {
-        state.withLock { $0?.note(event) }
+    package func published(_ event: PolicyEvent) {
+        state.withValue { $0?.note(event) }
     }
 
     /// A run ended: its `cleanup` event, the periodic clock restarted, the app version kept.
-    public func received(_ message: any Sendable, _ output: ParticipantOutput) {
+    package func received(_ message: any Sendable, _ output: ParticipantOutput) {
         if let progress = message as? RunProgress {
             output.emit(.cleanupProgress(progress.report))
             return
@@ -98,7 +97,7 @@ public final class CleanupParticipant: EngineParticipant {
         for report in summary.cleaners {
             if let error = report.error { Log.warning("cleaner \(report.name): \(error)") }
         }
-        state.withLock { coordinator in
+        state.withValue { coordinator in
             guard coordinator != nil else { return }
             coordinator!.finished(summary, now: output.now)
             guard let (store, version) = coordinator!.appVersion, !summary.dryRun,
@@ -116,8 +115,8 @@ public final class CleanupParticipant: EngineParticipant {
     }
 
     /// The cleaners stay as they started: the runner holds them and a run may be under way.
-    public func reloaded(_ config: PolicyConfig) {
-        let changed = state.withLock { $0.map { $0.settings != config.cleanup } ?? false }
+    package func reloaded(_ config: PolicyConfig) {
+        let changed = state.withValue { $0.map { $0.settings != config.cleanup } ?? false }
         guard changed else { return }
         Log.write(
             .warning,
@@ -127,5 +126,5 @@ public final class CleanupParticipant: EngineParticipant {
                     + "hooks are reloaded now)"))
     }
 
-    public func stop() {}
+    package func stop() {}
 }

@@ -7,15 +7,15 @@ import Synchronization
 /// How far a cleaner has got: the count of removals answered and when the last was, so that
 /// the runner's timeout bounds a stall, not a large job; and the names removed and bytes
 /// freed so far, which the runner reports while the cleaner goes on (`cleanup_progress`).
-public final class CleanupProgress: Sendable {
-    public struct Reading: Sendable, Equatable {
-        public var answered: Int
+package final class CleanupProgress: Sendable {
+    package struct Reading: Sendable, Equatable {
+        package var answered: Int
         /// The clock's monotonic reading at the last answer (at the start, before any).
-        public var at: Moment
+        package var at: Moment
         /// Removals that removed (in a dry run, would remove) their name, a tree counting once.
-        public var removed: Int = 0
+        package var removed: Int = 0
         /// Allocated bytes the file system got back so far.
-        public var freedBytes: UInt64 = 0
+        package var freedBytes: UInt64 = 0
     }
 
     private let clock: any CleanupClock
@@ -24,12 +24,12 @@ public final class CleanupProgress: Sendable {
     /// when this one timed out and its result was dropped.
     private let paths = Mutex<Set<[UInt8]>>([])
 
-    public init(clock: any CleanupClock) {
+    package init(clock: any CleanupClock) {
         self.clock = clock
         state = Mutex(Reading(answered: 0, at: clock.monotonic))
     }
 
-    public var reading: Reading { state.withLock { $0 } }
+    package var reading: Reading { state.withLock { $0 } }
 
     /// Every path a removal removed (in a dry run, would remove) so far.
     var removedPaths: Set<[UInt8]> { paths.withLock { $0 } }

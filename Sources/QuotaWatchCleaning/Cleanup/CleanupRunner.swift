@@ -1,6 +1,7 @@
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
+import QuotaWatchSystem
 import Synchronization
 
 /// Runs the registered cleaners, one after another in registration order, each awaited and
@@ -14,18 +15,18 @@ import Synchronization
 ///
 /// Runs happen on Swift's concurrency pool, never on the engine thread: ``submit(_:)`` only
 /// records the trigger and returns.
-public final class CleanupRunner: Sendable {
-    public struct Settings: Sendable {
+package final class CleanupRunner: Sendable {
+    package struct Settings: Sendable {
         /// How long one cleaner may take for one trigger.
-        public var timeout: Duration
+        package var timeout: Duration
         /// Every remover checks and reports, and removes nothing.
-        public var dryRun: Bool
+        package var dryRun: Bool
         /// The daemon's ROOT, handed to every cleaner in its context (``CleanupContext/root``).
-        public var root: String?
+        package var root: String?
         /// How often a cleaner's progress is reported while it runs (``CleanupProgressReport``).
-        public var progressInterval: Duration
+        package var progressInterval: Duration
 
-        public init(
+        package init(
             timeout: Duration = .seconds(60), dryRun: Bool, root: String? = nil,
             progressInterval: Duration = .milliseconds(500)
         ) {
@@ -38,11 +39,11 @@ public final class CleanupRunner: Sendable {
 
     /// What the engine knows for a trigger (its level, directory and candidates), asked at the
     /// start of the trigger's turn so it is current.
-    public typealias Prepare = @Sendable (CleanupTrigger) async -> CleanupInputs
-    public typealias Completion = @Sendable (CleanupSummary) -> Void
+    package typealias Prepare = @Sendable (CleanupTrigger) async -> CleanupInputs
+    package typealias Completion = @Sendable (CleanupSummary) -> Void
     /// Told how far a cleaner has got, from the runner's own task: it must not block (the
     /// daemon posts it to the engine's mailbox, which only appends).
-    public typealias ProgressSink = @Sendable (CleanupProgressReport) -> Void
+    package typealias ProgressSink = @Sendable (CleanupProgressReport) -> Void
 
     private struct State {
         var cleaners: [any Cleaner] = []
@@ -62,7 +63,7 @@ public final class CleanupRunner: Sendable {
     let instance: String
     private let state = Mutex(State())
 
-    public init(
+    package init(
         settings: Settings, backend: any RemovalBackend, clock: any CleanupClock = SystemCleanupClock(),
         instance: String, prepare: @escaping Prepare, completion: @escaping Completion,
         reportProgress: ProgressSink? = nil
@@ -77,15 +78,15 @@ public final class CleanupRunner: Sendable {
     }
 
     /// Adds a cleaner after those already registered; it takes part from the next run.
-    public func register(_ cleaner: any Cleaner) {
+    package func register(_ cleaner: any Cleaner) {
         state.withLock { $0.cleaners.append(cleaner) }
     }
 
     /// Asks for a run. Returns at once; the run starts now, or after the one going on.
-    public func submit(_ trigger: CleanupTrigger) { submit([trigger]) }
+    package func submit(_ trigger: CleanupTrigger) { submit([trigger]) }
 
     /// Asks for one run serving all of `triggers` (with any already waiting).
-    public func submit(_ triggers: [CleanupTrigger]) {
+    package func submit(_ triggers: [CleanupTrigger]) {
         guard !triggers.isEmpty else { return }
         let start = state.withLock { state -> Bool in
             for trigger in triggers where !state.waiting.contains(trigger) { state.waiting.append(trigger) }
@@ -93,11 +94,13 @@ public final class CleanupRunner: Sendable {
             state.running = true
             return true
         }
-        if start { Task.detached { await self.drain() } }
+        guard start else { return }
+        FaultReach.leavingPlan(for: "the cleanup runner")
+        Task.detached { await self.drain() }
     }
 
     /// Returns once no run is going on and none is waiting.
-    public func waitUntilIdle() async {
+    package func waitUntilIdle() async {
         await withCheckedContinuation { continuation in
             let idle = state.withLock { state -> Bool in
                 if !state.running { return true }

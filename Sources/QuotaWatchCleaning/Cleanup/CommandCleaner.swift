@@ -8,14 +8,14 @@ import QuotaWatchSystem
 /// stdin and as `QUOTAWATCH_*` variables (`QUOTAWATCH_ROOT` among them, in a daemon), a
 /// timeout after which its process group is killed.
 /// What it removes, the engine sees as ordinary events; its result lists nothing.
-public struct CommandCleaner: Cleaner {
-    public let name: String
-    public let arguments: [[UInt8]]
-    public let timeout: Duration
+package struct CommandCleaner: Cleaner {
+    package let name: String
+    package let arguments: [[UInt8]]
+    package let timeout: Duration
     /// Passed on to the command (`PATH`, say), before the `QUOTAWATCH_*` variables.
-    public let environment: [[UInt8]]
+    package let environment: [[UInt8]]
 
-    public init(name: String, arguments: [[UInt8]], timeout: Duration = .seconds(60), environment: [[UInt8]] = []) {
+    package init(name: String, arguments: [[UInt8]], timeout: Duration = .seconds(60), environment: [[UInt8]] = []) {
         self.name = name
         self.arguments = arguments
         self.timeout = timeout
@@ -23,7 +23,7 @@ public struct CommandCleaner: Cleaner {
     }
 
     /// The context as the command gets it.
-    public static func contextFields(_ context: CleanupContext) -> [String: PolicyJSON] {
+    package static func contextFields(_ context: CleanupContext) -> [String: PolicyJSON] {
         var fields: [String: PolicyJSON] = [
             "trigger": .string(context.trigger.name), "level": .string(context.level.rawValue),
             "dry_run": .bool(context.dryRun), "run": .string(context.runID),
@@ -45,7 +45,7 @@ public struct CommandCleaner: Cleaner {
         return fields
     }
 
-    public func clean(_ context: CleanupContext) async throws -> CleanupResult {
+    package func clean(_ context: CleanupContext) async throws -> CleanupResult {
         let fields = Self.contextFields(context)
         var environment = self.environment
         for key in fields.keys.sorted() where key != "candidates" {
@@ -62,7 +62,7 @@ public struct CommandCleaner: Cleaner {
         let timeout = self.timeout
         // ChildProcess.run blocks until the child ends: give it a thread of its own.
         let outcome: Result<ChildProcess.Outcome, SpawnError> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
+            _ = JoinableThread(name: "cleaner \(name)") {
                 do throws(SpawnError) {
                     continuation.resume(returning: .success(try ChildProcess.run(request, timeout: timeout)))
                 } catch {
@@ -82,7 +82,7 @@ public struct CommandCleaner: Cleaner {
     }
 }
 
-public struct CommandCleanerError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+package struct CommandCleanerError: Error, Sendable, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 }

@@ -6,19 +6,19 @@ import QuotaWatchSystem
 /// Evicts files from the breached directory until it is under its target: oldest mtime first,
 /// or least recently used first (see ``EvictionSelection``). A hard-linked inode goes with all
 /// its names in the directory, and counts as freed only when all of them went.
-public struct EvictionCleaner: Cleaner {
-    public let name: String
-    public let order: EvictionOrder
+package struct EvictionCleaner: Cleaner {
+    package let name: String
+    package let order: EvictionOrder
     /// The stopping line, when it is not the directory's target (a cache trimmed to its limit).
-    public let limit: UInt64?
+    package let limit: UInt64?
 
-    public init(name: String = "evict", order: EvictionOrder = .oldestModified, limit: UInt64? = nil) {
+    package init(name: String = "evict", order: EvictionOrder = .oldestModified, limit: UInt64? = nil) {
         self.name = name
         self.order = order
         self.limit = limit
     }
 
-    public func clean(_ context: CleanupContext) async throws -> CleanupResult {
+    package func clean(_ context: CleanupContext) async throws -> CleanupResult {
         guard let directory = context.directory else { return CleanupResult() }
         let target = limit ?? directory.target
         guard directory.used > target else { return CleanupResult() }

@@ -4,18 +4,18 @@ import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// Removes the candidates last modified more than `age` ago.
-public struct ExpiryCleaner: Cleaner {
-    public let name: String
-    public let age: Duration
+package struct ExpiryCleaner: Cleaner {
+    package let name: String
+    package let age: Duration
     let nowNanoseconds: @Sendable () -> Int64
 
-    public init(name: String = "expire", age: Duration, nowNanoseconds: @escaping @Sendable () -> Int64) {
+    package init(name: String = "expire", age: Duration, nowNanoseconds: @escaping @Sendable () -> Int64) {
         self.name = name
         self.age = age
         self.nowNanoseconds = nowNanoseconds
     }
 
-    public func clean(_ context: CleanupContext) async throws -> CleanupResult {
+    package func clean(_ context: CleanupContext) async throws -> CleanupResult {
         var result = CleanupResult()
         for candidate in EvictionSelection.olderThan(context.candidates, age: age, nowNanoseconds: nowNanoseconds()) {
             try Task.checkCancellation()

@@ -4,12 +4,12 @@ import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// Removes every candidate the leftover rules found (a directory with what is below it).
-public struct LeftoverCleaner: Cleaner {
-    public let name: String
+package struct LeftoverCleaner: Cleaner {
+    package let name: String
 
-    public init(name: String = "leftovers") { self.name = name }
+    package init(name: String = "leftovers") { self.name = name }
 
-    public func clean(_ context: CleanupContext) async throws -> CleanupResult {
+    package func clean(_ context: CleanupContext) async throws -> CleanupResult {
         var result = CleanupResult()
         for candidate in context.candidates {
             try Task.checkCancellation()

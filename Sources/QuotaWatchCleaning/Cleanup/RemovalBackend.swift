@@ -3,12 +3,12 @@ import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// One removal as a cleaner asks for it, with what the audit log records.
-public struct RemovalRequest: Sendable, Hashable {
-    public var path: [UInt8]
-    public var identity: FileIdentity
-    public var audit: AuditContext
+package struct RemovalRequest: Sendable, Hashable {
+    package var path: [UInt8]
+    package var identity: FileIdentity
+    package var audit: AuditContext
 
-    public init(path: [UInt8], identity: FileIdentity, audit: AuditContext) {
+    package init(path: [UInt8], identity: FileIdentity, audit: AuditContext) {
         self.path = path
         self.identity = identity
         self.audit = audit
@@ -16,7 +16,7 @@ public struct RemovalRequest: Sendable, Hashable {
 }
 
 /// What actually removes: the ``Deleter`` with the audit log in production, a recorder in tests.
-public protocol RemovalBackend: Sendable {
+package protocol RemovalBackend: Sendable {
     func remove(_ request: RemovalRequest) -> DeletionOutcome
     /// Removes many at once, one outcome per request in order (the Deleter's group: one sync
     /// of the intents, one look at `/proc`). After a `notRecorded`, every later request is
@@ -26,7 +26,7 @@ public protocol RemovalBackend: Sendable {
 
 extension RemovalBackend {
     /// One request after another.
-    public func removeGroup(_ requests: [RemovalRequest]) -> [DeletionOutcome] {
+    package func removeGroup(_ requests: [RemovalRequest]) -> [DeletionOutcome] {
         var outcomes: [DeletionOutcome] = []
         for request in requests {
             if case .notRecorded = outcomes.last {

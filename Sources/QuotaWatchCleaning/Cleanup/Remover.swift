@@ -4,7 +4,7 @@ import QuotaWatchSystem
 
 /// What a cleaner holds to remove files: bound to its run, trigger and name, so every audit
 /// record says who removed what and why.
-public struct Remover: Sendable {
+package struct Remover: Sendable {
     let backend: any RemovalBackend
     let trigger: String
     let cleaner: String
@@ -12,7 +12,7 @@ public struct Remover: Sendable {
     /// Told of every removal answered: the runner's timeout counts from the last one.
     let progress: CleanupProgress?
 
-    public init(
+    package init(
         backend: any RemovalBackend, trigger: String, cleaner: String, run: String, progress: CleanupProgress? = nil
     ) {
         self.backend = backend
@@ -25,7 +25,7 @@ public struct Remover: Sendable {
     /// Removes `candidate` (a whole tree for a directory) if it is still the inode the engine
     /// saw, and, for a file, not changed since the engine saw it: the leftover and expiry
     /// cleaners chose it for being idle, which a write since would have ended.
-    public func remove(_ candidate: CleanupCandidate, rule: String? = nil) -> DeletionOutcome {
+    package func remove(_ candidate: CleanupCandidate, rule: String? = nil) -> DeletionOutcome {
         remove(
             path: candidate.path,
             identity: FileIdentity(
@@ -33,7 +33,7 @@ public struct Remover: Sendable {
             rule: rule ?? candidate.rule)
     }
 
-    public func remove(path: [UInt8], identity: FileIdentity, rule: String) -> DeletionOutcome {
+    package func remove(path: [UInt8], identity: FileIdentity, rule: String) -> DeletionOutcome {
         let outcome = backend.remove(request(path: path, identity: identity, rule: rule))
         progress?.note(answered: 1, outcomes: CollectionOfOne(outcome), paths: [path])
         return outcome
@@ -41,7 +41,7 @@ public struct Remover: Sendable {
 
     /// Removes many names at once (see ``RemovalBackend/removeGroup(_:)``), in groups of
     /// ``Deleter/groupSize``: one outcome per name, in order.
-    public func removeGroup(_ names: [(path: [UInt8], identity: FileIdentity, rule: String)]) -> [DeletionOutcome] {
+    package func removeGroup(_ names: [(path: [UInt8], identity: FileIdentity, rule: String)]) -> [DeletionOutcome] {
         var outcomes: [DeletionOutcome] = []
         outcomes.reserveCapacity(names.count)
         var start = 0

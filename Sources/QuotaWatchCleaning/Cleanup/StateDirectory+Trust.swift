@@ -4,11 +4,11 @@ import QuotaWatchSystem
 
 /// A state directory that another user owns (or may write to) is refused: they could plant
 /// an audit log or a history database for the daemon, or `history` and `clean`, to trust.
-public struct UntrustedStateDirectory: Error, Hashable, Sendable, CustomStringConvertible {
-    public var directory: [UInt8]
-    public var refusal: SocketTrust.Refusal
+package struct UntrustedStateDirectory: Error, Hashable, Sendable, CustomStringConvertible {
+    package var directory: [UInt8]
+    package var refusal: SocketTrust.Refusal
 
-    public var description: String {
+    package var description: String {
         let remover = refusal.ownerID.map { " (as root or user \($0))" } ?? ""
         let which = refusal.path == directory ? "" : " (\(HumanText.name(refusal.path)), which holds it)"
         return "refusing the state directory \(HumanText.name(directory))\(which): \(refusal.reason), "
@@ -20,7 +20,7 @@ public struct UntrustedStateDirectory: Error, Hashable, Sendable, CustomStringCo
 extension StateDirectory {
     /// Checks the state directory `directory` and the one holding it, where they exist: each
     /// must be owned by this user or root, and not writable by group or others.
-    public static func checkTrusted(_ directory: [UInt8]) throws(UntrustedStateDirectory) {
+    package static func checkTrusted(_ directory: [UInt8]) throws(UntrustedStateDirectory) {
         let me = ProcessIdentity.effectiveUserID
         var parent = directory
         while parent.count > 1, parent.last == UInt8(ascii: "/") { parent.removeLast() }

@@ -4,7 +4,7 @@ import QuotaWatchSystem
 
 /// Where QuotaWatch keeps what must outlive a run: the audit log of deletions and the last
 /// app version seen.
-public enum StateDirectory {
+package enum StateDirectory {
     /// The state directory of the daemon watching `absoluteRoot`, or nil when none can be
     /// named (no `HOME`):
     ///
@@ -14,7 +14,7 @@ public enum StateDirectory {
     ///   `$HOME/.local/state/quotawatch`;
     ///
     /// then one subdirectory per root, named as the root's socket is (``SocketPath/socketName(forRoot:)``).
-    public static func forRoot(
+    package static func forRoot(
         _ absoluteRoot: [UInt8], environment: [String: String], userID: UInt32
     ) -> [UInt8]? {
         guard let base = base(environment: environment, userID: userID) else { return nil }
@@ -23,7 +23,7 @@ public enum StateDirectory {
 
     /// The state directory for `absoluteRoot` as this process sees it; `base` (`run
     /// --state-dir`, `history --state-dir`) stands for `$STATE_DIRECTORY` when given.
-    public static func forRoot(_ absoluteRoot: [UInt8], base: [UInt8]? = nil) -> [UInt8]? {
+    package static func forRoot(_ absoluteRoot: [UInt8], base: [UInt8]? = nil) -> [UInt8]? {
         var environment = ProcessInfo.processInfo.environment
         if let base { environment["STATE_DIRECTORY"] = String(decoding: base, as: UTF8.self) }
         return forRoot(absoluteRoot, environment: environment, userID: ProcessIdentity.effectiveUserID)

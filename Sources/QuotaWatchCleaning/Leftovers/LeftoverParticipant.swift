@@ -9,16 +9,16 @@ import QuotaWatchSystem
 /// forgets removed directories it reports their leftovers `leftover_gone`. Its deadline is the
 /// policy layer's (``PolicyMonitor/leftoverDeadline``), where the rules' candidates live. Built
 /// by the `run` command, on the kernel: open writers are read from `/proc`.
-public final class LeftoverParticipant: EngineParticipant {
-    public init() {}
+package final class LeftoverParticipant: EngineParticipant {
+    package init() {}
 
-    public func start(_ start: ParticipantStart) -> EngineFailure? { nil }
+    package func start(_ start: ParticipantStart) -> EngineFailure? { nil }
 
-    public func forgetting(_ removed: [DirectoryID], _ monitor: inout PolicyMonitor) -> [PolicyEvent] {
+    package func forgetting(_ removed: [DirectoryID], _ monitor: inout PolicyMonitor) -> [PolicyEvent] {
         LeftoverPass<KernelFileSystem>.leftoversOfRemovedDirectories(removed, &monitor)
     }
 
-    public func evaluated(
+    package func evaluated(
         _ live: inout LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor,
         changed: [StructureChanges.FileName], now: UInt64
     ) -> [PolicyEvent] {
@@ -33,5 +33,5 @@ public final class LeftoverParticipant: EngineParticipant {
         return pass.run(&monitor, &live, changed: changed, now: now)
     }
 
-    public func stop() {}
+    package func stop() {}
 }

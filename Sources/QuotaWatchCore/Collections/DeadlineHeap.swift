@@ -6,18 +6,18 @@
 /// in the heap and its owner skips it when it surfaces (it checks the key's current
 /// deadline), which keeps rescheduling O(log n) instead of a search. ``filter(_:)`` drops
 /// superseded entries in one O(n) pass when they pile up.
-public struct DeadlineHeap<Deadline: Comparable, Key> {
+package struct DeadlineHeap<Deadline: Comparable, Key> {
     @usableFromInline var entries: [(deadline: Deadline, key: Key)] = []
 
-    @inlinable public init() {}
+    @inlinable package init() {}
 
-    @inlinable public var isEmpty: Bool { entries.isEmpty }
-    @inlinable public var count: Int { entries.count }
+    @inlinable package var isEmpty: Bool { entries.isEmpty }
+    @inlinable package var count: Int { entries.count }
     /// The soonest entry, superseded or not.
-    @inlinable public var first: (deadline: Deadline, key: Key)? { entries.first }
+    @inlinable package var first: (deadline: Deadline, key: Key)? { entries.first }
 
     @inlinable
-    public mutating func push(_ deadline: Deadline, _ key: Key) {
+    package mutating func push(_ deadline: Deadline, _ key: Key) {
         entries.append((deadline, key))
         var child = entries.count - 1
         while child > 0 {
@@ -29,7 +29,7 @@ public struct DeadlineHeap<Deadline: Comparable, Key> {
     }
 
     @inlinable
-    public mutating func popFirst() -> (deadline: Deadline, key: Key)? {
+    package mutating func popFirst() -> (deadline: Deadline, key: Key)? {
         guard !entries.isEmpty else { return nil }
         entries.swapAt(0, entries.count - 1)
         let top = entries.removeLast()
@@ -38,13 +38,13 @@ public struct DeadlineHeap<Deadline: Comparable, Key> {
     }
 
     @inlinable
-    public mutating func removeAll() { entries.removeAll() }
+    package mutating func removeAll() { entries.removeAll() }
 
     /// Keeps only the entries `keep` accepts, in fresh storage, and restores the heap order
     /// bottom-up: O(n), for an owner that lets superseded entries pile up no further than a
     /// constant times its live ones.
     @inlinable
-    public mutating func filter(_ keep: ((deadline: Deadline, key: Key)) -> Bool) {
+    package mutating func filter(_ keep: ((deadline: Deadline, key: Key)) -> Bool) {
         var kept: [(deadline: Deadline, key: Key)] = []
         for entry in entries where keep(entry) { kept.append(entry) }
         entries = kept

@@ -2,32 +2,32 @@
 /// and the line on `events`. The engine writes it from its ``PolicyJSON`` fields
 /// (`CleanupSummary.fields`); this is the reading side, so a client never picks a summary
 /// apart by hand. Fields a newer daemon adds are ignored.
-public struct CleanupSummaryDocument: Decodable, Sendable, Equatable {
-    public struct Cleaner: Decodable, Sendable, Equatable {
-        public var name: String
-        public var removed: UInt64
-        public var freed: UInt64
-        public var error: String?
+package struct CleanupSummaryDocument: Decodable, Sendable, Equatable {
+    package struct Cleaner: Decodable, Sendable, Equatable {
+        package var name: String
+        package var removed: UInt64
+        package var freed: UInt64
+        package var error: String?
         /// What it removed (in a dry run, would remove), escaped as paths are.
-        public var paths: [String]
+        package var paths: [String]
         /// What it chose but kept, by reason.
-        public var skipped: [String: Skipped]
+        package var skipped: [String: Skipped]
     }
 
     /// The names kept for one reason: how many, and the first few (escaped as paths are).
-    public struct Skipped: Decodable, Sendable, Equatable {
-        public var count: UInt64
-        public var examples: [String]
+    package struct Skipped: Decodable, Sendable, Equatable {
+        package var count: UInt64
+        package var examples: [String]
     }
 
-    public var run: String
+    package var run: String
     /// The first trigger's kind.
-    public var trigger: String
-    public var removed: UInt64
-    public var freed: UInt64
-    public var seconds: Double
-    public var dryRun: Bool
-    public var cleaners: [Cleaner]
+    package var trigger: String
+    package var removed: UInt64
+    package var freed: UInt64
+    package var seconds: Double
+    package var dryRun: Bool
+    package var cleaners: [Cleaner]
 
     enum CodingKeys: String, CodingKey {
         case run, trigger, removed, freed, seconds, cleaners
@@ -35,7 +35,7 @@ public struct CleanupSummaryDocument: Decodable, Sendable, Equatable {
     }
 
     /// Reads a summary; throws when the reply is not one.
-    public static func decode(_ bytes: [UInt8]) throws -> CleanupSummaryDocument {
+    package static func decode(_ bytes: [UInt8]) throws -> CleanupSummaryDocument {
         try ContractJSON.decode(CleanupSummaryDocument.self, from: bytes)
     }
 }

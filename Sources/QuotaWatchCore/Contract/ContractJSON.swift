@@ -8,22 +8,22 @@ import Foundation
 /// values instead, whose writer sorts keys too but rounds numbers to three decimals; the two
 /// are kept apart because their number formatting differs and the bytes must not change.
 /// Names reach either only through ``EscapedName/string(_:)``, the one escaping of raw bytes.
-public enum ContractJSON {
+package enum ContractJSON {
     /// The value's JSON, one line. Every shape holds strings, integers, finite numbers,
     /// booleans and nulls only, which cannot fail to encode.
-    public static func encode(_ value: some Encodable) -> [UInt8] {
+    package static func encode(_ value: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array((try? encoder.encode(value)) ?? Data())
     }
 
     /// ``encode(_:)`` as text.
-    public static func encodedString(_ value: some Encodable) -> String {
+    package static func encodedString(_ value: some Encodable) -> String {
         String(decoding: encode(value), as: UTF8.self)
     }
 
     /// Reads one document of the contract.
-    public static func decode<Shape: Decodable>(
+    package static func decode<Shape: Decodable>(
         _ shape: Shape.Type, from bytes: some Sequence<UInt8>
     ) throws
         -> Shape

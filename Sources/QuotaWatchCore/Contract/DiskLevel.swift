@@ -1,6 +1,6 @@
 /// How full the disk is, from best to worst. The raw values are the JSON strings of the
 /// contract (`level` events, `status --quotas`).
-public enum DiskLevel: String, Codable, Sendable, Hashable, CaseIterable, Comparable {
+package enum DiskLevel: String, Codable, Sendable, Hashable, CaseIterable, Comparable {
     case normal
     case warning
     case critical
@@ -13,5 +13,5 @@ public enum DiskLevel: String, Codable, Sendable, Hashable, CaseIterable, Compar
         }
     }
 
-    public static func < (lhs: DiskLevel, rhs: DiskLevel) -> Bool { lhs.rank < rhs.rank }
+    package static func < (lhs: DiskLevel, rhs: DiskLevel) -> Bool { lhs.rank < rhs.rank }
 }

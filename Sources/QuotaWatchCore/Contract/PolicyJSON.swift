@@ -1,7 +1,7 @@
 /// A JSON value with a stable encoding: object keys sorted, no spaces, numbers as integers
 /// or with at most three decimals: the contract's second encoder (see ``ContractJSON``), for
 /// shapes whose fields vary by kind. Events and check-config's `--json` use it.
-public enum PolicyJSON: Sendable, Hashable {
+package enum PolicyJSON: Sendable, Hashable {
     case string(String)
     case integer(Int64)
     case unsigned(UInt64)
@@ -11,7 +11,7 @@ public enum PolicyJSON: Sendable, Hashable {
     case array([PolicyJSON])
     case object([String: PolicyJSON])
 
-    public var encoded: String {
+    package var encoded: String {
         var output = ""
         write(to: &output)
         return output
@@ -44,7 +44,7 @@ public enum PolicyJSON: Sendable, Hashable {
         }
     }
 
-    public static func numberText(_ value: Double) -> String {
+    package static func numberText(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
         let rounded = (value * 1000).rounded() / 1000
         if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }

@@ -10,19 +10,19 @@ import Foundation
 ///
 /// One row per (directory, rule); `free` and `total` are null until free space could be read,
 /// `used`, `seconds_since_change` and `seconds_to_breach` null when not known.
-public struct QuotaStatus: Codable, Sendable, Equatable {
-    public struct Level: Codable, Sendable, Equatable {
-        public var level: DiskLevel
-        public var free: UInt64?
-        public var total: UInt64?
-        public var rootAllocated: UInt64
+package struct QuotaStatus: Codable, Sendable, Equatable {
+    package struct Level: Codable, Sendable, Equatable {
+        package var level: DiskLevel
+        package var free: UInt64?
+        package var total: UInt64?
+        package var rootAllocated: UInt64
 
         enum CodingKeys: String, CodingKey {
             case level, free, total
             case rootAllocated = "root_allocated"
         }
 
-        public init(level: DiskLevel, free: UInt64?, total: UInt64?, rootAllocated: UInt64) {
+        package init(level: DiskLevel, free: UInt64?, total: UInt64?, rootAllocated: UInt64) {
             self.level = level
             self.free = free
             self.total = total
@@ -30,18 +30,18 @@ public struct QuotaStatus: Codable, Sendable, Equatable {
         }
     }
 
-    public struct Row: Codable, Sendable, Equatable {
-        public var path: String
-        public var rule: String
+    package struct Row: Codable, Sendable, Equatable {
+        package var path: String
+        package var rule: String
         /// Which size the rule counts.
-        public var size: SizeKind
-        public var used: UInt64?
-        public var limit: UInt64
-        public var effectiveLimit: UInt64
-        public var state: QuotaState
-        public var secondsSinceChange: Double?
-        public var bytesPerSecond: Double
-        public var secondsToBreach: Double?
+        package var size: SizeKind
+        package var used: UInt64?
+        package var limit: UInt64
+        package var effectiveLimit: UInt64
+        package var state: QuotaState
+        package var secondsSinceChange: Double?
+        package var bytesPerSecond: Double
+        package var secondsToBreach: Double?
 
         enum CodingKeys: String, CodingKey {
             case path, rule, size, used, limit, state
@@ -51,7 +51,7 @@ public struct QuotaStatus: Codable, Sendable, Equatable {
             case secondsToBreach = "seconds_to_breach"
         }
 
-        public init(
+        package init(
             path: String, rule: String, size: SizeKind, used: UInt64?, limit: UInt64, effectiveLimit: UInt64,
             state: QuotaState, secondsSinceChange: Double?, bytesPerSecond: Double, secondsToBreach: Double?
         ) {
@@ -67,7 +67,7 @@ public struct QuotaStatus: Codable, Sendable, Equatable {
             self.secondsToBreach = secondsToBreach
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(path, forKey: .path)
             try container.encode(rule, forKey: .rule)
@@ -84,20 +84,20 @@ public struct QuotaStatus: Codable, Sendable, Equatable {
         static func rounded(_ value: Double) -> Double { value.isFinite ? (value * 1000).rounded() / 1000 : 0 }
     }
 
-    public var root: String
-    public var level: Level
-    public var quotas: [Row]
+    package var root: String
+    package var level: Level
+    package var quotas: [Row]
 
-    public init(root: String, level: Level, quotas: [Row]) {
+    package init(root: String, level: Level, quotas: [Row]) {
         self.root = root
         self.level = level
         self.quotas = quotas
     }
 
-    public func encodedJSON() -> [UInt8] { ContractJSON.encode(self) }
+    package func encodedJSON() -> [UInt8] { ContractJSON.encode(self) }
 
     /// Reads a reply; throws when it is not a quota status.
-    public static func decode(_ bytes: [UInt8]) throws -> QuotaStatus {
+    package static func decode(_ bytes: [UInt8]) throws -> QuotaStatus {
         try ContractJSON.decode(QuotaStatus.self, from: bytes)
     }
 }

@@ -1,29 +1,29 @@
 import Foundation
 
 /// The `"engine"` object of `status --json`.
-public struct EngineReport: Codable, Sendable, Equatable {
+package struct EngineReport: Codable, Sendable, Equatable {
     /// inotify events read since start.
-    public var events: UInt64
+    package var events: UInt64
     /// Directories listed since the first crawl finished (new, moved in, recovery, polling).
-    public var rescannedDirectories: UInt64
+    package var rescannedDirectories: UInt64
     /// Kernel queue overflows, each followed by a resync.
-    public var overflows: UInt64
+    package var overflows: UInt64
     /// inotify watches held: one per watched directory.
-    public var watches: Int
+    package var watches: Int
     /// Subtrees that could not be watched and are polled instead, relative to the root.
-    public var degraded: [String]
+    package var degraded: [String]
     /// Control requests the engine has answered, this one included.
-    public var requests: UInt64
+    package var requests: UInt64
     /// CPU time the engine thread has used since start, in seconds, read as this reply was
     /// made: the difference over many requests to an idle daemon is what each one cost it.
-    public var cpuSeconds: Double
+    package var cpuSeconds: Double
     /// "inotify" or "fanotify"; nil from a daemon that predates the choice.
-    public var backend: String?
+    package var backend: String?
     /// Why that backend (`--backend`, or what `auto` found).
-    public var backendReason: String?
+    package var backendReason: String?
     /// Directories the daemon cannot read, with why: what is inside them is not counted, so
     /// the totals above them are short. Absent when there are none (and from older daemons).
-    public var unreadable: [UnreadableDirectory]?
+    package var unreadable: [UnreadableDirectory]?
 
     enum CodingKeys: String, CodingKey {
         case events, overflows, watches, degraded, requests, backend, unreadable
@@ -32,7 +32,7 @@ public struct EngineReport: Codable, Sendable, Equatable {
         case cpuSeconds = "cpu_seconds"
     }
 
-    public init(
+    package init(
         events: UInt64, rescannedDirectories: UInt64, overflows: UInt64, watches: Int, degraded: [String],
         requests: UInt64 = 0, cpuSeconds: Double = 0, backend: String? = nil, backendReason: String? = nil,
         unreadable: [UnreadableDirectory]? = nil
@@ -51,69 +51,69 @@ public struct EngineReport: Codable, Sendable, Equatable {
 }
 
 /// A directory the engine cannot read (the `unreadable` entries of the engine report).
-public struct UnreadableDirectory: Codable, Sendable, Equatable {
+package struct UnreadableDirectory: Codable, Sendable, Equatable {
     /// Relative to the root, escaped as reports write paths.
-    public var path: String
-    public var reason: String
+    package var path: String
+    package var reason: String
 
-    public init(path: String, reason: String) {
+    package init(path: String, reason: String) {
         self.path = path
         self.reason = reason
     }
 
     /// Why the engine cannot read one: it only ever marks a directory unreadable for a
     /// permission (EACCES on open, or listing without search permission).
-    public static let permissionReason = "permission denied: what is inside is not counted"
+    package static let permissionReason = "permission denied: what is inside is not counted"
 }
 
 /// `status --json`: the scan shape plus the engine's counters.
-public struct StatusReport: Codable, Sendable, Equatable {
-    public var root: String
-    public var directories: [DirectoryReport]
-    public var engine: EngineReport
+package struct StatusReport: Codable, Sendable, Equatable {
+    package var root: String
+    package var directories: [DirectoryReport]
+    package var engine: EngineReport
     /// The largest files directly in the selected directory, largest first, when the request
     /// asked for them (the control protocol's `files`); absent otherwise. Each row has the
     /// directories' shape: its path relative to the root, its inode's sizes, `files` 1, `dirs` 0.
-    public var files: [DirectoryReport]?
+    package var files: [DirectoryReport]?
 
-    public init(tree: TreeReport, engine: EngineReport, files: [DirectoryReport]? = nil) {
+    package init(tree: TreeReport, engine: EngineReport, files: [DirectoryReport]? = nil) {
         root = tree.root
         directories = tree.directories
         self.engine = engine
         self.files = files
     }
 
-    public var treeReport: TreeReport { TreeReport(root: root, directories: directories) }
+    package var treeReport: TreeReport { TreeReport(root: root, directories: directories) }
 
     /// The documented JSON: keys sorted, one line.
-    public func encodedJSON() -> [UInt8] { ContractJSON.encode(self) }
+    package func encodedJSON() -> [UInt8] { ContractJSON.encode(self) }
 }
 
 /// What the engine hands over for a status request: the selected rows, paths still raw
 /// bytes, and the counters. The connection's thread escapes and encodes it, so the engine
 /// thread spends nothing on JSON.
-public struct StatusSnapshot: Sendable, Equatable {
-    public var root: String
-    public var rows: [DirectoryRow]
-    public var engine: EngineReport
+package struct StatusSnapshot: Sendable, Equatable {
+    package var root: String
+    package var rows: [DirectoryRow]
+    package var engine: EngineReport
     /// The files asked for (``TreeSelection/files``), largest first; nil when none were.
-    public var files: [DirectoryRow]?
+    package var files: [DirectoryRow]?
 
-    public init(root: String, rows: [DirectoryRow], engine: EngineReport, files: [DirectoryRow]? = nil) {
+    package init(root: String, rows: [DirectoryRow], engine: EngineReport, files: [DirectoryRow]? = nil) {
         self.root = root
         self.rows = rows
         self.engine = engine
         self.files = files
     }
 
-    public var report: StatusReport {
+    package var report: StatusReport {
         StatusReport(
             tree: TreeReport(root: root, directories: rows.map(\.report)), engine: engine,
             files: files.map { $0.map(\.report) })
     }
 
     /// The reply as it crosses the control socket (see ``StatusWire``).
-    public func wireJSON() -> [UInt8] {
+    package func wireJSON() -> [UInt8] {
         let wire = StatusWire(
             root: root, columns: StatusWire.columns,
             rows: rows.map { StatusWire.Row($0.report) }, engine: engine,
@@ -130,21 +130,21 @@ public struct StatusSnapshot: Sendable, Equatable {
 ///
 ///     {"columns":["path","allocated","apparent","files","dirs"],"engine":{…},"root":"/abs",
 ///      "rows":[[".",32628736,25440742,3000,52],["Documents",1925120,1849937,36,5]]}
-public struct StatusWire: Codable, Sendable, Equatable {
-    public static let columns = ["path", "allocated", "apparent", "files", "dirs"]
+package struct StatusWire: Codable, Sendable, Equatable {
+    package static let columns = ["path", "allocated", "apparent", "files", "dirs"]
 
-    public var root: String
-    public var columns: [String]
-    public var rows: [Row]
-    public var engine: EngineReport
-    public var files: [Row]?
+    package var root: String
+    package var columns: [String]
+    package var rows: [Row]
+    package var engine: EngineReport
+    package var files: [Row]?
 
-    public struct Row: Codable, Sendable, Equatable {
-        public var directory: DirectoryReport
+    package struct Row: Codable, Sendable, Equatable {
+        package var directory: DirectoryReport
 
-        public init(_ directory: DirectoryReport) { self.directory = directory }
+        package init(_ directory: DirectoryReport) { self.directory = directory }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var fields = encoder.unkeyedContainer()
             try fields.encode(directory.path)
             try fields.encode(directory.allocated)
@@ -153,7 +153,7 @@ public struct StatusWire: Codable, Sendable, Equatable {
             try fields.encode(directory.dirs)
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             var fields = try decoder.unkeyedContainer()
             directory = DirectoryReport(
                 path: try fields.decode(String.self), allocated: try fields.decode(UInt64.self),
@@ -164,7 +164,7 @@ public struct StatusWire: Codable, Sendable, Equatable {
 
     /// Reads a reply; throws when it is not a status reply or its columns do not start with
     /// the five this build knows.
-    public static func report(from bytes: [UInt8]) throws -> StatusReport {
+    package static func report(from bytes: [UInt8]) throws -> StatusReport {
         let wire = try ContractJSON.decode(StatusWire.self, from: bytes)
         guard wire.columns.starts(with: columns) else {
             throw SelectionError(

@@ -1,19 +1,19 @@
 /// One fanotify event read from a group made with `FAN_REPORT_DFID_NAME | FAN_REPORT_FID`:
 /// what happened and the information records naming what it happened to.
-public struct FanotifyEvent: Sendable, Equatable {
-    public var mask: FanotifyMask
-    public var records: [FanotifyRecord]
+package struct FanotifyEvent: Sendable, Equatable {
+    package var mask: FanotifyMask
+    package var records: [FanotifyRecord]
 
-    public init(mask: FanotifyMask, records: [FanotifyRecord] = []) {
+    package init(mask: FanotifyMask, records: [FanotifyRecord] = []) {
         self.mask = mask
         self.records = records
     }
 
     /// The first record of `kind`, if the event has one.
-    public func record(_ kind: FanotifyRecord.Kind) -> FanotifyRecord? { records.first { $0.kind == kind } }
+    package func record(_ kind: FanotifyRecord.Kind) -> FanotifyRecord? { records.first { $0.kind == kind } }
 
     /// The metadata version this decoder reads (`FANOTIFY_METADATA_VERSION`).
-    public static let metadataVersion: UInt8 = 3
+    package static let metadataVersion: UInt8 = 3
     static let metadataLength = 24
 
     /// Decodes a buffer filled by `read(2)` on a fanotify descriptor. Each event is
@@ -23,7 +23,7 @@ public struct FanotifyEvent: Sendable, Equatable {
     /// lengths do not fit the buffer ends the decoding (or that event's records) there, so a
     /// short or corrupt buffer never reads past its end. Little-endian, as on every Linux
     /// target Swift supports.
-    public static func decode(raw bytes: UnsafeRawBufferPointer, into events: inout [FanotifyEvent]) {
+    package static func decode(raw bytes: UnsafeRawBufferPointer, into events: inout [FanotifyEvent]) {
         var offset = 0
         while offset + metadataLength <= bytes.count {
             let length = Int(bytes.word32(offset))
@@ -41,7 +41,7 @@ public struct FanotifyEvent: Sendable, Equatable {
     }
 
     /// The same over an array, for tests and fixtures.
-    public static func decode(_ bytes: [UInt8]) -> [FanotifyEvent] {
+    package static func decode(_ bytes: [UInt8]) -> [FanotifyEvent] {
         var events: [FanotifyEvent] = []
         bytes.withUnsafeBytes { decode(raw: $0, into: &events) }
         return events
@@ -50,8 +50,8 @@ public struct FanotifyEvent: Sendable, Equatable {
 
 /// One information record of a fanotify event: a file handle, and for the kinds that carry
 /// one, the name of an entry in the directory the handle is of.
-public struct FanotifyRecord: Sendable, Equatable {
-    public enum Kind: UInt8, Sendable {
+package struct FanotifyRecord: Sendable, Equatable {
+    package enum Kind: UInt8, Sendable {
         /// The object itself (`FAN_EVENT_INFO_TYPE_FID`): the file an event on a file is about.
         case object = 1
         /// A directory and an entry's name in it (`DFID_NAME`); the name is "." when the
@@ -67,18 +67,18 @@ public struct FanotifyRecord: Sendable, Equatable {
         var hasName: Bool { self == .directoryName || self == .oldDirectoryName || self == .newDirectoryName }
     }
 
-    public var kind: Kind
-    public var handle: FileHandleKey
-    public var name: [UInt8]
+    package var kind: Kind
+    package var handle: FileHandleKey
+    package var name: [UInt8]
 
-    public init(kind: Kind, handle: FileHandleKey, name: [UInt8] = []) {
+    package init(kind: Kind, handle: FileHandleKey, name: [UInt8] = []) {
         self.kind = kind
         self.handle = handle
         self.name = name
     }
 
     /// Whether this names the directory itself rather than an entry in it.
-    public var isSelf: Bool { name.isEmpty || name == [UInt8(ascii: ".")] }
+    package var isSelf: Bool { name.isEmpty || name == [UInt8(ascii: ".")] }
 
     static let headerLength = 4
     /// Header, fsid (8), then `struct file_handle`'s `handle_bytes` and `handle_type`.

@@ -9,29 +9,29 @@
 /// another name, written through a hard link outside ROOT. Except a file born outside the
 /// table and given no other name since (``OutsideBornFiles``, where the argument is): its
 /// writes are dropped there, unresolved.
-public struct FanotifyTranslator: Sendable {
+package struct FanotifyTranslator: Sendable {
     /// What one batch of fanotify events became.
-    public struct Output: Sendable, Equatable {
-        public var changes: [FileSystemChange] = []
+    package struct Output: Sendable, Equatable {
+        package var changes: [FileSystemChange] = []
         /// Directories whose own removal was reported: their keys are forgotten (the handle of
         /// a removed object never comes back).
-        public var removedDirectories: [FileHandleKey] = []
+        package var removedDirectories: [FileHandleKey] = []
         /// Files changed through a name the table does not hold, in first-seen order, once each.
-        public var changedFiles: [FileHandleKey] = []
+        package var changedFiles: [FileHandleKey] = []
 
-        public init() {}
+        package init() {}
     }
 
     /// Rename cookies, so that the two halves of one rename pair as inotify's would.
     private var nextCookie: UInt32 = 1
     /// Files whose writes outside the table need not be resolved.
-    public private(set) var outsideBorn: OutsideBornFiles
+    package private(set) var outsideBorn: OutsideBornFiles
 
-    public init(outsideBorn: OutsideBornFiles = OutsideBornFiles()) {
+    package init(outsideBorn: OutsideBornFiles = OutsideBornFiles()) {
         self.outsideBorn = outsideBorn
     }
 
-    public mutating func translate(_ events: [FanotifyEvent], watch: (FileHandleKey) -> Int32?) -> Output {
+    package mutating func translate(_ events: [FanotifyEvent], watch: (FileHandleKey) -> Int32?) -> Output {
         var output = Output()
         var seenFiles: Set<FileHandleKey> = []
         for event in events {

@@ -23,33 +23,33 @@
 /// another object after); a creation whose handle is there is no birth. Both sets are
 /// bounded: a full `born` drops its older half (those files are resolved again, as before),
 /// a full `linked` stops recording births for good, as does a queue overflow (events lost).
-public struct OutsideBornFiles: Sendable {
+package struct OutsideBornFiles: Sendable {
     /// Half of `bornCapacity` in each generation: the older goes when the newer is full.
     private var born: Set<FileHandleKey> = []
     private var bornBefore: Set<FileHandleKey> = []
     private var linked: Set<FileHandleKey> = []
-    public let bornCapacity: Int
-    public let linkedCapacity: Int
+    package let bornCapacity: Int
+    package let linkedCapacity: Int
     /// False once a handle could not be kept in `linked`, or events were lost.
-    public private(set) var recordsBirths = true
+    package private(set) var recordsBirths = true
 
-    public init(bornCapacity: Int = 8192, linkedCapacity: Int = 16384) {
+    package init(bornCapacity: Int = 8192, linkedCapacity: Int = 16384) {
         self.bornCapacity = max(2, bornCapacity)
         self.linkedCapacity = max(1, linkedCapacity)
     }
 
     /// Files recorded, and handles kept as linked, for tests and the documentation's figures.
-    public var bornCount: Int { born.count + bornBefore.count }
-    public var linkedCount: Int { linked.count }
+    package var bornCount: Int { born.count + bornBefore.count }
+    package var linkedCount: Int { linked.count }
 
-    public func isBornOutside(_ handle: FileHandleKey) -> Bool {
+    package func isBornOutside(_ handle: FileHandleKey) -> Bool {
         born.contains(handle) || bornBefore.contains(handle)
     }
 
     /// A regular file's event whose directory the table does not hold: true when it may be
     /// dropped. Only a creation, write or close after writing qualifies; anything else (an
     /// attribute change, a removal) forgets the file and is handed on.
-    public mutating func dropsEventOutside(_ mask: FanotifyMask, of handle: FileHandleKey) -> Bool {
+    package mutating func dropsEventOutside(_ mask: FanotifyMask, of handle: FileHandleKey) -> Bool {
         let writeOnly: FanotifyMask = [.create, .modify, .closeWrite]
         guard writeOnly.isSuperset(of: mask) else {
             forget(handle)
@@ -62,7 +62,7 @@ public struct OutsideBornFiles: Sendable {
     /// A regular file's event that names no directory: a link-count change (`attrib`), its
     /// own move or removal, or a change through a descriptor with no path. Any of them
     /// forgets it; a link-count change also keeps it from being taken for born again.
-    public mutating func noteEventWithoutDirectory(_ mask: FanotifyMask, of handle: FileHandleKey) {
+    package mutating func noteEventWithoutDirectory(_ mask: FanotifyMask, of handle: FileHandleKey) {
         forget(handle)
         if mask.contains(.deleteSelf) {
             linked.remove(handle)
@@ -77,14 +77,14 @@ public struct OutsideBornFiles: Sendable {
     }
 
     /// A file named in a directory of the table, or by a rename: not born outside any more.
-    public mutating func forget(_ handle: FileHandleKey) {
+    package mutating func forget(_ handle: FileHandleKey) {
         // Called for every file event in the tree: no hashing while nothing is recorded.
         if !born.isEmpty { born.remove(handle) }
         if !bornBefore.isEmpty { bornBefore.remove(handle) }
     }
 
     /// The queue overflowed: a link-count change may have been lost with the rest.
-    public mutating func eventsLost() { stopRecordingBirths() }
+    package mutating func eventsLost() { stopRecordingBirths() }
 
     private mutating func recordBirth(_ handle: FileHandleKey) -> Bool {
         guard recordsBirths, !linked.contains(handle) else {

@@ -2,28 +2,28 @@
 ///
 /// A run fails when the command exits with a status other than 0, is ended by a signal,
 /// outlives its timeout (and is killed with its process group), or cannot be started at all.
-public struct HookFailure: Sendable, Equatable {
+package struct HookFailure: Sendable, Equatable {
     /// The hook's name from ``HookSpec/name``.
-    public var hookName: String
+    package var hookName: String
     /// The kind of the event the run was for.
-    public var eventKind: String
+    package var eventKind: String
     /// The event's path, nil for a root-wide event.
-    public var path: [UInt8]?
+    package var path: [UInt8]?
     /// The exit status, when the command exited by itself with one other than 0.
-    public var exitStatus: Int32?
+    package var exitStatus: Int32?
     /// The signal that ended the command; after a timeout, SIGTERM or SIGKILL sent by the runner.
-    public var signal: Int32?
+    package var signal: Int32?
     /// Whether the run outlived its timeout and its process group was killed.
-    public var timedOut: Bool
+    package var timedOut: Bool
     /// Why the command could not be started (it was not found, or may not be executed, or its
     /// output file could not be opened); nil when it started.
-    public var startError: String?
+    package var startError: String?
     /// The end of what the command wrote to stderr (at most 4 KiB).
-    public var standardErrorTail: [UInt8]
+    package var standardErrorTail: [UInt8]
     /// Events this hook has lost so far because its queue was full (the oldest go first).
-    public var droppedEvents: Int
+    package var droppedEvents: Int
 
-    public init(
+    package init(
         hookName: String, eventKind: String, path: [UInt8]?, exitStatus: Int32? = nil, signal: Int32? = nil,
         timedOut: Bool = false, startError: String? = nil, standardErrorTail: [UInt8] = [], droppedEvents: Int = 0
     ) {
@@ -39,7 +39,7 @@ public struct HookFailure: Sendable, Equatable {
     }
 
     /// One line for a log: what happened, without the stderr tail.
-    public var summary: String {
+    package var summary: String {
         var text = "hook '\(hookName)' for \(eventKind)"
         if let path { text += " on \(HumanText.name(path))" }
         if let startError {
@@ -57,7 +57,7 @@ public struct HookFailure: Sendable, Equatable {
     }
 
     /// The usual name of a Linux signal number, or "signal N".
-    public static func signalName(_ number: Int32) -> String {
+    package static func signalName(_ number: Int32) -> String {
         let names: [Int32: String] = [
             1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL",
             10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM",

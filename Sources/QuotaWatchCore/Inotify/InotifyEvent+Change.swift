@@ -1,7 +1,7 @@
 extension FileSystemChange {
     /// The inotify backend's translation, done once by the reader: the bits the engine asks
     /// for become their neutral names, and the watch descriptor is the directory's key.
-    public init(_ event: InotifyEvent) {
+    package init(_ event: InotifyEvent) {
         var kind = ChangeKind()
         for (bit, neutral) in Self.inotifyKinds where event.mask.contains(bit) { kind.insert(neutral) }
         self.init(

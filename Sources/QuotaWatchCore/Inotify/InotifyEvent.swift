@@ -1,12 +1,12 @@
 /// One event as the kernel reports it: the watch it came from, what happened, the rename
 /// cookie and the name inside the watched directory (empty for the directory itself).
-public struct InotifyEvent: Sendable, Equatable {
-    public var watch: Int32
-    public var mask: InotifyMask
-    public var cookie: UInt32
-    public var name: [UInt8]
+package struct InotifyEvent: Sendable, Equatable {
+    package var watch: Int32
+    package var mask: InotifyMask
+    package var cookie: UInt32
+    package var name: [UInt8]
 
-    public init(watch: Int32, mask: InotifyMask, cookie: UInt32 = 0, name: [UInt8] = []) {
+    package init(watch: Int32, mask: InotifyMask, cookie: UInt32 = 0, name: [UInt8] = []) {
         self.watch = watch
         self.mask = mask
         self.cookie = cookie
@@ -16,19 +16,19 @@ public struct InotifyEvent: Sendable, Equatable {
     /// Decodes a buffer filled by `read(2)` on an inotify descriptor: records of
     /// `{int wd; uint32 mask; uint32 cookie; uint32 len; char name[len]}`, the name padded
     /// with NULs. Little-endian on every Linux target Swift supports.
-    public static func decode(_ bytes: some Collection<UInt8>, into events: inout [InotifyEvent]) {
+    package static func decode(_ bytes: some Collection<UInt8>, into events: inout [InotifyEvent]) {
         Array(bytes).withUnsafeBytes { decode(raw: $0, into: &events) }
     }
 
     /// The same over the reader's buffer, without copying it: the reader decodes every event
     /// the kernel sends, so this walks the bytes directly and allocates only the names.
-    public static func decode(raw bytes: UnsafeRawBufferPointer, into events: inout [InotifyEvent]) {
+    package static func decode(raw bytes: UnsafeRawBufferPointer, into events: inout [InotifyEvent]) {
         decode(raw: bytes) { events.append($0) }
     }
 
     /// The same walk, handing each event to `each` as it is decoded: the reader turns each
     /// into a change at once, with no array of events in between.
-    public static func decode(raw bytes: UnsafeRawBufferPointer, _ each: (InotifyEvent) -> Void) {
+    package static func decode(raw bytes: UnsafeRawBufferPointer, _ each: (InotifyEvent) -> Void) {
         var offset = 0
         func word(_ at: Int) -> UInt32 {
             UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))

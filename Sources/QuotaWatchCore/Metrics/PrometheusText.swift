@@ -5,11 +5,11 @@
 /// bounded: a series per quota (directory, rule) and per top-level directory, never per file.
 /// A label value is the path as every other report shows it (``EscapedName``: bytes that are
 /// not UTF-8 as `\xNN`), then escaped for the format (backslash, double quote, newline).
-public enum PrometheusText {
+package enum PrometheusText {
     /// The `Content-Type` of a scrape's reply.
-    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+    package static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
-    public static func render(_ snapshot: MetricsSnapshot) -> String {
+    package static func render(_ snapshot: MetricsSnapshot) -> String {
         var out = FamilyWriter()
         let s = snapshot
         out.gauge(
@@ -66,11 +66,11 @@ public enum PrometheusText {
         return out.text
     }
 
-    private static func quotas(_ quotas: [MetricsSnapshot.Quota], into out: inout FamilyWriter) {
+    private static func quotas(_ quotas: [QuotaStatus.Row], into out: inout FamilyWriter) {
         // Every family of a quota carries the same labels (`size` is fixed by the rule), so
         // `used_bytes / effective_limit_bytes` matches one to one without ignoring(...).
-        func labels(_ quota: MetricsSnapshot.Quota) -> [String: String] {
-            ["path": quota.path, "rule": quota.rule, "size": quota.size]
+        func labels(_ quota: QuotaStatus.Row) -> [String: String] {
+            ["path": quota.path, "rule": quota.rule, "size": quota.size.rawValue]
         }
         out.gauge(
             "quota_used_bytes", "The size a quota's rule counts (its size label: allocated or apparent).",
@@ -83,11 +83,13 @@ public enum PrometheusText {
             quotas.map { (labels($0), "\($0.effectiveLimit)") })
         out.gauge(
             "quota_breached", "1 while a quota directory is past its effective limit.",
-            quotas.map { (labels($0), flag($0.state.current == "breach")) })
+            quotas.map { (labels($0), flag($0.state == .breach)) })
         out.gauge(
             "quota_state", "A quota's state: 1 for the current one, 0 for the others.",
             quotas.flatMap { quota in
-                quota.state.all.map { (labels(quota).merging(["state": $0]) { $1 }, flag($0 == quota.state.current)) }
+                QuotaState.allCases.map { state in
+                    (labels(quota).merging(["state": state.rawValue]) { $1 }, flag(state == quota.state))
+                }
             })
         out.gauge(
             "quota_growth_bytes_per_second", "How fast a quota directory grows, as the forecast measures it.",
@@ -118,7 +120,7 @@ public enum PrometheusText {
     // MARK: The format
 
     /// A label value with `\`, `"` and newline escaped.
-    public static func escapeLabelValue(_ value: String) -> String {
+    package static func escapeLabelValue(_ value: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(value.utf8.count)
         for character in value.unicodeScalars {

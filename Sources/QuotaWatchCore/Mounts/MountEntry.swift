@@ -1,17 +1,17 @@
 /// One line of `/proc/self/mountinfo`: which mount, and where it is attached.
-public struct MountEntry: Hashable, Sendable {
+package struct MountEntry: Hashable, Sendable {
     /// The mount's id, unique while it is mounted.
-    public var mountID: UInt64
+    package var mountID: UInt64
     /// Where it is mounted, absolute, as raw bytes (the kernel's octal escapes undone).
-    public var mountPoint: [UInt8]
+    package var mountPoint: [UInt8]
 
-    public init(mountID: UInt64, mountPoint: [UInt8]) {
+    package init(mountID: UInt64, mountPoint: [UInt8]) {
         self.mountID = mountID
         self.mountPoint = mountPoint
     }
 
     /// Every well-formed line of a `mountinfo` file; a line that is not is skipped.
-    public static func parse(mountinfo bytes: [UInt8]) -> [MountEntry] {
+    package static func parse(mountinfo bytes: [UInt8]) -> [MountEntry] {
         var entries: [MountEntry] = []
         for line in bytes.split(separator: UInt8(ascii: "\n")) {
             let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: true)

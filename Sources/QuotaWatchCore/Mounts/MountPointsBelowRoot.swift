@@ -1,16 +1,16 @@
 /// The mount points below a root, and which of them a new table adds or removes.
-public struct MountPointsBelowRoot: Sendable, Equatable {
+package struct MountPointsBelowRoot: Sendable, Equatable {
     /// The root's canonical absolute path.
-    public let root: [UInt8]
+    package let root: [UInt8]
     /// (mount id, path relative to the root as components) of every mount strictly below it.
-    public private(set) var mounts: Set<Mount>
+    package private(set) var mounts: Set<Mount>
 
-    public struct Mount: Hashable, Sendable {
-        public var mountID: UInt64
-        public var components: [[UInt8]]
+    package struct Mount: Hashable, Sendable {
+        package var mountID: UInt64
+        package var components: [[UInt8]]
     }
 
-    public init(root: [UInt8], table: [MountEntry]) {
+    package init(root: [UInt8], table: [MountEntry]) {
         self.root = root
         mounts = Self.below(root, table)
     }
@@ -20,7 +20,7 @@ public struct MountPointsBelowRoot: Sendable, Equatable {
     /// mounts differ are not enough: mount ids are reused, so an unmount and a new mount at
     /// the same place between two readings can leave the same line. The caller compares each
     /// place's device and inode with what it knows instead.
-    public mutating func update(_ table: [MountEntry]) -> [[[UInt8]]] {
+    package mutating func update(_ table: [MountEntry]) -> [[[UInt8]]] {
         let fresh = Self.below(root, table)
         let places = Set(mounts.map(\.components)).union(fresh.map(\.components))
         mounts = fresh
@@ -32,7 +32,7 @@ public struct MountPointsBelowRoot: Sendable, Equatable {
     }
 
     /// Every place below the root where something is mounted now.
-    public var places: Set<[[UInt8]]> { Set(mounts.map(\.components)) }
+    package var places: Set<[[UInt8]]> { Set(mounts.map(\.components)) }
 
     private static func below(_ root: [UInt8], _ table: [MountEntry]) -> Set<Mount> {
         var result: Set<Mount> = []

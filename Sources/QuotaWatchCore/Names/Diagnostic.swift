@@ -14,15 +14,15 @@
 /// human output (``HumanText/escaped(_:)``: a newline as `\x0a`, a tab as `\x09`, ESC as
 /// `\x1b`), so a root, socket or file name quoted raw (or escaped only for JSON) cannot break
 /// the line in two or act on a terminal. Text escaped already stays as it is.
-public enum Diagnostic {
-    public static let program = "quotawatch"
+package enum Diagnostic {
+    package static let program = "quotawatch"
 
     /// `quotawatch: error: MESSAGE`.
-    public static func error(_ message: String) -> String { "\(program): error: \(HumanText.escaped(message))" }
+    package static func error(_ message: String) -> String { "\(program): error: \(HumanText.escaped(message))" }
     /// `quotawatch: warning: MESSAGE`.
-    public static func warning(_ message: String) -> String {
+    package static func warning(_ message: String) -> String {
         "\(program): warning: \(HumanText.escaped(message))"
     }
     /// `quotawatch: MESSAGE`, for what is neither: progress, and what an operator would want to know.
-    public static func note(_ message: String) -> String { "\(program): \(HumanText.escaped(message))" }
+    package static func note(_ message: String) -> String { "\(program): \(HumanText.escaped(message))" }
 }

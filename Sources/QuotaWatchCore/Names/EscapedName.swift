@@ -3,8 +3,8 @@
 /// Linux names are bytes. Valid UTF-8 passes through; every byte that is not part of valid
 /// UTF-8 becomes `\xNN` (two lowercase hex digits), and a backslash becomes `\\`, so the
 /// escaped text maps back to exactly one byte string.
-public enum EscapedName {
-    public static func string(_ bytes: some Collection<UInt8>) -> String {
+package enum EscapedName {
+    package static func string(_ bytes: some Collection<UInt8>) -> String {
         var output = ""
         output.reserveCapacity(bytes.count)
         var remaining = Array(bytes)[...]
@@ -27,7 +27,7 @@ public enum EscapedName {
     }
 
     /// The inverse of ``string(_:)``: nil when `text` holds a backslash escape it never writes.
-    public static func bytes(_ text: String) -> [UInt8]? {
+    package static func bytes(_ text: String) -> [UInt8]? {
         var output: [UInt8] = []
         let input = Array(text.utf8)
         var index = 0

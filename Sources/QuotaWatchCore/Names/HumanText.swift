@@ -9,22 +9,22 @@
 /// name keeps to one line and one direction, and the shown text still maps back to exactly
 /// one byte string: ``EscapedName/bytes(_:)`` reads it, and so does every option and config
 /// key that takes a path.
-public enum HumanText {
+package enum HumanText {
     /// A name as people see it: ``EscapedName/string(_:)`` with every unsafe character escaped.
-    public static func name(_ bytes: some Collection<UInt8>) -> String {
+    package static func name(_ bytes: some Collection<UInt8>) -> String {
         escaped(EscapedName.string(bytes))
     }
 
     /// `text` with every unsafe character (see the type's summary) written as `\xNN` bytes.
     /// Backslashes are left as they are: text that holds a name has them escaped already.
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         escaping(text) { isUnsafe($0) }
     }
 
     /// `text` as a human-readable stream may carry it: unsafe characters escaped, except the
     /// newline and tab the output itself is laid out with. This is the last guard of every
     /// human output (the console, the log); names are escaped whole before they get there.
-    public static func forOutput(_ text: String) -> String {
+    package static func forOutput(_ text: String) -> String {
         escaping(text) { $0 != "\n" && $0 != "\t" && isUnsafe($0) }
     }
 
@@ -33,7 +33,7 @@ public enum HumanText {
     /// stand inside strings, where the escape decodes to the same character, so the document
     /// means exactly what it did.
     /// The newlines and tabs between tokens (JSON lines, pretty printing) stay.
-    public static func jsonForTerminal(_ json: String) -> String {
+    package static func jsonForTerminal(_ json: String) -> String {
         let escapes = { (scalar: Unicode.Scalar) in scalar != "\n" && scalar != "\t" && isUnsafe(scalar) }
         guard json.unicodeScalars.contains(where: escapes) else { return json }
         var output = ""
@@ -50,7 +50,7 @@ public enum HumanText {
     }
 
     /// Whether a terminal could act on `scalar` rather than draw it (see the type's summary).
-    public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1f, 0x7f...0x9f, 0x061c, 0x200e, 0x200f, 0x2028...0x202e, 0x2066...0x2069: true
         default: false

@@ -1,14 +1,14 @@
 /// Suggestions for misspelt words (config keys, subcommands, options, event kinds): the
 /// candidate closest in edit distance, if close enough.
-public enum Spelling {
-    public static func suggestion(for word: String, among candidates: [String]) -> String? {
+package enum Spelling {
+    package static func suggestion(for word: String, among candidates: [String]) -> String? {
         let scored = candidates.map { ($0, distance(Array(word.lowercased()), Array($0))) }
         guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
         return best.1 <= max(2, word.count / 3) ? best.0 : nil
     }
 
     /// Damerau–Levenshtein distance (optimal string alignment), so `qouta` is one swap from `quota`.
-    public static func distance(_ a: [Character], _ b: [Character]) -> Int {
+    package static func distance(_ a: [Character], _ b: [Character]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)

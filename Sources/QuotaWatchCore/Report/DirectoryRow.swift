@@ -1,16 +1,16 @@
 /// One directory of a report as the tree holds it: the path still raw bytes, so the engine
 /// hands it over without escaping it; ``DirectoryReport`` is its escaped, encoded form.
-public struct DirectoryRow: Equatable, Sendable {
+package struct DirectoryRow: Equatable, Sendable {
     /// Relative to the root: empty for the root.
-    public var path: [UInt8]
-    public var tally: Tally
+    package var path: [UInt8]
+    package var tally: Tally
 
-    public init(path: [UInt8], tally: Tally) {
+    package init(path: [UInt8], tally: Tally) {
         self.path = path
         self.tally = tally
     }
 
-    public var report: DirectoryReport {
+    package var report: DirectoryReport {
         DirectoryReport(
             path: path.isEmpty ? "." : EscapedName.string(path), allocated: tally.allocated,
             apparent: tally.apparent, files: tally.files, dirs: tally.dirs)
@@ -19,7 +19,7 @@ public struct DirectoryRow: Equatable, Sendable {
     /// Tree order: parents before children, siblings in byte order of their names. Comparing
     /// the joined paths with "/" ranked below every byte is the same as comparing their
     /// components one by one, since no name holds a "/".
-    public static func treeOrder(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    package static func treeOrder(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         let slash = UInt8(ascii: "/")
         for (left, right) in zip(lhs, rhs) where left != right {
             if left == slash { return true }

@@ -1,20 +1,20 @@
 /// Which iOS release's storage screen to imitate. iOS 16 and earlier leave an app's
 /// `Library/Caches` out of its "Documents & Data"; iOS 17 counts it.
-public struct IOSVersion: Sendable, Equatable, CustomStringConvertible {
-    public let major: Int
+package struct IOSVersion: Sendable, Equatable, CustomStringConvertible {
+    package let major: Int
 
     /// iOS 17: the current rule, and the default.
-    public static let standard = IOSVersion(major: 17)
+    package static let standard = IOSVersion(major: 17)
 
-    public init(major: Int) { self.major = major }
+    package init(major: Int) { self.major = major }
 
     /// Whether `Library/Caches` is part of "Documents & Data".
-    public var countsCaches: Bool { major >= 17 }
+    package var countsCaches: Bool { major >= 17 }
 
-    public var description: String { "iOS \(major)" }
+    package var description: String { "iOS \(major)" }
 
     /// A major version as the command line gives it: a whole number such as 16 or 17.
-    public static func parse(_ text: String) -> IOSVersion? {
+    package static func parse(_ text: String) -> IOSVersion? {
         guard !text.isEmpty, text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber), let major = Int(text),
             (2...99).contains(major)
         else { return nil }
@@ -27,31 +27,31 @@ public struct IOSVersion: Sendable, Equatable, CustomStringConvertible {
 /// sandbox, with or without `Library/Caches` by version), and the app bundle.
 ///
 /// Pure: computed from directory totals a scan, a daemon or the `watch` view already has.
-public struct PhoneStorage: Sendable, Equatable, Encodable {
+package struct PhoneStorage: Sendable, Equatable, Encodable {
     /// The sandbox's directory whose counting changed with iOS 17.
-    public static let cachesPath = "Library/Caches"
+    package static let cachesPath = "Library/Caches"
 
-    public var version: IOSVersion
+    package var version: IOSVersion
     /// The sandbox root's allocated bytes: `du -sB1 ROOT`.
-    public var rawAllocated: UInt64
+    package var rawAllocated: UInt64
     /// The sandbox root's apparent bytes: `du -sb ROOT`.
-    public var rawApparent: UInt64
+    package var rawApparent: UInt64
     /// `Library/Caches`'s allocated bytes; 0 when there is none.
-    public var cachesAllocated: UInt64
+    package var cachesAllocated: UInt64
     /// The sandbox as the version counts it.
-    public var documentsAndData: UInt64
+    package var documentsAndData: UInt64
     /// The bundle's allocated bytes, when one was measured.
-    public var appAllocated: UInt64?
+    package var appAllocated: UInt64?
 
     /// "Documents & Data" plus the bundle: the figure the phone shows for the app (at most
     /// `UInt64.max`, where du's totals stop too).
-    public var total: UInt64 { Saturating.sum(documentsAndData, appAllocated ?? 0) }
+    package var total: UInt64 { Saturating.sum(documentsAndData, appAllocated ?? 0) }
 
     /// - Parameters:
     ///   - cachesAllocated: `Library/Caches`'s allocated bytes, nil when it does not exist.
     ///     Subtracted from the root as it is: a file hard-linked both inside and outside the
     ///     caches is then left out once too, where the phone would keep it.
-    public init(
+    package init(
         version: IOSVersion, rawAllocated: UInt64, rawApparent: UInt64, cachesAllocated: UInt64?,
         appAllocated: UInt64?
     ) {
@@ -65,7 +65,7 @@ public struct PhoneStorage: Sendable, Equatable, Encodable {
 
     /// From a report's rows: the root's (`.`) and `Library/Caches`'s, if listed. Nil when the
     /// root is not among them.
-    public init?(version: IOSVersion, directories: [DirectoryReport], appAllocated: UInt64?) {
+    package init?(version: IOSVersion, directories: [DirectoryReport], appAllocated: UInt64?) {
         guard let root = directories.first(where: { $0.path == "." }) else { return nil }
         let caches = directories.first { $0.path == Self.cachesPath }
         self.init(
@@ -75,7 +75,7 @@ public struct PhoneStorage: Sendable, Equatable, Encodable {
 
     /// Lines under a table: the phone's figure in decimal units, whatever `format` the table
     /// uses, and the raw totals in `format`.
-    public func lines(rawFormat format: ByteFormat) -> [String] {
+    package func lines(rawFormat format: ByteFormat) -> [String] {
         let decimal = ByteFormat.decimal
         var parts = ["Documents & Data \(decimal.string(documentsAndData))"]
         if let appAllocated { parts.insert("App \(decimal.string(appAllocated))", at: 0) }
@@ -98,7 +98,7 @@ public struct PhoneStorage: Sendable, Equatable, Encodable {
         case total
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(version.major, forKey: .version)
         try container.encode(cachesAllocated, forKey: .cachesAllocated)
@@ -112,7 +112,7 @@ public struct PhoneStorage: Sendable, Equatable, Encodable {
 extension TallyTree {
     /// The phone's figures for this tree as a sandbox (for `scan` and the `watch` view): its
     /// root and its `Library/Caches`. O(depth of Library/Caches).
-    public func phoneStorage(version: IOSVersion, appAllocated: UInt64?) -> PhoneStorage {
+    package func phoneStorage(version: IOSVersion, appAllocated: UInt64?) -> PhoneStorage {
         let total = tally(of: root)
         let caches = rows(TreeSelection(subtree: Array(PhoneStorage.cachesPath.utf8), depth: 0))?.first
         return PhoneStorage(

@@ -1,6 +1,6 @@
 /// The human table of `scan` and `status`: largest first, aligned columns.
-public enum TableRenderer {
-    public static func render(_ report: TreeReport, format: ByteFormat) -> String {
+package enum TableRenderer {
+    package static func render(_ report: TreeReport, format: ByteFormat) -> String {
         let rows = report.directories.enumerated().sorted { lhs, rhs in
             if lhs.element.allocated != rhs.element.allocated { return lhs.element.allocated > rhs.element.allocated }
             return lhs.offset < rhs.offset
@@ -25,5 +25,5 @@ public enum TableRenderer {
 
     /// Keeps a name with a newline or other control character on one table line, escaped the
     /// one way every human output escapes it (``HumanText``).
-    public static func printable(_ path: String) -> String { HumanText.escaped(path) }
+    package static func printable(_ path: String) -> String { HumanText.escaped(path) }
 }

@@ -1,19 +1,19 @@
 /// Which directories a report shows: a subtree of the root, down to a depth, optionally only
 /// its largest directories. Every part is optional; the default is the whole tree.
-public struct TreeSelection: Hashable, Sendable {
+package struct TreeSelection: Hashable, Sendable {
     /// The subtree's directory as raw bytes relative to the root, components joined by "/";
     /// empty for the root itself. Never starts or ends with "/", never holds "." or "..".
-    public var subtree: [UInt8]
+    package var subtree: [UInt8]
     /// Levels shown below the subtree's directory: 0 shows it alone; nil shows them all.
-    public var depth: Int?
+    package var depth: Int?
     /// Only the `top` directories with the most allocated bytes; nil keeps them all.
-    public var top: Int?
+    package var top: Int?
     /// Also the `files` largest files (non-directories) directly in the subtree's directory,
     /// as a live view lists them beside its subdirectories; nil asks for none. Costs one pass
     /// over that directory's own entries, never the files below it.
-    public var files: Int?
+    package var files: Int?
 
-    public init(subtree: [UInt8] = [], depth: Int? = nil, top: Int? = nil, files: Int? = nil) {
+    package init(subtree: [UInt8] = [], depth: Int? = nil, top: Int? = nil, files: Int? = nil) {
         self.subtree = subtree
         self.depth = depth
         self.top = top
@@ -21,7 +21,7 @@ public struct TreeSelection: Hashable, Sendable {
     }
 
     /// The subtree's path components.
-    public var components: [ArraySlice<UInt8>] {
+    package var components: [ArraySlice<UInt8>] {
         subtree.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
     }
 
@@ -29,7 +29,7 @@ public struct TreeSelection: Hashable, Sendable {
     /// ``EscapedName`` escapes names): "." or "" is the root; "a/b", "./a/b/" and "a//b" are
     /// the same subtree. An absolute path, a ".." or a malformed escape is refused with a
     /// message that says so.
-    public static func subtree(fromEscaped text: String) -> Result<[UInt8], SelectionError> {
+    package static func subtree(fromEscaped text: String) -> Result<[UInt8], SelectionError> {
         guard let bytes = EscapedName.bytes(text) else {
             return .failure(
                 SelectionError(
@@ -54,7 +54,7 @@ public struct TreeSelection: Hashable, Sendable {
 }
 
 /// Why a selection cannot be read.
-public struct SelectionError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct SelectionError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

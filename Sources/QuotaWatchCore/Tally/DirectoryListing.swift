@@ -2,15 +2,15 @@
 ///
 /// Names live in one byte buffer so a listing of thousands of entries costs two allocations,
 /// not one per name. Names are raw bytes: nothing here assumes UTF-8.
-public struct DirectoryListing: Sendable {
-    public struct Entry: Sendable {
-        public var nameStart: Int32
-        public var nameLength: UInt16
-        public var status: FileStatus
+package struct DirectoryListing: Sendable {
+    package struct Entry: Sendable {
+        package var nameStart: Int32
+        package var nameLength: UInt16
+        package var status: FileStatus
         /// For subdirectories: the crawler's number for the work item that will list it.
-        public var crawlIndex: UInt32
+        package var crawlIndex: UInt32
 
-        public init(nameStart: Int32, nameLength: UInt16, status: FileStatus, crawlIndex: UInt32 = .max) {
+        package init(nameStart: Int32, nameLength: UInt16, status: FileStatus, crawlIndex: UInt32 = .max) {
             self.nameStart = nameStart
             self.nameLength = nameLength
             self.status = status
@@ -18,21 +18,21 @@ public struct DirectoryListing: Sendable {
         }
     }
 
-    public var nameBytes: [UInt8] = []
-    public var entries: [Entry] = []
+    package var nameBytes: [UInt8] = []
+    package var entries: [Entry] = []
 
-    public init() {}
+    package init() {}
 
     // Inlinable so the crawler's call with a raw buffer is specialised in its own module
     // instead of going through generic witnesses for every byte.
     @inlinable
-    public func name(of entry: Entry) -> ArraySlice<UInt8> {
+    package func name(of entry: Entry) -> ArraySlice<UInt8> {
         let start = Int(entry.nameStart)
         return nameBytes[start..<start + Int(entry.nameLength)]
     }
 
     @inlinable
-    public mutating func append(name: some Collection<UInt8>, status: FileStatus, crawlIndex: UInt32 = .max) {
+    package mutating func append(name: some Collection<UInt8>, status: FileStatus, crawlIndex: UInt32 = .max) {
         let start = Int32(nameBytes.count)
         nameBytes.append(contentsOf: name)
         entries.append(Entry(nameStart: start, nameLength: UInt16(name.count), status: status, crawlIndex: crawlIndex))

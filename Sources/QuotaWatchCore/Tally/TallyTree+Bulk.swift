@@ -2,7 +2,7 @@ extension TallyTree {
     /// Adds a crawled directory's entries to `directory`, which must hold none of them yet.
     /// Returns the new subdirectories with the crawler's number for each, so the crawl can
     /// file their own listings under them.
-    public mutating func addListing(
+    package mutating func addListing(
         _ listing: DirectoryListing, to directory: DirectoryID
     )
         -> [(crawlIndex: UInt32, directory: DirectoryID)]

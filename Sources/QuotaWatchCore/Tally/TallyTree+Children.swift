@@ -3,13 +3,13 @@
 extension TallyTree {
     /// One name directly in a directory: a subdirectory with its subtree's tally, or a file
     /// (any non-directory) with its inode's sizes.
-    public struct Child: Sendable, Equatable {
-        public var name: [UInt8]
-        public var isDirectory: Bool
+    package struct Child: Sendable, Equatable {
+        package var name: [UInt8]
+        package var isDirectory: Bool
         /// A subdirectory's subtree totals; a file's own sizes, with `files` 1 and `dirs` 0.
-        public var tally: Tally
+        package var tally: Tally
 
-        public init(name: [UInt8], isDirectory: Bool, tally: Tally) {
+        package init(name: [UInt8], isDirectory: Bool, tally: Tally) {
             self.name = name
             self.isDirectory = isDirectory
             self.tally = tally
@@ -17,7 +17,7 @@ extension TallyTree {
 
         /// The list's order: most allocated first, then most apparent, then by name bytes, so
         /// equal sizes come in the same order on every frame.
-        public static func largestFirst(_ lhs: Child, _ rhs: Child) -> Bool {
+        package static func largestFirst(_ lhs: Child, _ rhs: Child) -> Bool {
             if lhs.tally.allocated != rhs.tally.allocated { return lhs.tally.allocated > rhs.tally.allocated }
             if lhs.tally.apparent != rhs.tally.apparent { return lhs.tally.apparent > rhs.tally.apparent }
             return lhs.name.lexicographicallyPrecedes(rhs.name)
@@ -25,7 +25,7 @@ extension TallyTree {
     }
 
     /// Which names ``largestChildren(of:limit:including:)`` looks at.
-    public enum ChildKinds: Sendable {
+    package enum ChildKinds: Sendable {
         case all, files, directories
     }
 
@@ -37,7 +37,7 @@ extension TallyTree {
     /// the n names of that one directory and O(limit) memory, with a name copied only for the
     /// entries kept. A file's size is its inode's, as `du` of that one name reports it (a
     /// hard-linked file shows its whole size under each of its names).
-    public func largestChildren(of directory: DirectoryID, limit: Int, including kinds: ChildKinds = .all) -> [Child] {
+    package func largestChildren(of directory: DirectoryID, limit: Int, including kinds: ChildKinds = .all) -> [Child] {
         guard limit > 0 else { return [] }
         var kept = BoundedHeap(limit: limit)
         if kinds != .files {
@@ -68,7 +68,7 @@ extension TallyTree {
 
     /// How many names are directly in `directory` (subdirectories and files): one pass over
     /// its own entries, as ``largestChildren(of:limit:including:)`` makes.
-    public func childCount(of directory: DirectoryID) -> Int {
+    package func childCount(of directory: DirectoryID) -> Int {
         var count = 0
         var child = directories[Int(directory.rawValue)].firstChild
         while child != noRecord {

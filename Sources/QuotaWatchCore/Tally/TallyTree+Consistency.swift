@@ -5,7 +5,7 @@
 /// O(records); never called on the daemon's normal path.
 extension TallyTree {
     /// What is wrong, one line each, at most `limit` lines; empty for a sound tree.
-    public func consistencyViolations(limit: Int = 8) -> [String] {
+    package func consistencyViolations(limit: Int = 8) -> [String] {
         var problems: [String] = []
         func report(_ problem: @autoclosure () -> String) {
             if problems.count < limit { problems.append(problem()) }

@@ -1,7 +1,7 @@
 extension TallyTree {
     /// Adds an empty directory. The caller guarantees the name is not already present.
     @discardableResult
-    public mutating func addDirectory(
+    package mutating func addDirectory(
         named name: some Collection<UInt8>, in parent: DirectoryID, status: FileStatus
     )
         -> DirectoryID
@@ -19,7 +19,7 @@ extension TallyTree {
     }
 
     /// A fresh stat of the directory's own inode (directories grow as entries are added).
-    public mutating func updateDirectory(_ directory: DirectoryID, status: FileStatus) {
+    package mutating func updateDirectory(_ directory: DirectoryID, status: FileStatus) {
         let index = Int(directory.rawValue)
         let delta = TallyDelta(from: directories[index].own, to: status.usage)
         directories[index].own = status.usage
@@ -28,7 +28,7 @@ extension TallyTree {
     }
 
     /// Removes a directory and everything below it.
-    public mutating func removeDirectory(_ directory: DirectoryID) {
+    package mutating func removeDirectory(_ directory: DirectoryID) {
         precondition(directory != root, "the root is never removed")
         let id = directory.rawValue
         detachSubtree(id, keepingFrom: noRecord)
@@ -40,7 +40,7 @@ extension TallyTree {
 
     /// Renames a directory, possibly under another parent, carrying its whole subtree.
     /// A name already at the target must have been removed first.
-    public mutating func moveDirectory(
+    package mutating func moveDirectory(
         _ directory: DirectoryID, to newParent: DirectoryID, named name: some Collection<UInt8>
     ) {
         precondition(!isDescendant(newParent, of: directory), "a directory cannot move below itself")

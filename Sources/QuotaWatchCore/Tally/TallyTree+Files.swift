@@ -1,7 +1,7 @@
 extension TallyTree {
     /// Adds a non-directory name. The caller guarantees the name is not already present.
     @discardableResult
-    public mutating func addFile(
+    package mutating func addFile(
         named name: some Collection<UInt8>, in directory: DirectoryID, status: FileStatus
     )
         -> FileID
@@ -12,7 +12,7 @@ extension TallyTree {
     /// The same for a name held in an array, specialized for the engine, which calls it
     /// from another module.
     @discardableResult
-    public mutating func addFile(named name: [UInt8], in directory: DirectoryID, status: FileStatus) -> FileID {
+    package mutating func addFile(named name: [UInt8], in directory: DirectoryID, status: FileStatus) -> FileID {
         addPropagating(named: name, in: directory, status: status)
     }
 
@@ -69,7 +69,7 @@ extension TallyTree {
     }
 
     /// Applies a fresh stat of a file already in the tree.
-    public mutating func updateFile(_ file: FileID, status: FileStatus) {
+    package mutating func updateFile(_ file: FileID, status: FileStatus) {
         let status = status.storedInFileRecord
         let id = file.rawValue
         let record = files[Int(id)]
@@ -104,7 +104,7 @@ extension TallyTree {
     }
 
     /// Removes a non-directory name, subtracting what it contributed.
-    public mutating func removeFile(_ file: FileID) { removeFile(file, trimmingRecords: true) }
+    package mutating func removeFile(_ file: FileID) { removeFile(file, trimmingRecords: true) }
 
     /// Without trimming, the freed record is the next one handed out.
     private mutating func removeFile(_ file: FileID, trimmingRecords: Bool) {
@@ -118,7 +118,7 @@ extension TallyTree {
 
     /// Renames a file, possibly into another directory. A name already at the target must
     /// have been removed first.
-    public mutating func moveFile(_ file: FileID, to directory: DirectoryID, named name: some Collection<UInt8>) {
+    package mutating func moveFile(_ file: FileID, to directory: DirectoryID, named name: some Collection<UInt8>) {
         let id = file.rawValue
         let usage = self.usage(of: file)
         // The directories above both places keep their totals: only the two branches below

@@ -72,7 +72,7 @@ extension TallyTree {
     /// directory shown at two places by a bind mount, or a name whose removal is still on its
     /// way) counts on its own again, at the stat's sizes. Every ancestor changes by exactly
     /// the difference, O(depth) per name. No-op for an inode outside the hard-link table.
-    public mutating func convertLinkedFilesToSingleNamed(device: UInt64, status: FileStatus) {
+    package mutating func convertLinkedFilesToSingleNamed(device: UInt64, status: FileStatus) {
         let key = InodeKey(device: device, inode: status.inode)
         let usage = status.storedInFileRecord.usage
         guard !linkedInodes.isEmpty, linkedInodes[key] != nil else { return }
@@ -127,7 +127,7 @@ extension TallyTree {
 
     /// Every name the tree holds for the inode, single-named or linked: for a change reported
     /// by the inode (a write through a name outside the tree) rather than by one of its names.
-    public func files(withInode inode: UInt64, device: UInt64) -> [FileID] {
+    package func files(withInode inode: UInt64, device: UInt64) -> [FileID] {
         if let single = findSingleNamedFile(device: device, inode: inode) { return [FileID(rawValue: single)] }
         return linkedNames(of: InodeKey(device: device, inode: inode)).map(FileID.init(rawValue:))
     }
@@ -145,7 +145,7 @@ extension TallyTree {
     /// One name of every inode in the hard-link table, for a re-stat that catches writes made
     /// through names outside the tree. The deepest directory counting an inode holds a name of
     /// it directly, so only that directory's files are searched.
-    public func oneNamePerLinkedInode() -> [FileID] {
+    package func oneNamePerLinkedInode() -> [FileID] {
         var result: [FileID] = []
         for (key, inode) in linkedInodes {
             guard

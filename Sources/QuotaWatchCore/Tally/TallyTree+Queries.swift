@@ -3,7 +3,7 @@
 extension TallyTree {
     /// The directory at `components` below the root, or nil when a component is missing or
     /// names a file.
-    public func directory(atComponents components: [ArraySlice<UInt8>]) -> DirectoryID? {
+    package func directory(atComponents components: [ArraySlice<UInt8>]) -> DirectoryID? {
         var current = root
         for component in components {
             guard case .directory(let next)? = entry(named: component, in: current) else { return nil }
@@ -19,7 +19,7 @@ extension TallyTree {
     /// they expand. With `top` it is a best-first walk from the subtree: no directory holds
     /// more than its parent (its subtree is part of the parent's), so the largest ones are
     /// found by expanding only the directories taken, never the whole tree.
-    public func rows(_ selection: TreeSelection) -> [DirectoryRow]? {
+    package func rows(_ selection: TreeSelection) -> [DirectoryRow]? {
         guard let start = directory(atComponents: selection.components) else { return nil }
         if let top = selection.top { return largest(top, below: start, depth: selection.depth) }
         var rows: [DirectoryRow] = []

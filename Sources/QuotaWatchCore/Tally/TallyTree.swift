@@ -10,7 +10,7 @@
 ///
 /// A value type with no I/O: the engine owns one and feeds it stat results; tests drive it
 /// with hand-made ``FileStatus`` values.
-public struct TallyTree {
+package struct TallyTree {
     var files: [FileRecord] = []
     var directories: [DirectoryRecord] = []
     var names = NameArena()
@@ -28,15 +28,15 @@ public struct TallyTree {
     var overflowCarries: [UInt32: OverflowCarry] = [:]
     var freeFile = noRecord
     var freeDirectory = noRecord
-    public internal(set) var fileCount = 0
-    public internal(set) var directoryCount = 0
+    package internal(set) var fileCount = 0
+    package internal(set) var directoryCount = 0
 
     static let directoryTag: UInt32 = 1 << 31
 
-    public let root = DirectoryID(rawValue: 0)
+    package let root = DirectoryID(rawValue: 0)
 
     /// How a tree finds a name or a single-named inode.
-    public enum Lookup: Sendable {
+    package enum Lookup: Sendable {
         /// Through the name and inode tables, kept at every change: a live tree looks a name
         /// up at every event.
         case indexed
@@ -49,7 +49,7 @@ public struct TallyTree {
     }
 
     /// A tree holding only its root directory.
-    public init(root status: FileStatus, lookup: Lookup = .indexed) {
+    package init(root status: FileStatus, lookup: Lookup = .indexed) {
         lookupIsDeferred = lookup == .deferred
         directories.append(
             DirectoryRecord(
@@ -63,7 +63,7 @@ public struct TallyTree {
 
     /// A directory's totals. Sizes past 2⁶⁴ − 1 (sparse files only) read as 2⁶⁴ − 1, where du's
     /// stop too (it prints `Infinity`); the tree itself stays exact.
-    public func tally(of directory: DirectoryID) -> Tally {
+    package func tally(of directory: DirectoryID) -> Tally {
         var tally = directories[Int(directory.rawValue)].tally
         if !overflowCarries.isEmpty, let carry = overflowCarries[directory.rawValue] {
             tally.usage.allocated = OverflowCarry.saturated(tally.usage.allocated, carry: carry.allocated)
@@ -82,71 +82,71 @@ public struct TallyTree {
         )
     }
 
-    public func parent(of directory: DirectoryID) -> DirectoryID? {
+    package func parent(of directory: DirectoryID) -> DirectoryID? {
         let parent = directories[Int(directory.rawValue)].parent
         return parent == noRecord ? nil : DirectoryID(rawValue: parent)
     }
 
-    public func contains(_ directory: DirectoryID) -> Bool {
+    package func contains(_ directory: DirectoryID) -> Bool {
         Int(directory.rawValue) < directories.count && directories[Int(directory.rawValue)].isLive
     }
 
     /// True while `file` names a file of the tree (a removed one's number may be reused).
-    public func contains(_ file: FileID) -> Bool {
+    package func contains(_ file: FileID) -> Bool {
         Int(file.rawValue) < files.count && files[Int(file.rawValue)].directory != noRecord
     }
 
-    public func name(of directory: DirectoryID) -> ArraySlice<UInt8> {
+    package func name(of directory: DirectoryID) -> ArraySlice<UInt8> {
         let record = directories[Int(directory.rawValue)]
         return names.name(at: record.nameOffset, length: record.nameLength)
     }
 
-    public func name(of file: FileID) -> ArraySlice<UInt8> {
+    package func name(of file: FileID) -> ArraySlice<UInt8> {
         let record = files[Int(file.rawValue)]
         return names.name(at: record.nameOffset, length: record.nameLength)
     }
 
-    public func directory(containing file: FileID) -> DirectoryID {
+    package func directory(containing file: FileID) -> DirectoryID {
         DirectoryID(rawValue: files[Int(file.rawValue)].directory)
     }
 
     /// Last-known sizes of the file's inode.
-    public func usage(of file: FileID) -> Usage {
+    package func usage(of file: FileID) -> Usage {
         let record = files[Int(file.rawValue)]
         guard record.isLinked else { return record.usage }
         let device = directories[Int(record.directory)].device
         return linkedInodes[InodeKey(device: device, inode: record.inode)]?.usage ?? record.usage
     }
 
-    public func inode(of file: FileID) -> UInt64 { files[Int(file.rawValue)].inode }
+    package func inode(of file: FileID) -> UInt64 { files[Int(file.rawValue)].inode }
 
     /// The file recorded with this inode and a single name, if any.
-    public func singleNamedFile(device: UInt64, inode: UInt64) -> FileID? {
+    package func singleNamedFile(device: UInt64, inode: UInt64) -> FileID? {
         findSingleNamedFile(device: device, inode: inode).map(FileID.init(rawValue:))
     }
 
-    public func device(of directory: DirectoryID) -> UInt64 { directories[Int(directory.rawValue)].device }
+    package func device(of directory: DirectoryID) -> UInt64 { directories[Int(directory.rawValue)].device }
 
-    public func inode(of directory: DirectoryID) -> UInt64 { directories[Int(directory.rawValue)].inode }
+    package func inode(of directory: DirectoryID) -> UInt64 { directories[Int(directory.rawValue)].inode }
 
     /// The owner's per-directory slot: the engine keeps its watch descriptor here.
-    public func watch(of directory: DirectoryID) -> Int32 { directories[Int(directory.rawValue)].watch }
+    package func watch(of directory: DirectoryID) -> Int32 { directories[Int(directory.rawValue)].watch }
 
-    public mutating func setWatch(_ watch: Int32, of directory: DirectoryID) {
+    package mutating func setWatch(_ watch: Int32, of directory: DirectoryID) {
         directories[Int(directory.rawValue)].watch = watch
     }
 
     // MARK: Rule slots
 
     /// The owner's rule slot of a directory, nil when it carries no rule.
-    public func ruleSlot(of directory: DirectoryID) -> UInt32? {
+    package func ruleSlot(of directory: DirectoryID) -> UInt32? {
         let slot = directories[Int(directory.rawValue)].ruleSlot
         return slot == noRecord ? nil : slot
     }
 
     /// Gives a directory a rule slot (nil takes it away). From now on every change of its
     /// tally lists it for ``drainDirtyDirectories()``. `UInt32.max` is reserved.
-    public mutating func setRuleSlot(_ slot: UInt32?, of directory: DirectoryID) {
+    package mutating func setRuleSlot(_ slot: UInt32?, of directory: DirectoryID) {
         precondition(slot != noRecord, "UInt32.max means no slot")
         directories[Int(directory.rawValue)].ruleSlot = slot ?? noRecord
     }
@@ -154,7 +154,7 @@ public struct TallyTree {
     /// The directories that carry a rule slot and whose tally changed since the last drain,
     /// each once, in the order they first changed. Directories removed or stripped of their
     /// slot meanwhile are left out.
-    public mutating func drainDirtyDirectories() -> [DirectoryID] {
+    package mutating func drainDirtyDirectories() -> [DirectoryID] {
         var drained: [DirectoryID] = []
         for directory in dirtyDirectories {
             let index = Int(directory.rawValue)
@@ -168,13 +168,13 @@ public struct TallyTree {
         return drained
     }
 
-    public func entry(named name: some Collection<UInt8>, in directory: DirectoryID) -> TreeEntry? {
+    package func entry(named name: some Collection<UInt8>, in directory: DirectoryID) -> TreeEntry? {
         findEntry(named: name, in: directory)
     }
 
     /// The same for a name held in an array, the engine's case: a generic called from another
     /// module runs unspecialized, one witness call per byte, and this runs once per event.
-    public func entry(named name: [UInt8], in directory: DirectoryID) -> TreeEntry? {
+    package func entry(named name: [UInt8], in directory: DirectoryID) -> TreeEntry? {
         findEntry(named: name, in: directory)
     }
 
@@ -215,85 +215,6 @@ public struct TallyTree {
             file = record.nextSibling
         }
         return nil
-    }
-
-    /// Directories directly below `directory`.
-    public func subdirectories(of directory: DirectoryID) -> [DirectoryID] {
-        var result: [DirectoryID] = []
-        var child = directories[Int(directory.rawValue)].firstChild
-        while child != noRecord {
-            result.append(DirectoryID(rawValue: child))
-            child = directories[Int(child)].nextSibling
-        }
-        return result
-    }
-
-    /// Non-directory names directly in `directory`.
-    public func files(in directory: DirectoryID) -> [FileID] {
-        var result: [FileID] = []
-        var file = directories[Int(directory.rawValue)].firstFile
-        while file != noRecord {
-            result.append(FileID(rawValue: file))
-            file = files[Int(file)].nextSibling
-        }
-        return result
-    }
-
-    /// `directory` and every directory below it, parents before children.
-    public func subtree(of directory: DirectoryID) -> [DirectoryID] {
-        var result = [directory]
-        var index = 0
-        while index < result.count {
-            var child = directories[Int(result[index].rawValue)].firstChild
-            while child != noRecord {
-                result.append(DirectoryID(rawValue: child))
-                child = directories[Int(child)].nextSibling
-            }
-            index += 1
-        }
-        return result
-    }
-
-    /// Path components from the root (exclusive) down to `directory`.
-    public func components(of directory: DirectoryID) -> [ArraySlice<UInt8>] {
-        var parts: [ArraySlice<UInt8>] = []
-        var current = directory.rawValue
-        while current != root.rawValue && current != noRecord {
-            parts.append(name(of: DirectoryID(rawValue: current)))
-            current = directories[Int(current)].parent
-        }
-        return parts.reversed()
-    }
-
-    /// The path relative to the root as raw bytes: "" for the root, "a/b" below it.
-    public func relativePath(of directory: DirectoryID) -> [UInt8] {
-        var path: [UInt8] = []
-        for (index, part) in components(of: directory).enumerated() {
-            if index > 0 { path.append(UInt8(ascii: "/")) }
-            path.append(contentsOf: part)
-        }
-        return path
-    }
-
-    /// Depth below the root: 0 for the root.
-    public func depth(of directory: DirectoryID) -> Int {
-        var depth = 0
-        var current = directories[Int(directory.rawValue)].parent
-        while current != noRecord {
-            depth += 1
-            current = directories[Int(current)].parent
-        }
-        return depth
-    }
-
-    /// True when `directory` is `ancestor` or lies below it.
-    public func isDescendant(_ directory: DirectoryID, of ancestor: DirectoryID) -> Bool {
-        var current = directory.rawValue
-        while current != noRecord {
-            if current == ancestor.rawValue { return true }
-            current = directories[Int(current)].parent
-        }
-        return false
     }
 
     // MARK: Shared plumbing

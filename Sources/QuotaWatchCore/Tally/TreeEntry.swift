@@ -1,20 +1,20 @@
 /// A directory in a ``TallyTree``. Stable while the directory is in the tree; reused after removal.
-public struct DirectoryID: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
-    public var description: String { "dir#\(rawValue)" }
+package struct DirectoryID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    package var description: String { "dir#\(rawValue)" }
 }
 
 /// A non-directory name in a ``TallyTree``: a regular file, symlink, socket, fifo or device.
-public struct FileID: Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-    public var description: String { "file#\(rawValue)" }
+package struct FileID: Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
+    package var description: String { "file#\(rawValue)" }
 }
 
 /// What a name in a directory refers to.
-public enum TreeEntry: Hashable, Sendable {
+package enum TreeEntry: Hashable, Sendable {
     case file(FileID)
     case directory(DirectoryID)
 }

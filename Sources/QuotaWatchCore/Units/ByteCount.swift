@@ -1,27 +1,27 @@
 /// A size given by a person: "200MB", "1.5GiB", "4096", "0".
-public struct ByteCount: Sendable, Equatable, Hashable, CustomStringConvertible {
-    public var bytes: UInt64
+package struct ByteCount: Sendable, Equatable, Hashable, CustomStringConvertible {
+    package var bytes: UInt64
 
-    public init(bytes: UInt64) { self.bytes = bytes }
+    package init(bytes: UInt64) { self.bytes = bytes }
 
-    public var description: String { ByteFormat.decimal.string(bytes) }
+    package var description: String { ByteFormat.decimal.string(bytes) }
 
     /// Every size the grammar can write: 0 to 2^64 − 1 bytes.
-    public static let anySize: ClosedRange<UInt64> = 0...UInt64.max
+    package static let anySize: ClosedRange<UInt64> = 0...UInt64.max
 
-    public struct ParseError: Error, Equatable, CustomStringConvertible {
-        public var input: String
-        public var reason: String
+    package struct ParseError: Error, Equatable, CustomStringConvertible {
+        package var input: String
+        package var reason: String
         /// The sizes the value was read for.
-        public var allowed: ClosedRange<UInt64> = ByteCount.anySize
+        package var allowed: ClosedRange<UInt64> = ByteCount.anySize
 
-        public init(input: String, reason: String, allowed: ClosedRange<UInt64> = ByteCount.anySize) {
+        package init(input: String, reason: String, allowed: ClosedRange<UInt64> = ByteCount.anySize) {
             self.input = input
             self.reason = reason
             self.allowed = allowed
         }
 
-        public var description: String {
+        package var description: String {
             "invalid size '\(input)': \(reason); write a whole or decimal number with an optional unit, "
                 + "such as 500MB, 1.5GiB or 4096 (B, KB, MB, GB, TB, PB in powers of 1000; KiB, MiB, GiB, TiB, PiB "
                 + "in powers of 1024), from \(ByteCount.exactText(allowed.lowerBound)) to "
@@ -42,7 +42,7 @@ public struct ByteCount: Sendable, Equatable, Hashable, CustomStringConvertible 
     /// (`10mb` is `10MB`; `K`, `M`, … alone are kB, MB, …). Fractions are exact and rounded
     /// half up to a whole byte: "1.5GiB" is 1 610 612 736 B; a size that is not 0 but
     /// rounds to 0 B ("0.4B") is refused rather than read as 0.
-    public init(parsing text: String, in allowed: ClosedRange<UInt64> = ByteCount.anySize) throws(ParseError) {
+    package init(parsing text: String, in allowed: ClosedRange<UInt64> = ByteCount.anySize) throws(ParseError) {
         func fail(_ reason: String) -> ParseError { ParseError(input: text, reason: reason, allowed: allowed) }
         let number: DecimalText
         do {
@@ -69,7 +69,7 @@ public struct ByteCount: Sendable, Equatable, Hashable, CustomStringConvertible 
     /// Sizes spelt exactly, in the largest unit that divides them: "200MB", 1.5 GiB is
     /// "1536MiB", 1234567 is "1234567B". What messages and check-config print, so it can be
     /// pasted back.
-    public static func exactText(_ bytes: UInt64) -> String {
+    package static func exactText(_ bytes: UInt64) -> String {
         if bytes == 0 { return "0" }
         let units: [(String, UInt64)] = [
             ("PB", 1_000_000_000_000_000), ("PiB", 1 << 50), ("TB", 1_000_000_000_000), ("TiB", 1 << 40),

@@ -1,5 +1,5 @@
 /// How sizes are shown to people.
-public enum ByteFormat: Sendable, Equatable {
+package enum ByteFormat: Sendable, Equatable {
     /// 1 KB = 1000 B, one decimal place, ties rounded half up: what iOS's storage screen shows.
     case decimal
     /// 1 KiB = 1024 B, one decimal place, ties rounded half up.
@@ -9,7 +9,7 @@ public enum ByteFormat: Sendable, Equatable {
 
     /// Renders `bytes` in this format, with integer arithmetic only: Foundation and printf
     /// round ties to even, so 1 250 000 B would show as "1.2 MB" instead of "1.3 MB".
-    public func string(_ bytes: UInt64) -> String {
+    package func string(_ bytes: UInt64) -> String {
         switch self {
         case .bytes: return "\(bytes) B"
         case .decimal: return Self.scaled(bytes, base: 1000, units: ["B", "KB", "MB", "GB", "TB", "PB", "EB"])

@@ -1,8 +1,8 @@
 /// The unitless values of the config and the command line, each read by one parser used
 /// everywhere: ratios ("0.8", "80%"), shares ("10%"), plain numbers such as weights ("2.5")
 /// and whole numbers ("64"). The number itself is ``DecimalText``'s grammar.
-public struct NumberParseError: Error, Equatable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
+package struct NumberParseError: Error, Equatable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
         /// A number from the range, or a percentage of it.
         case ratio
         /// A percentage only.
@@ -11,12 +11,12 @@ public struct NumberParseError: Error, Equatable, CustomStringConvertible {
         case wholeNumber
     }
 
-    public var kind: Kind
-    public var input: String
-    public var reason: String
-    public var allowed: ClosedRange<Double>
+    package var kind: Kind
+    package var input: String
+    package var reason: String
+    package var allowed: ClosedRange<Double>
 
-    public var description: String {
+    package var description: String {
         let low = NumberText.plain(allowed.lowerBound)
         let high = NumberText.plain(allowed.upperBound)
         let lowShare = NumberText.percent(allowed.lowerBound)
@@ -37,10 +37,10 @@ public struct NumberParseError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-public enum NumberText {
+package enum NumberText {
     /// A fraction within `allowed` (a part of 0…1), written as a number ("0.8") or a
     /// percentage ("80%", "2.5 %").
-    public static func ratio(
+    package static func ratio(
         _ text: String, in allowed: ClosedRange<Double> = 0...1
     ) throws(NumberParseError)
         -> Double
@@ -49,7 +49,7 @@ public enum NumberText {
     }
 
     /// A fraction within `allowed`, written only as a percentage ("10%", "2.5%").
-    public static func share(
+    package static func share(
         _ text: String, in allowed: ClosedRange<Double> = 0...1
     ) throws(NumberParseError)
         -> Double
@@ -58,7 +58,7 @@ public enum NumberText {
     }
 
     /// A plain number within `allowed`, such as a weight ("1", "2.5").
-    public static func number(_ text: String, in allowed: ClosedRange<Double>) throws(NumberParseError) -> Double {
+    package static func number(_ text: String, in allowed: ClosedRange<Double>) throws(NumberParseError) -> Double {
         func fail(_ reason: String) -> NumberParseError {
             NumberParseError(kind: .number, input: text, reason: reason, allowed: allowed)
         }
@@ -68,7 +68,7 @@ public enum NumberText {
     }
 
     /// A whole number within `allowed`: digits only.
-    public static func wholeNumber(_ text: String, in allowed: ClosedRange<Int>) throws(NumberParseError) -> Int {
+    package static func wholeNumber(_ text: String, in allowed: ClosedRange<Int>) throws(NumberParseError) -> Int {
         func fail(_ reason: String) -> NumberParseError {
             NumberParseError(
                 kind: .wholeNumber, input: text, reason: reason,

@@ -3,28 +3,28 @@
 /// defined for every input: a result that does not fit is clamped to the nearest value that
 /// does, never a trap. Swift's `*`, `+` and `Int64(_:)` trap on overflow, and a trap in the
 /// daemon is a denial of service by anyone who can set a file's time or size.
-public enum Saturating {
+package enum Saturating {
     /// `lhs × rhs`, or `UInt64.max` when the product does not fit.
-    public static func product(_ lhs: UInt64, _ rhs: UInt64) -> UInt64 {
+    package static func product(_ lhs: UInt64, _ rhs: UInt64) -> UInt64 {
         let (value, overflow) = lhs.multipliedReportingOverflow(by: rhs)
         return overflow ? .max : value
     }
 
     /// `lhs + rhs`, or `UInt64.max` when the sum does not fit.
-    public static func sum(_ lhs: UInt64, _ rhs: UInt64) -> UInt64 {
+    package static func sum(_ lhs: UInt64, _ rhs: UInt64) -> UInt64 {
         let (value, overflow) = lhs.addingReportingOverflow(rhs)
         return overflow ? .max : value
     }
 
     /// `lhs × rhs`, clamped to `Int64.min ... Int64.max`.
-    public static func product(_ lhs: Int64, _ rhs: Int64) -> Int64 {
+    package static func product(_ lhs: Int64, _ rhs: Int64) -> Int64 {
         let (value, overflow) = lhs.multipliedReportingOverflow(by: rhs)
         guard overflow else { return value }
         return (lhs < 0) == (rhs < 0) ? .max : .min
     }
 
     /// `lhs + rhs`, clamped to `Int64.min ... Int64.max`.
-    public static func sum(_ lhs: Int64, _ rhs: Int64) -> Int64 {
+    package static func sum(_ lhs: Int64, _ rhs: Int64) -> Int64 {
         let (value, overflow) = lhs.addingReportingOverflow(rhs)
         guard overflow else { return value }
         return rhs < 0 ? .min : .max
@@ -32,7 +32,7 @@ public enum Saturating {
 
     /// `lhs − rhs`, clamped to `Int64.min ... Int64.max`: the time between two instants read
     /// from files, one of which may be at the end of the range.
-    public static func difference(_ lhs: Int64, _ rhs: Int64) -> Int64 {
+    package static func difference(_ lhs: Int64, _ rhs: Int64) -> Int64 {
         let (value, overflow) = lhs.subtractingReportingOverflow(rhs)
         guard overflow else { return value }
         return rhs < 0 ? .max : .min
@@ -40,7 +40,7 @@ public enum Saturating {
 
     /// A floating-point value as `Int64`, clamped; NaN is 0. `Int64(_: Double)` traps outside
     /// the range (a wall clock set past 2262, a stored REAL of 1e300).
-    public static func int64(_ value: Double) -> Int64 {
+    package static func int64(_ value: Double) -> Int64 {
         guard !value.isNaN else { return 0 }
         if value >= 9_223_372_036_854_775_807.0 { return .max }
         if value <= -9_223_372_036_854_775_808.0 { return .min }
@@ -48,7 +48,7 @@ public enum Saturating {
     }
 
     /// A floating-point value as `UInt64`, clamped; NaN and negatives are 0.
-    public static func uint64(_ value: Double) -> UInt64 {
+    package static func uint64(_ value: Double) -> UInt64 {
         guard !value.isNaN, value > 0 else { return 0 }
         if value >= 18_446_744_073_709_551_615.0 { return .max }
         return UInt64(value)
@@ -57,13 +57,13 @@ public enum Saturating {
 
 extension Duration {
     /// Whole nanoseconds, clamped to `Int64.min ... Int64.max` (about ±292 years).
-    public var clampedNanoseconds: Int64 {
+    package var clampedNanoseconds: Int64 {
         let (seconds, attoseconds) = components
         return Int64(clamping: Int128(seconds) * 1_000_000_000 + Int128(attoseconds / 1_000_000_000))
     }
 
     /// Whole milliseconds, clamped to `Int64.min ... Int64.max`.
-    public var clampedMilliseconds: Int64 {
+    package var clampedMilliseconds: Int64 {
         let (seconds, attoseconds) = components
         return Int64(clamping: Int128(seconds) * 1000 + Int128(attoseconds / 1_000_000_000_000_000))
     }

@@ -1,34 +1,34 @@
 /// A duration given by a person: "500ms", "90s", "15m", "2h", "7d".
-public struct TimeSpan: Sendable, Equatable, Hashable, CustomStringConvertible {
-    public var duration: Duration
+package struct TimeSpan: Sendable, Equatable, Hashable, CustomStringConvertible {
+    package var duration: Duration
 
-    public init(_ duration: Duration) { self.duration = duration }
+    package init(_ duration: Duration) { self.duration = duration }
 
     /// The shortest exact spelling in the units the parser accepts ("90s", "2h", "1500ms").
-    public var description: String { Self.format(duration) }
+    package var description: String { Self.format(duration) }
 
     /// The longest duration the grammar takes: 100 years of 365 days. Every later sum
     /// (a deadline, a cutoff in nanoseconds since 1970) stays far inside Int64.
-    public static let maximum: Duration = .milliseconds(Int64(36_500) * 86_400_000)
+    package static let maximum: Duration = .milliseconds(Int64(36_500) * 86_400_000)
     /// Every duration the grammar can write: 0 to 36500d, to the millisecond.
-    public static let anyDuration: ClosedRange<Duration> = .zero...maximum
+    package static let anyDuration: ClosedRange<Duration> = .zero...maximum
 
     /// Durations from `minimum` up to the longest the grammar takes.
-    public static func atLeast(_ minimum: Duration) -> ClosedRange<Duration> { minimum...maximum }
+    package static func atLeast(_ minimum: Duration) -> ClosedRange<Duration> { minimum...maximum }
 
-    public struct ParseError: Error, Equatable, CustomStringConvertible {
-        public var input: String
-        public var reason: String
+    package struct ParseError: Error, Equatable, CustomStringConvertible {
+        package var input: String
+        package var reason: String
         /// The durations the value was read for.
-        public var allowed: ClosedRange<Duration> = TimeSpan.anyDuration
+        package var allowed: ClosedRange<Duration> = TimeSpan.anyDuration
 
-        public init(input: String, reason: String, allowed: ClosedRange<Duration> = TimeSpan.anyDuration) {
+        package init(input: String, reason: String, allowed: ClosedRange<Duration> = TimeSpan.anyDuration) {
             self.input = input
             self.reason = reason
             self.allowed = allowed
         }
 
-        public var description: String {
+        package var description: String {
             "invalid duration '\(input)': \(reason); write a whole or decimal number with a unit, "
                 + "such as 500ms, 90s, 15m, 2h or 7d (ms, s, m, h, d), from \(TimeSpan.format(allowed.lowerBound)) "
                 + "to \(TimeSpan.format(allowed.upperBound))"
@@ -44,7 +44,7 @@ public struct TimeSpan: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// required (a bare "90" could mean seconds or minutes). Fractions are kept to the
     /// millisecond, rounded half up ("1.5h" is 90 minutes); a duration that is not 0 but
     /// rounds to 0ms ("0.0001ms") is refused rather than read as 0.
-    public init(parsing text: String, in allowed: ClosedRange<Duration> = TimeSpan.anyDuration) throws(ParseError) {
+    package init(parsing text: String, in allowed: ClosedRange<Duration> = TimeSpan.anyDuration) throws(ParseError) {
         func fail(_ reason: String) -> ParseError { ParseError(input: text, reason: reason, allowed: allowed) }
         let number: DecimalText
         do {
@@ -72,7 +72,7 @@ public struct TimeSpan: Sendable, Equatable, Hashable, CustomStringConvertible {
     }
 
     /// Formats `duration` in the largest unit that states it exactly, down to milliseconds.
-    public static func format(_ duration: Duration) -> String {
+    package static func format(_ duration: Duration) -> String {
         let milliseconds = duration.clampedMilliseconds
         if milliseconds == 0 { return "0s" }
         for (unit, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000)]
@@ -85,7 +85,7 @@ public struct TimeSpan: Sendable, Equatable, Hashable, CustomStringConvertible {
 
 extension Duration {
     /// The duration in seconds as a floating-point number, for rates and ratios.
-    public var secondsValue: Double {
+    package var secondsValue: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -10,11 +10,11 @@ import QuotaWatchSystem
 /// "kinds":["video"],"paths":["Documents/x.mov"],"older_than_ms":86400000,
 /// "larger_than":1000000,"dry_run":true}`: every field but `command` may be left out, but
 /// the request must name a category, kind or path.
-public struct CleanDeleteRequest: Hashable, Sendable {
-    public var selection: CleanSelection
-    public var dryRun: Bool
+package struct CleanDeleteRequest: Hashable, Sendable {
+    package var selection: CleanSelection
+    package var dryRun: Bool
 
-    public init(selection: CleanSelection, dryRun: Bool) {
+    package init(selection: CleanSelection, dryRun: Bool) {
         self.selection = selection
         self.dryRun = dryRun
     }

@@ -5,21 +5,21 @@ import QuotaWatchPolicy
 /// line and `clean` on a terminal as its bar. Sent at most every
 /// ``CleanupRunner/Settings/progressInterval``, and only when something was answered since the
 /// last; the run's `cleanup` event has the final figures.
-public struct CleanupProgressReport: Sendable, Equatable {
-    public var runID: String
-    public var trigger: CleanupTrigger
-    public var cleaner: String
+package struct CleanupProgressReport: Sendable, Equatable {
+    package var runID: String
+    package var trigger: CleanupTrigger
+    package var cleaner: String
     /// Removals so far that removed their name (a tree counts once), as the `cleanup` event counts.
-    public var removed: Int
+    package var removed: Int
     /// Allocated bytes the file system got back so far.
-    public var freedBytes: UInt64
+    package var freedBytes: UInt64
     /// Removals answered so far, removed or not (skipped, failed).
-    public var answered: Int
+    package var answered: Int
     /// Since the cleaner was called.
-    public var seconds: Double
-    public var dryRun: Bool
+    package var seconds: Double
+    package var dryRun: Bool
 
-    public init(
+    package init(
         runID: String, trigger: CleanupTrigger, cleaner: String, removed: Int, freedBytes: UInt64, answered: Int,
         seconds: Double, dryRun: Bool
     ) {
@@ -35,7 +35,7 @@ public struct CleanupProgressReport: Sendable, Equatable {
 
     /// `{"event":"cleanup_progress","run":…,"trigger":…,"cleaner":…,"removed":N,"freed":N,
     /// "answered":N,"seconds":S,"dry_run":B}`.
-    public var fields: [String: PolicyJSON] {
+    package var fields: [String: PolicyJSON] {
         [
             "event": .string("cleanup_progress"), "run": .string(runID), "trigger": .string(trigger.name),
             "cleaner": .string(cleaner), "removed": .integer(Int64(removed)), "freed": .unsigned(freedBytes),

@@ -2,7 +2,7 @@ import QuotaWatchCore
 import QuotaWatchPolicy
 
 /// Why a cleanup run happens. Each is named in the run's summary.
-public enum CleanupTrigger: Sendable, Hashable {
+package enum CleanupTrigger: Sendable, Hashable {
     /// A quota directory went above its effective limit: clean it down to its target.
     case breach(path: [UInt8])
     /// The disk level changed.
@@ -17,7 +17,7 @@ public enum CleanupTrigger: Sendable, Hashable {
     case manual(String)
 
     /// The trigger's kind as the summary and the audit log write it.
-    public var name: String {
+    package var name: String {
         switch self {
         case .breach: "quota_breach"
         case .level: "level"
@@ -29,7 +29,7 @@ public enum CleanupTrigger: Sendable, Hashable {
     }
 
     /// The trigger as a JSON object: `kind` and what it names.
-    public var fields: [String: PolicyJSON] {
+    package var fields: [String: PolicyJSON] {
         var fields: [String: PolicyJSON] = ["kind": .string(name)]
         switch self {
         case .breach(let path): fields["path"] = .string(EscapedName.string(path))
@@ -50,15 +50,15 @@ public enum CleanupTrigger: Sendable, Hashable {
 }
 
 /// One name a cleaner removed (or would remove, in a dry run).
-public struct RemovedItem: Sendable, Hashable {
-    public var path: [UInt8]
+package struct RemovedItem: Sendable, Hashable {
+    package var path: [UInt8]
     /// Bytes the cleaned directory's tally drops (what du would drop there).
-    public var freedBytes: UInt64
+    package var freedBytes: UInt64
     /// The inode removed, when the cleaner knows it (the built-in ones do): a name made again
     /// at once at the path is another inode, which the run's settling can tell apart.
-    public var inode: UInt64?
+    package var inode: UInt64?
 
-    public init(path: [UInt8], freedBytes: UInt64, inode: UInt64? = nil) {
+    package init(path: [UInt8], freedBytes: UInt64, inode: UInt64? = nil) {
         self.path = path
         self.freedBytes = freedBytes
         self.inode = inode
@@ -66,34 +66,34 @@ public struct RemovedItem: Sendable, Hashable {
 }
 
 /// What a cleaner did.
-public struct CleanupResult: Sendable, Hashable {
-    public var removed: [RemovedItem]
+package struct CleanupResult: Sendable, Hashable {
+    package var removed: [RemovedItem]
     /// Names left alone, with the reason (`SkipReason.description`).
-    public var skipped: [SkippedItem]
+    package var skipped: [SkippedItem]
     /// Why the cleaner stopped before its end: the audit log could not record an intent (a
     /// full disk), so nothing more could be removed. The message names the log and the way out.
-    public var error: String?
+    package var error: String?
     /// Bytes a cleaner said it freed without naming them per file (a registered cleaner's
     /// `freed`), counted on top of `removed`'s.
-    public var unattributedFreedBytes: UInt64 = 0
+    package var unattributedFreedBytes: UInt64 = 0
 
-    public init(removed: [RemovedItem] = [], skipped: [SkippedItem] = [], error: String? = nil) {
+    package init(removed: [RemovedItem] = [], skipped: [SkippedItem] = [], error: String? = nil) {
         self.removed = removed
         self.skipped = skipped
         self.error = error
     }
 
-    public var freedBytes: UInt64 {
+    package var freedBytes: UInt64 {
         removed.reduce(unattributedFreedBytes) { Saturating.sum($0, $1.freedBytes) }
     }
 }
 
 /// A name a cleaner chose but left, and why.
-public struct SkippedItem: Sendable, Hashable {
-    public var path: [UInt8]
-    public var reason: String
+package struct SkippedItem: Sendable, Hashable {
+    package var path: [UInt8]
+    package var reason: String
 
-    public init(path: [UInt8], reason: String) {
+    package init(path: [UInt8], reason: String) {
         self.path = path
         self.reason = reason
     }

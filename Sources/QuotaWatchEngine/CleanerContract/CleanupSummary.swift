@@ -2,32 +2,32 @@ import QuotaWatchCore
 import QuotaWatchPolicy
 
 /// How one cleaner fared in a run (summed over the run's triggers).
-public struct CleanerReport: Sendable, Hashable {
-    public var name: String
-    public var removed: [RemovedItem] = []
-    public var skipped: [SkippedItem] = []
+package struct CleanerReport: Sendable, Hashable {
+    package var name: String
+    package var removed: [RemovedItem] = []
+    package var skipped: [SkippedItem] = []
     /// The error it threw, or that it timed out; nil when it returned.
-    public var error: String?
+    package var error: String?
     /// Bytes it said it freed without naming them per file (``CleanupResult/unattributedFreedBytes``).
-    public var unattributedFreedBytes: UInt64 = 0
+    package var unattributedFreedBytes: UInt64 = 0
 
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 
-    public var freedBytes: UInt64 { removed.reduce(unattributedFreedBytes) { Saturating.sum($0, $1.freedBytes) } }
+    package var freedBytes: UInt64 { removed.reduce(unattributedFreedBytes) { Saturating.sum($0, $1.freedBytes) } }
 }
 
 /// One cleanup run, as the completion callback gets it and the event stream prints it.
-public struct CleanupSummary: Sendable, Hashable {
-    public var runID: String
+package struct CleanupSummary: Sendable, Hashable {
+    package var runID: String
     /// The triggers the run served, in arrival order (more than one when triggers that came
     /// during the previous run were coalesced into this one).
-    public var triggers: [CleanupTrigger]
-    public var cleaners: [CleanerReport]
-    public var seconds: Double
-    public var dryRun: Bool
-    public var time: WallTime
+    package var triggers: [CleanupTrigger]
+    package var cleaners: [CleanerReport]
+    package var seconds: Double
+    package var dryRun: Bool
+    package var time: WallTime
 
-    public init(
+    package init(
         runID: String, triggers: [CleanupTrigger], cleaners: [CleanerReport], seconds: Double, dryRun: Bool,
         time: WallTime
     ) {
@@ -39,13 +39,13 @@ public struct CleanupSummary: Sendable, Hashable {
         self.time = time
     }
 
-    public var removedCount: Int { cleaners.reduce(0) { $0 + $1.removed.count } }
-    public var freedBytes: UInt64 { cleaners.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
+    package var removedCount: Int { cleaners.reduce(0) { $0 + $1.removed.count } }
+    package var freedBytes: UInt64 { cleaners.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
 
     /// `{"event":"cleanup","trigger":…,"removed":N,"freed":N,"cleaners":[…],"seconds":S,…}`:
     /// `trigger` is the first trigger's kind and `triggers` all of them as objects; in a dry
     /// run each cleaner lists the `paths` it would remove, in a real run those it removed.
-    public var fields: [String: PolicyJSON] {
+    package var fields: [String: PolicyJSON] {
         [
             "event": .string("cleanup"), "time": .string(time.iso8601), "run": .string(runID),
             "trigger": .string(triggers.first?.name ?? "manual"),
@@ -65,10 +65,10 @@ public struct CleanupSummary: Sendable, Hashable {
         ]
     }
 
-    public var jsonLine: String { PolicyJSON.object(fields).encoded }
+    package var jsonLine: String { PolicyJSON.object(fields).encoded }
 
     /// How many example paths each reason of `skipped` lists.
-    public static let skippedExamples = 5
+    package static let skippedExamples = 5
 
     /// What a cleaner chose but kept, and why (a mount point, a writer, protection, a full
     /// audit log), counted per reason with the first few paths as examples:

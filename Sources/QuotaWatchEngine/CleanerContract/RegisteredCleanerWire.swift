@@ -13,13 +13,13 @@ import QuotaWatchPolicy
 ///
 /// Reply: `{"freed":N,"removed":["path",…]}` (`context`: N optional, to say which it answers),
 /// or `{"error":"…"}`.
-public enum RegisteredCleanerWire {
-    public static let replyFields = ["context", "error", "freed", "removed"]
+package enum RegisteredCleanerWire {
+    package static let replyFields = ["context", "error", "freed", "removed"]
 
     /// Reads a reply line: what it removed (each inside the registration's paths) and freed,
     /// or its error. Every mistake is named: not JSON, an unknown field, a wrong type, a path
     /// that is not escaped right, leaves ROOT, or is outside the cleaner's paths.
-    public static func decodeReply(_ line: [UInt8], paths: [[UInt8]]) -> Result<CleanupResult, ControlProtocol.Failure>
+    package static func decodeReply(_ line: [UInt8], paths: [[UInt8]]) -> Result<CleanupResult, ControlProtocol.Failure>
     {
         guard String(validating: line, as: UTF8.self) != nil else {
             return .failure(

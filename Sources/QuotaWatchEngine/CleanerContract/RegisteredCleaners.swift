@@ -10,24 +10,24 @@ import Synchronization
 /// back the reply line, the connection drops, or the call is cancelled (the runner's timeout):
 /// nothing here blocks a thread, so neither the engine nor the control loop ever waits on a
 /// registered cleaner.
-public final class RegisteredCleaners: Sendable {
+package final class RegisteredCleaners: Sendable {
     /// The wait for a reply when neither the registration nor the config names one.
-    public static let defaultTimeout: Duration = .seconds(30)
+    package static let defaultTimeout: Duration = .seconds(30)
     /// Registrations at once; one more is refused with an error naming the bound.
-    public static let defaultCapacity = 64
+    package static let defaultCapacity = 64
 
     /// One registered cleaner as the runner and the planner see it.
-    public struct Registration: Sendable, Hashable {
+    package struct Registration: Sendable, Hashable {
         /// The control connection's id: unique for the daemon's life.
-        public let id: UInt64
-        public let name: String
-        public let paths: [[UInt8]]
+        package let id: UInt64
+        package let name: String
+        package let paths: [[UInt8]]
         /// What the registration asked for; nil takes ``RegisteredCleaners/timeout``.
         let requestedTimeout: Duration?
     }
 
     /// What a call got back.
-    public enum Answer: Sendable, Equatable {
+    package enum Answer: Sendable, Equatable {
         case reply([UInt8])
         case failed(String)
     }
@@ -46,14 +46,14 @@ public final class RegisteredCleaners: Sendable {
         var contexts: UInt64 = 0
     }
 
-    public let capacity: Int
+    package let capacity: Int
     private let state = Mutex(State())
 
-    public init(capacity: Int = RegisteredCleaners.defaultCapacity) { self.capacity = max(capacity, 0) }
+    package init(capacity: Int = RegisteredCleaners.defaultCapacity) { self.capacity = max(capacity, 0) }
 
     /// The config's part: the default wait for a reply (`{kind: registered, timeout: …}`) and
     /// the names of the configured cleaners.
-    public func configure(timeout: Duration?, reservedNames: Set<String>) {
+    package func configure(timeout: Duration?, reservedNames: Set<String>) {
         state.withLock { state in
             if let timeout { state.timeout = timeout }
             state.reserved = reservedNames
@@ -61,7 +61,7 @@ public final class RegisteredCleaners: Sendable {
     }
 
     /// The config's `cleaners:`: the `registered` entry's timeout, and every cleaner's name.
-    public func configure(_ settings: CleanupSettings) {
+    package func configure(_ settings: CleanupSettings) {
         let timeout = settings.cleaners.lazy.compactMap { spec -> Duration? in
             if case .registered(let timeout) = spec { timeout } else { nil }
         }.first
@@ -69,12 +69,12 @@ public final class RegisteredCleaners: Sendable {
     }
 
     /// The wait for a reply of `registration`.
-    public func timeout(of registration: Registration) -> Duration {
+    package func timeout(of registration: Registration) -> Duration {
         registration.requestedTimeout ?? state.withLock { $0.timeout }
     }
 
     /// Every registration now, in registration order.
-    public var current: [Registration] { state.withLock { $0.entries.map(\.registration) } }
+    package var current: [Registration] { state.withLock { $0.entries.map(\.registration) } }
 
     /// Adds connection `id` as a cleaner; `send` hands a line to its connection. Returns the
     /// registration, or the message for a name already taken or a full table.
@@ -121,7 +121,7 @@ public final class RegisteredCleaners: Sendable {
 
     /// Sends the line `makeLine` builds for a fresh context number and waits for its reply.
     /// Cancelling the calling task (the runner's timeout) ends the wait at once.
-    public func exchange(id: UInt64, makeLine: @Sendable (UInt64) -> [UInt8]) async -> Answer {
+    package func exchange(id: UInt64, makeLine: @Sendable (UInt64) -> [UInt8]) async -> Answer {
         let context = state.withLock { state -> UInt64 in
             state.contexts += 1
             return state.contexts

@@ -3,7 +3,7 @@ import QuotaWatchCore
 import QuotaWatchSystem
 
 /// Why a request to the daemon failed. Each description names the socket and a way out.
-public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Nothing answers at the path: no file there, or a socket nobody listens on.
     case noDaemon(path: [UInt8])
     /// The socket (or its directory) belongs to another user.
@@ -22,7 +22,7 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
     /// or root's (``SocketTrust``): another user could answer in the daemon's place.
     case untrusted(socket: [UInt8], SocketTrust.Refusal)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noDaemon(let path):
             return "no quotawatch daemon is listening on \(HumanText.name(path)); "
@@ -54,7 +54,7 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
 }
 
 /// The client side of the control protocol, for `quotawatch status`.
-public enum ControlClient {
+package enum ControlClient {
     /// Connects to the daemon's socket, each failure named as a client error: nobody
     /// listening, no permission, too slow, a path too long for a socket address.
     /// Every client connects here, and only to a socket ``SocketTrust`` accepts.
@@ -116,7 +116,7 @@ public enum ControlClient {
     /// document without the newline that ended it. Connecting, sending and receiving must all
     /// be done within `timeout`. An error document from the daemon is thrown as
     /// ``ControlClientError/daemonError(path:message:)``.
-    public static func request(
+    package static func request(
         socketPath: [UInt8], _ request: ControlRequest, timeout: Duration
     ) throws(ControlClientError) -> [UInt8] {
         let deadline = ContinuousClock.now + timeout

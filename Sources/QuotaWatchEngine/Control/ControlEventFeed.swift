@@ -9,12 +9,12 @@ import Synchronization
 /// The engine only ever appends to a bounded queue per subscriber and returns: a subscriber
 /// that reads too slowly loses its oldest lines, never the engine's time, and is told how many
 /// with a `{"event":"dropped","count":N}` line before the next ones it gets.
-public final class ControlEventFeed: Sendable {
+package final class ControlEventFeed: Sendable {
     /// Lines kept per subscriber before the oldest are dropped.
-    public let capacity: Int
+    package let capacity: Int
     /// The daemon's ROOT, for the `root` field of the lines the feed writes itself; nil for a
     /// feed that serves no root (a test's).
-    public let root: String?
+    package let root: String?
     private let subscribers = Mutex<[UInt64: Subscription]>([:])
     private let nextID = Atomic<UInt64>(0)
     private let subscriberCount = Atomic<Int>(0)
@@ -22,7 +22,7 @@ public final class ControlEventFeed: Sendable {
     /// thread waits in `poll`, not on the queue, and is woken through this.
     private let onReady: @Sendable () -> Void
 
-    public convenience init(capacity: Int = 4096, root: String? = nil) {
+    package convenience init(capacity: Int = 4096, root: String? = nil) {
         self.init(capacity: capacity, root: root, onReady: {})
     }
 
@@ -49,10 +49,10 @@ public final class ControlEventFeed: Sendable {
     }
 
     /// Cheap enough to ask for every event: the engine encodes no line when nobody listens.
-    public var hasSubscribers: Bool { subscriberCount.load(ordering: .relaxed) > 0 }
+    package var hasSubscribers: Bool { subscriberCount.load(ordering: .relaxed) > 0 }
 
     /// Hands `line` (one JSON object, no newline) to every subscriber. O(subscribers).
-    public func publish(_ line: String) {
+    package func publish(_ line: String) {
         let current = subscribers.withLock { Array($0.values) }
         for subscription in current { subscription.append(line, capacity: capacity) }
     }

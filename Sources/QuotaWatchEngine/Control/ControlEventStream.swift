@@ -6,16 +6,16 @@ import Synchronization
 /// daemon's event lines as they come (`quotawatch watch` attached to a daemon).
 ///
 /// ``nextLine()`` blocks on one thread; ``close()`` from another wakes it to return nil.
-public final class ControlEventStream: Sendable {
+package final class ControlEventStream: Sendable {
     private let connection: FileDescriptor
     private let buffer = LineBuffer()
     /// The daemon's first line, `{"event":"subscribed","capacity":N}`: events from here on
     /// reach this stream.
-    public let greeting: [UInt8]
+    package let greeting: [UInt8]
 
     /// Connects and subscribes; throws as ``ControlClient/request(socketPath:_:timeout:)``
     /// does when nothing answers or the daemon refuses.
-    public init(socketPath: [UInt8], timeout: Duration) throws(ControlClientError) {
+    package init(socketPath: [UInt8], timeout: Duration) throws(ControlClientError) {
         let connection = try ControlClient.connect(socketPath: socketPath, timeout: timeout)
         self.connection = connection
         do {
@@ -45,7 +45,7 @@ public final class ControlEventStream: Sendable {
 
     /// The next event line without its newline; nil when the daemon closed the stream (it
     /// stopped) or ``close()`` was called.
-    public func nextLine() -> [UInt8]? { Self.readLine(connection, buffer) }
+    package func nextLine() -> [UInt8]? { Self.readLine(connection, buffer) }
 
     private static func readLine(_ connection: FileDescriptor, _ buffer: LineBuffer) -> [UInt8]? {
         while true {
@@ -58,10 +58,10 @@ public final class ControlEventStream: Sendable {
     }
 
     /// Ends the stream: a thread in ``nextLine()`` returns nil. Call ``release()`` after it has.
-    public func close() { try? connection.shutdown(.both) }
+    package func close() { try? connection.shutdown(.both) }
 
     /// Closes the descriptor once no thread reads it.
-    public func release() { connection.close() }
+    package func release() { connection.close() }
 }
 
 /// Bytes received and not yet returned as lines. Only the reading thread touches it; the

@@ -12,30 +12,30 @@ import QuotaWatchPolicy
 // whose every field has been validated, and a client gets one clear error per mistake.
 
 /// What a client asks the daemon to do.
-public struct ControlRequest: Hashable, Sendable {
-    public var command: ControlCommand
+package struct ControlRequest: Hashable, Sendable {
+    package var command: ControlCommand
     /// Answer only once every change made before the request has been applied (the sync
     /// barrier of `status --sync`). A property of the request, not of one command, so later
     /// commands (a clean listing, say) get it for free.
-    public var sync: Bool
+    package var sync: Bool
 
-    public init(_ command: ControlCommand, sync: Bool = false) {
+    package init(_ command: ControlCommand, sync: Bool = false) {
         self.command = command
         self.sync = sync
     }
 
     /// The request as sent: its JSON and a newline.
-    public func encodedLine() -> [UInt8] {
+    package func encodedLine() -> [UInt8] {
         ContractJSON.encode(self) + [UInt8(ascii: "\n")]
     }
 }
 
 /// Every command the daemon answers. A new request (a clean listing, history) is a new case
 /// with its own fields, decoded in ``ControlRequest/init(from:)``.
-public enum ControlCommand: Hashable, Sendable {
+package enum ControlCommand: Hashable, Sendable {
     case status(StatusQuery)
     /// Run every cleaner now; the reply is the run's summary, sent when the run ends.
-    case clean(CleanRequest)
+    case clean(CleanupRunRequest)
     /// The storage page's files from the live tree (`quotawatch clean ROOT`).
     case cleanList
     /// Delete what a selection of the storage page names, on the cleanup runner.
@@ -46,9 +46,9 @@ public enum ControlCommand: Hashable, Sendable {
     /// Keep the connection open as a cleaner of some paths (``RegisterCleanerRequest``).
     case registerCleaner(RegisterCleanerRequest)
 
-    public static let names = ["status", "clean", "clean_list", "clean_delete", "events", "register_cleaner"]
+    package static let names = ["status", "clean", "clean_list", "clean_delete", "events", "register_cleaner"]
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .status: "status"
         case .clean: "clean"
@@ -60,28 +60,28 @@ public enum ControlCommand: Hashable, Sendable {
     }
 }
 
-/// What a clean request asks for.
-public struct CleanRequest: Hashable, Sendable {
+/// What a `clean` request (`clean-now`, `watch`'s `c`) asks for: a cleanup run now.
+package struct CleanupRunRequest: Hashable, Sendable {
     /// The name the run's `manual` trigger carries (`clean-now --trigger NAME`).
-    public var trigger: String
+    package var trigger: String
     /// Report what would be removed and remove nothing, even under `run --clean`.
-    public var dryRun: Bool
+    package var dryRun: Bool
 
-    public init(trigger: String = "manual", dryRun: Bool = false) {
+    package init(trigger: String = "manual", dryRun: Bool = false) {
         self.trigger = trigger
         self.dryRun = dryRun
     }
 }
 
 /// What a status request selects.
-public enum StatusQuery: Hashable, Sendable {
+package enum StatusQuery: Hashable, Sendable {
     /// Directories of the tree: a subtree, to a depth, optionally only the largest.
     case tree(TreeSelection)
     /// The directories that carry a quota rule, with their limits and states, and the disk
     /// level (``QuotaStatus``).
     case quotas
 
-    public static let selectors = ["tree", "quotas"]
+    package static let selectors = ["tree", "quotas"]
 }
 
 // MARK: The wire form
@@ -99,7 +99,7 @@ extension ControlRequest: Codable {
     private static let cleanFields = ["command", "trigger", "dry_run"]
     private static let cleanListFields = ["command"]
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(command.name, forKey: Key("command"))
         if sync { try container.encode(true, forKey: Key("sync")) }
@@ -138,7 +138,7 @@ extension ControlRequest: Codable {
     }
 
     /// Throws ``ControlProtocol/Failure`` naming the field that is wrong and what it must be.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         let present = Set(container.allKeys.map(\.stringValue))
         guard let name = try Self.field("command", String.self, "a string such as \"status\"", in: container) else {
@@ -161,12 +161,12 @@ extension ControlRequest: Codable {
             }
             sync = false
             let trigger = try Self.field("trigger", String.self, "a name such as \"manual\"", in: container) ?? "manual"
-            guard CleanRequest.isValidName(trigger) else {
+            guard CleanupRunRequest.isValidName(trigger) else {
                 throw ControlProtocol.Failure(
                     "'trigger' must be 1 to 64 letters, digits, '-', '_' or '.', not '\(trigger)'")
             }
             let dryRun = try Self.field("dry_run", Bool.self, "true or false", in: container) ?? false
-            command = .clean(CleanRequest(trigger: trigger, dryRun: dryRun))
+            command = .clean(CleanupRunRequest(trigger: trigger, dryRun: dryRun))
         case "clean_list":
             if let unknown = present.subtracting(Self.cleanListFields).sorted().first {
                 throw ControlProtocol.Failure("unknown field '\(unknown)' in a clean_list request; it has no fields")
@@ -276,22 +276,22 @@ extension ControlRequest: Codable {
 }
 
 /// The framing, decoding and the shared error document.
-public enum ControlProtocol {
+package enum ControlProtocol {
     /// The largest request line the daemon reads; a request is a few dozen bytes.
-    public static let maximumRequestBytes = 64 * 1024
+    package static let maximumRequestBytes = 64 * 1024
     /// The largest reply the client accepts: a status document of a large tree is big, but
     /// not this big.
-    public static let maximumReplyBytes = 256 * 1024 * 1024
+    package static let maximumReplyBytes = 256 * 1024 * 1024
 
     /// Why a request or reply could not be understood.
-    public struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
-        public var description: String
-        public init(_ description: String) { self.description = description }
+    package struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
+        package var description: String
+        package init(_ description: String) { self.description = description }
     }
 
     /// Decodes and checks one request line (without its newline): the one place where a
     /// request is read.
-    public static func decodeRequest(_ line: [UInt8]) -> Result<ControlRequest, Failure> {
+    package static func decodeRequest(_ line: [UInt8]) -> Result<ControlRequest, Failure> {
         // JSON is UTF-8 text; a name that is not UTF-8 travels escaped, as the replies write it.
         if String(validating: line, as: UTF8.self) == nil {
             let offset =
@@ -315,12 +315,12 @@ public enum ControlProtocol {
     }
 
     /// `{"error":"message"}`, the reply to a request that cannot be served.
-    public static func errorDocument(_ message: String) -> [UInt8] {
+    package static func errorDocument(_ message: String) -> [UInt8] {
         ContractJSON.encode(ErrorDocument(error: message))
     }
 
     /// What a reply holds.
-    public enum ReplyKind: Hashable, Sendable {
+    package enum ReplyKind: Hashable, Sendable {
         /// A JSON object or array: the command's document.
         case document
         /// An error document: a JSON object whose only member is the string "error". A status
@@ -329,7 +329,7 @@ public enum ControlProtocol {
         case notJSON
     }
 
-    public static func classify(_ reply: [UInt8]) -> ReplyKind {
+    package static func classify(_ reply: [UInt8]) -> ReplyKind {
         guard let value = try? JSONSerialization.jsonObject(with: Data(reply)) else { return .notJSON }
         if let object = value as? [String: Any], object.count == 1, let message = object["error"] as? String {
             return .error(message)
@@ -338,7 +338,7 @@ public enum ControlProtocol {
     }
 
     /// The message of an error document, or nil for any other reply.
-    public static func errorMessage(in reply: [UInt8]) -> String? {
+    package static func errorMessage(in reply: [UInt8]) -> String? {
         guard case .error(let message) = classify(reply) else { return nil }
         return message
     }
@@ -350,14 +350,14 @@ public enum ControlProtocol {
 
 /// A reply the engine hands to a connection's thread, which encodes it there: the engine
 /// thread never spends time on JSON for a client.
-public protocol ControlReplyDocument: Sendable {
+package protocol ControlReplyDocument: Sendable {
     /// The document's JSON, one line.
     func replyJSON() -> [UInt8]
 }
 
-extension CleanRequest {
+extension CleanupRunRequest {
     /// A trigger name: 1 to 64 of letters, digits, `-`, `_` and `.`.
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64
             && name.utf8.allSatisfy { byte in
                 (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7a) || byte == 0x2d
@@ -367,9 +367,9 @@ extension CleanRequest {
 }
 
 extension CleanupSummary: ControlReplyDocument {
-    public func replyJSON() -> [UInt8] { Array(jsonLine.utf8) }
+    package func replyJSON() -> [UInt8] { Array(jsonLine.utf8) }
 }
 
 extension StatusSnapshot: ControlReplyDocument {
-    public func replyJSON() -> [UInt8] { wireJSON() }
+    package func replyJSON() -> [UInt8] { wireJSON() }
 }

@@ -5,7 +5,7 @@ import QuotaWatchSystem
 import Synchronization
 
 /// Why the control socket could not be set up. Each description names the path and a way out.
-public enum ControlServerError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum ControlServerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A live daemon answers on the path.
     case alreadyRunning(path: [UInt8])
     /// Something that is not a socket is at the path; it is never removed.
@@ -20,7 +20,7 @@ public enum ControlServerError: Error, Hashable, Sendable, CustomStringConvertib
     /// A system call failed; `action` says what was being done to `path`.
     case system(path: [UInt8], action: String, Errno)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .alreadyRunning(let path):
             return "another quotawatch daemon is already listening on \(HumanText.name(path)); "
@@ -44,7 +44,7 @@ public enum ControlServerError: Error, Hashable, Sendable, CustomStringConvertib
 }
 
 /// How one control connection ended, for the daemon's log and for tests.
-public enum ControlConnectionOutcome: Hashable, Sendable {
+package enum ControlConnectionOutcome: Hashable, Sendable {
     /// The handler's document was sent in full.
     case replied
     /// An error document was sent instead: the request was refused, or no answer came.
@@ -65,7 +65,7 @@ public enum ControlConnectionOutcome: Hashable, Sendable {
 ///
 /// Only the first answer counts. A reply that is dropped unanswered answers the client with
 /// an error document instead of leaving it waiting.
-public final class ControlReply: Sendable {
+package final class ControlReply: Sendable {
     private let slot: ReplySlot
 
     init(slot: ReplySlot) { self.slot = slot }
@@ -75,12 +75,12 @@ public final class ControlReply: Sendable {
     /// Hands over the reply, to be encoded as one JSON document. The server adds the newline
     /// that ends it; a newline inside the document (which JSON allows only between tokens) is
     /// sent as a space so that it cannot end the reply early.
-    public func send(_ document: some ControlReplyDocument) {
+    package func send(_ document: some ControlReplyDocument) {
         slot.fill(.document(document))
     }
 
     /// Answers with `{"error": message}`.
-    public func fail(_ message: String) {
+    package func fail(_ message: String) {
         slot.fill(.error(message))
     }
 }
@@ -90,33 +90,33 @@ public final class ControlReply: Sendable {
 /// The socket is bound in `init` (so "already running" is known at once) and answered after
 /// ``start()`` by one thread, ``ControlLoop``, that serves every connection from one `poll`;
 /// the bounds on connections and their times are described there and in ``Options``.
-public final class ControlServer: Sendable {
+package final class ControlServer: Sendable {
     /// How long connections may take, and how many may be open at once.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// How long a client may take, from the moment it is accepted, to send its whole
         /// request line; sending it a byte at a time does not extend it.
-        public var requestTimeout: Duration
+        package var requestTimeout: Duration
         /// How long a reply may take to be sent in full once it is ready, and how long an
         /// event stream's socket may take nothing before the subscriber is dropped.
-        public var sendTimeout: Duration
+        package var sendTimeout: Duration
         /// How long to wait for the handler's reply; nil waits until it comes or is dropped.
-        public var replyTimeout: Duration?
+        package var replyTimeout: Duration?
         /// Connections served at once, event streams apart. One more evicts the oldest that
         /// has not sent a complete request, or, if every one has, is answered with an error.
-        public var maximumConnections: Int
+        package var maximumConnections: Int
         /// Event streams at once; one more is answered with an error.
-        public var maximumSubscribers: Int
+        package var maximumSubscribers: Int
         /// Called on the serving thread as each connection ends.
-        public var onConnectionFinished: (@Sendable (ControlConnectionOutcome) -> Void)?
+        package var onConnectionFinished: (@Sendable (ControlConnectionOutcome) -> Void)?
         /// Event lines kept per event-stream client before the oldest are dropped.
-        public var eventCapacity = 4096
+        package var eventCapacity = 4096
         /// Registered cleaners at once, counted apart from the other connections.
-        public var maximumRegisteredCleaners = RegisteredCleaners.defaultCapacity
+        package var maximumRegisteredCleaners = RegisteredCleaners.defaultCapacity
         /// The daemon's ROOT (absolute, escaped as paths are), written as `root` in the lines
         /// the stream adds itself (`subscribed`, `dropped`), as the engine's lines carry it.
-        public var eventRoot: String?
+        package var eventRoot: String?
 
-        public init(
+        package init(
             requestTimeout: Duration = .seconds(5), sendTimeout: Duration = .seconds(30),
             replyTimeout: Duration? = .seconds(600), maximumConnections: Int = 128, maximumSubscribers: Int = 32,
             onConnectionFinished: (@Sendable (ControlConnectionOutcome) -> Void)? = nil
@@ -130,11 +130,11 @@ public final class ControlServer: Sendable {
         }
     }
 
-    public let socketPath: [UInt8]
+    package let socketPath: [UInt8]
     /// Where the engine publishes events for clients that asked for the stream.
-    public let events: ControlEventFeed
+    package let events: ControlEventFeed
     /// The cleaners programs registered on this socket (`register_cleaner`).
-    public let registeredCleaners: RegisteredCleaners
+    package let registeredCleaners: RegisteredCleaners
     private let listener: UnixSocketListener
     private let loop: ControlLoop
     private let waker: ControlLoopWaker
@@ -153,7 +153,7 @@ public final class ControlServer: Sendable {
     ///
     /// `handler` runs on the serving thread for every request that ``ControlProtocol``
     /// decoded and checked, and should hand the request to the engine and return.
-    public init(
+    package init(
         socketPath: [UInt8], options: Options = Options(),
         handler: @escaping @Sendable (ControlRequest, ControlReply) -> Void
     ) throws(ControlServerError) {
@@ -198,7 +198,7 @@ public final class ControlServer: Sendable {
     deinit { stop() }
 
     /// Starts answering on a thread of its own. Calling it again does nothing.
-    public func start() {
+    package func start() {
         phase.withLock { phase in
             guard case .bound = phase else { return }
             let loop = self.loop
@@ -210,7 +210,7 @@ public final class ControlServer: Sendable {
     /// Stops accepting, answers requests still waiting for the engine with an error, ends
     /// every connection and joins the serving thread, closes the socket and removes its file, unless
     /// the path now names another daemon's socket. Calling it again does nothing.
-    public func stop() {
+    package func stop() {
         let previous = phase.withLock { phase in
             let previous = phase
             phase = .stopped

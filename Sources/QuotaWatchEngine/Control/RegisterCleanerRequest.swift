@@ -4,21 +4,21 @@ import QuotaWatchCore
 /// a running program offers itself as a cleaner of `paths`. The connection stays open: the
 /// daemon sends it a context line on each run that concerns those paths and waits for its
 /// reply (``RegisteredCleaners``).
-public struct RegisterCleanerRequest: Hashable, Sendable {
+package struct RegisterCleanerRequest: Hashable, Sendable {
     /// Named in the `cleanup` event: 1 to 64 letters, digits, `-`, `_` or `.`.
-    public var name: String
+    package var name: String
     /// Directories relative to ROOT (raw bytes), none of them leaving it.
-    public var paths: [[UInt8]]
+    package var paths: [[UInt8]]
     /// How long the daemon waits for each reply; nil takes the config's (or the default).
-    public var timeout: Duration?
+    package var timeout: Duration?
 
-    public static let fields = ["command", "name", "paths", "timeout_ms"]
+    package static let fields = ["command", "name", "paths", "timeout_ms"]
     /// The most paths one registration names.
-    public static let maximumPaths = 64
+    package static let maximumPaths = 64
     /// The longest wait for a reply a registration may ask for (the daemon's reply timeout).
-    public static let maximumTimeout: Duration = .seconds(600)
+    package static let maximumTimeout: Duration = .seconds(600)
 
-    public init(name: String, paths: [[UInt8]], timeout: Duration? = nil) {
+    package init(name: String, paths: [[UInt8]], timeout: Duration? = nil) {
         self.name = name
         self.paths = paths
         self.timeout = timeout
@@ -33,7 +33,7 @@ public struct RegisterCleanerRequest: Hashable, Sendable {
                 #"a register_cleaner request needs a "name", such as {"command":"register_cleaner","name":"feed","paths":["Library/Caches/feed"]}"#
             )
         }
-        guard CleanRequest.isValidName(name) else {
+        guard CleanupRunRequest.isValidName(name) else {
             throw ControlProtocol.Failure("'name' must be 1 to 64 letters, digits, '-', '_' or '.', not '\(name)'")
         }
         guard let paths, !paths.isEmpty else {
@@ -71,12 +71,12 @@ public struct RegisterCleanerRequest: Hashable, Sendable {
     }
 
     /// Whether `path` is one of `paths`, below one, or above one: a run there concerns it.
-    public static func concerns(_ paths: [[UInt8]], _ path: [UInt8]) -> Bool {
+    package static func concerns(_ paths: [[UInt8]], _ path: [UInt8]) -> Bool {
         paths.contains { isAtOrBelow(path, $0) || isAtOrBelow($0, path) }
     }
 
     /// Whether `path` is `ancestor` or inside it (by whole components).
-    public static func isAtOrBelow(_ path: [UInt8], _ ancestor: [UInt8]) -> Bool {
+    package static func isAtOrBelow(_ path: [UInt8], _ ancestor: [UInt8]) -> Bool {
         if ancestor.isEmpty { return true }
         guard path.starts(with: ancestor) else { return false }
         return path.count == ancestor.count || path[ancestor.count] == UInt8(ascii: "/")

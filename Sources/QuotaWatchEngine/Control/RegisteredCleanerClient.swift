@@ -5,13 +5,13 @@ import QuotaWatchSystem
 import Synchronization
 
 /// What a registered cleaner is asked to do: one context line, decoded.
-public struct RegisteredCleanerContext: Sendable, Hashable, Decodable {
-    public struct Directory: Sendable, Hashable, Decodable {
-        public var path: String
-        public var size: String
-        public var used: UInt64
-        public var effectiveLimit: UInt64
-        public var target: UInt64
+package struct RegisteredCleanerContext: Sendable, Hashable, Decodable {
+    package struct Directory: Sendable, Hashable, Decodable {
+        package var path: String
+        package var size: String
+        package var used: UInt64
+        package var effectiveLimit: UInt64
+        package var target: UInt64
 
         enum CodingKeys: String, CodingKey {
             case path, size, used, target
@@ -19,13 +19,13 @@ public struct RegisteredCleanerContext: Sendable, Hashable, Decodable {
         }
     }
 
-    public struct Candidate: Sendable, Hashable, Decodable {
+    package struct Candidate: Sendable, Hashable, Decodable {
         /// Relative to ROOT, escaped (``EscapedName``).
-        public var path: String
-        public var allocated: UInt64
-        public var apparent: UInt64
-        public var modifiedMilliseconds: Int64
-        public var rule: String
+        package var path: String
+        package var allocated: UInt64
+        package var apparent: UInt64
+        package var modifiedMilliseconds: Int64
+        package var rule: String
 
         enum CodingKeys: String, CodingKey {
             case path, allocated, apparent, rule
@@ -34,30 +34,30 @@ public struct RegisteredCleanerContext: Sendable, Hashable, Decodable {
     }
 
     /// The number the reply names, so that a late reply is never taken for the next one's.
-    public var context: UInt64
-    public var run: String
-    public var trigger: [String: String?]
-    public var level: String
-    public var directory: Directory?
-    public var candidates: [Candidate]
+    package var context: UInt64
+    package var run: String
+    package var trigger: [String: String?]
+    package var level: String
+    package var directory: Directory?
+    package var candidates: [Candidate]
 }
 
 /// A registered cleaner's answer to one context.
-public struct RegisteredCleanerReply: Sendable, Hashable {
-    public var freedBytes: UInt64
+package struct RegisteredCleanerReply: Sendable, Hashable {
+    package var freedBytes: UInt64
     /// Relative to ROOT, raw bytes.
-    public var removed: [[UInt8]]
+    package var removed: [[UInt8]]
     /// Said instead of what was removed: the cleaner could not do its work.
-    public var error: String?
+    package var error: String?
 
-    public init(freedBytes: UInt64 = 0, removed: [[UInt8]] = [], error: String? = nil) {
+    package init(freedBytes: UInt64 = 0, removed: [[UInt8]] = [], error: String? = nil) {
         self.freedBytes = freedBytes
         self.removed = removed
         self.error = error
     }
 
     /// The reply line for context `number`.
-    public func line(context number: UInt64) -> [UInt8] {
+    package func line(context number: UInt64) -> [UInt8] {
         var fields: [String: PolicyJSON] = ["context": .unsigned(number)]
         if let error {
             fields["error"] = .string(error)
@@ -75,9 +75,9 @@ public struct RegisteredCleanerReply: Sendable, Hashable {
 ///
 /// ``next()`` blocks on one thread; ``reply(_:to:)`` and ``requestQuotas()`` may be called
 /// from another; ``close()`` unregisters.
-public final class RegisteredCleanerConnection: Sendable {
+package final class RegisteredCleanerConnection: Sendable {
     /// One line from the daemon.
-    public enum Message: Sendable {
+    package enum Message: Sendable {
         case context(RegisteredCleanerContext)
         /// `level`, a `quota_*` event of its paths, a `cleanup` run it took part in: the line.
         case event(name: String, line: [UInt8])
@@ -90,14 +90,14 @@ public final class RegisteredCleanerConnection: Sendable {
     private let pending = PendingLines()
     private let socketPath: [UInt8]
     /// `{"event":"registered","name":…,"paths":[…],"timeout_ms":N}`.
-    public let greeting: [UInt8]
+    package let greeting: [UInt8]
 
     /// Connects and registers `name` for `paths` (relative to ROOT). Throws the daemon's
     /// refusal (a name taken, too many cleaners, a path outside ROOT) as
     /// ``ControlClientError/daemonError(path:message:)``.
     ///
     /// `receiveTimeout`: ``next()`` returns nil when nothing came within it; nil waits forever.
-    public init(
+    package init(
         socketPath: [UInt8], name: String, paths: [[UInt8]], timeout: Duration? = nil,
         connectTimeout: Duration = .seconds(10), receiveTimeout: Duration? = nil
     ) throws(ControlClientError) {
@@ -145,7 +145,7 @@ public final class RegisteredCleanerConnection: Sendable {
     }
 
     /// The next line from the daemon; nil once it closed the connection (or ``close()``).
-    public func next() -> Message? {
+    package func next() -> Message? {
         guard let line = Self.readLine(connection, pending) else { return nil }
         return Self.message(line)
     }
@@ -166,18 +166,18 @@ public final class RegisteredCleanerConnection: Sendable {
     }
 
     /// Sends the reply to `context`.
-    public func reply(_ reply: RegisteredCleanerReply, to context: RegisteredCleanerContext) throws(Errno) {
+    package func reply(_ reply: RegisteredCleanerReply, to context: RegisteredCleanerContext) throws(Errno) {
         try connection.sendAll(reply.line(context: context.context))
     }
 
     /// Asks for the quotas of its paths; the answer comes as ``Message/quotas(_:)``.
-    public func requestQuotas(sync: Bool = false) throws(Errno) {
+    package func requestQuotas(sync: Bool = false) throws(Errno) {
         try connection.sendAll(ControlRequest(.status(.quotas), sync: sync).encodedLine())
     }
 
     /// Answers every context with `handler` until the daemon closes the connection, passing
     /// every other message to `onMessage`; returns early when `onMessage` returns false.
-    public func serve(
+    package func serve(
         _ handler: (RegisteredCleanerContext) -> RegisteredCleanerReply, onMessage: (Message) -> Bool = { _ in true }
     ) {
         while let message = next() {
@@ -191,7 +191,7 @@ public final class RegisteredCleanerConnection: Sendable {
 
     /// Unregisters: the daemon drops the cleaner once the connection closes. A thread in
     /// ``next()`` returns nil.
-    public func close() { try? connection.shutdown(.both) }
+    package func close() { try? connection.shutdown(.both) }
 
     deinit { connection.close() }
 

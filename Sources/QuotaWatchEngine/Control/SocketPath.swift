@@ -2,7 +2,7 @@ import Foundation
 import QuotaWatchSystem
 
 /// Where the daemon for a root listens unless `--socket` says otherwise.
-public enum SocketPath {
+package enum SocketPath {
     /// The default socket of the daemon watching `absoluteRoot`:
     ///
     /// - root (uid 0): `/run/quotawatch/NAME.sock`, whatever `XDG_RUNTIME_DIR` says, so that a
@@ -14,7 +14,7 @@ public enum SocketPath {
     /// `_` and cut to 40 bytes (`root` for `/`), then `-` and the 16 hex digits of the 64-bit
     /// FNV-1a hash of the whole root path, so two roots that share a last component still get
     /// sockets of their own. Trailing slashes are ignored: `/data/` and `/data` share a socket.
-    public static func defaultPath(
+    package static func defaultPath(
         forRoot absoluteRoot: [UInt8], environment: [String: String], userID: UInt32
     ) -> [UInt8] {
         let directory: [UInt8]
@@ -30,14 +30,14 @@ public enum SocketPath {
 
     /// The default socket for `absoluteRoot` as this process sees it: its environment and
     /// effective user.
-    public static func defaultPath(forRoot absoluteRoot: [UInt8]) -> [UInt8] {
+    package static func defaultPath(forRoot absoluteRoot: [UInt8]) -> [UInt8] {
         defaultPath(
             forRoot: absoluteRoot, environment: ProcessInfo.processInfo.environment,
             userID: ProcessIdentity.effectiveUserID)
     }
 
     /// NAME in ``defaultPath(forRoot:environment:userID:)``, without the `.sock`.
-    public static func socketName(forRoot absoluteRoot: [UInt8]) -> [UInt8] {
+    package static func socketName(forRoot absoluteRoot: [UInt8]) -> [UInt8] {
         let root = withoutTrailingSlashes(absoluteRoot)
         let lastComponent = root.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? []
         var label = lastComponent.prefix(maximumLabelLength).map { isPortable($0) ? $0 : UInt8(ascii: "_") }
@@ -46,7 +46,7 @@ public enum SocketPath {
     }
 
     /// The longest part of the socket's name taken from the root's last component.
-    public static let maximumLabelLength = 40
+    package static let maximumLabelLength = 40
 
     /// The 64-bit FNV-1a hash: tiny, stable across runs and versions, and good enough to keep
     /// the sockets of different roots apart.

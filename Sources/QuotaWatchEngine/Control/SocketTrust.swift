@@ -16,20 +16,20 @@ import QuotaWatchSystem
 ///   (`SO_PEERCRED`), which closes the gap between the checks and the connect.
 ///
 /// A path that does not exist yet is left to the connect, which says no daemon is listening.
-public enum SocketTrust {
+package enum SocketTrust {
     /// Why a path or a peer is not trusted: one clause, naming the path and what was found.
-    public struct Refusal: Error, Hashable, Sendable {
-        public var path: [UInt8]
-        public var reason: String
+    package struct Refusal: Error, Hashable, Sendable {
+        package var path: [UInt8]
+        package var reason: String
         /// The user that owns what was refused (or the peer's), when that is the reason.
-        public var ownerID: UInt32?
+        package var ownerID: UInt32?
     }
 
     /// Users whose files and processes a client of user `me` trusts: itself and root.
-    public static func isTrusted(_ ownerID: UInt32, me: UInt32) -> Bool { ownerID == me || ownerID == 0 }
+    package static func isTrusted(_ ownerID: UInt32, me: UInt32) -> Bool { ownerID == me || ownerID == 0 }
 
     /// The checks before connecting to `socketPath`, for user `me`.
-    public static func checkPath(_ socketPath: [UInt8], me: UInt32) throws(Refusal) {
+    package static func checkPath(_ socketPath: [UInt8], me: UInt32) throws(Refusal) {
         for directory in directories(holding: socketPath) {
             guard try checkDirectory(directory, me: me, allowSticky: true) else { return }
         }
@@ -55,7 +55,7 @@ public enum SocketTrust {
     }
 
     /// The check once connected: the listening process's user.
-    public static func checkPeer(_ connection: FileDescriptor, socketPath: [UInt8], me: UInt32) throws(Refusal) {
+    package static func checkPeer(_ connection: FileDescriptor, socketPath: [UInt8], me: UInt32) throws(Refusal) {
         let peer: UInt32
         do {
             peer = try connection.peerUserID()
@@ -74,7 +74,7 @@ public enum SocketTrust {
     /// Whether the directory at `path` may hold what user `me` trusts: false when it does not
     /// exist (nothing below it does either); a refusal when another user could change it.
     /// `allowSticky`: a sticky directory others may write to (`/tmp`) is fine, for sockets.
-    public static func checkDirectory(_ path: [UInt8], me: UInt32, allowSticky: Bool) throws(Refusal) -> Bool {
+    package static func checkDirectory(_ path: [UInt8], me: UInt32, allowSticky: Bool) throws(Refusal) -> Bool {
         let link: UnixSocket.Ownership
         let found: UnixSocket.Ownership
         do {
@@ -100,13 +100,13 @@ public enum SocketTrust {
 
     /// Why a directory of mode `mode` (owned by a trusted user) is no place for a daemon's
     /// socket or state: nil when no one else may write to it, or it is sticky (as `/tmp` is).
-    public static func unsafeMode(_ mode: UInt32) -> String? {
+    package static func unsafeMode(_ mode: UInt32) -> String? {
         mode & 0o022 == 0 || mode & 0o1000 != 0
             ? nil : "it is writable by group or others (mode \(octal(mode)))"
     }
 
     /// `/`, `/a`, `/a/b` for `/a/b/c.sock`; `.`, `./d` for `d/c.sock`.
-    public static func directories(holding path: [UInt8]) -> [[UInt8]] {
+    package static func directories(holding path: [UInt8]) -> [[UInt8]] {
         let slash = UInt8(ascii: "/")
         var current: [UInt8] = path.first == slash ? [slash] : [UInt8(ascii: ".")]
         var result = [current]
@@ -130,7 +130,7 @@ public enum SocketTrust {
 extension ControlClientError {
     /// A socket that must not be used at all, rather than one whose daemon failed to answer:
     /// `watch ROOT` says so instead of attaching or starting an engine beside it.
-    public var forbidsAttaching: Bool {
+    package var forbidsAttaching: Bool {
         switch self {
         case .permissionDenied, .untrusted: true
         default: false

@@ -29,11 +29,11 @@ struct WorkItem: Sendable {
 }
 
 /// A directory's device and inode: what a bind mount shows twice.
-public struct DirectoryIdentity: Hashable, Sendable {
-    public var device: UInt64
-    public var inode: UInt64
+package struct DirectoryIdentity: Hashable, Sendable {
+    package var device: UInt64
+    package var inode: UInt64
 
-    public init(device: UInt64, inode: UInt64) {
+    package init(device: UInt64, inode: UInt64) {
         self.device = device
         self.inode = inode
     }

@@ -5,18 +5,18 @@ import Synchronization
 
 /// What one crawled directory yields, in one or more parts: a large directory is handed
 /// over a buffer-full at a time.
-public struct CrawlResult: Sendable {
+package struct CrawlResult: Sendable {
     /// The crawl's number for this directory: 0 is the crawl's root; every other number was
     /// handed out in the parent's listing (``DirectoryListing/Entry/crawlIndex``).
-    public var crawlIndex: UInt32
-    public var listing: DirectoryListing
+    package var crawlIndex: UInt32
+    package var listing: DirectoryListing
     /// What `beforeListing` returned for this directory (the engine's watch descriptor).
-    public var watch: Int32
-    public var outcome: Outcome
+    package var watch: Int32
+    package var outcome: Outcome
     /// False while more parts of this directory's listing follow.
-    public var isComplete: Bool
+    package var isComplete: Bool
 
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case listed
         /// Opening or reading failed: counted like du, with the directory's own inode only.
         case unreadable(Errno)
@@ -25,24 +25,24 @@ public struct CrawlResult: Sendable {
     }
 
     /// Entries that were listed but could not be stat'ed.
-    public var unstatable: [(name: [UInt8], error: Errno)]
+    package var unstatable: [(name: [UInt8], error: Errno)]
 
     /// The directory's status read from the descriptor that was watched and listed, in the
     /// first part of a subdirectory's result. The parent's listing stat'ed the name a moment
     /// earlier; a rename over that name in between leaves the name holding another inode,
     /// and the record must describe the inode the watch and the listing are really about.
-    public var openedStatus: FileStatus?
+    package var openedStatus: FileStatus?
     /// The directory could be read but not searched (chmod 644): its names were listed, none
     /// could be stat'ed, and, as du does, it counts as its own inode alone.
-    public var searchDenied = false
+    package var searchDenied = false
 }
 
-public struct CrawlOptions: Sendable {
-    public var workers: Int
+package struct CrawlOptions: Sendable {
+    package var workers: Int
     /// Do not descend into, nor count, directories on another file system (du -x).
-    public var oneFileSystem: Bool
+    package var oneFileSystem: Bool
 
-    public init(workers: Int = max(2, ProcessInfo.processInfo.activeProcessorCount), oneFileSystem: Bool = false) {
+    package init(workers: Int = max(2, ProcessInfo.processInfo.activeProcessorCount), oneFileSystem: Bool = false) {
         self.workers = workers
         self.oneFileSystem = oneFileSystem
     }
@@ -56,10 +56,10 @@ public struct CrawlOptions: Sendable {
 /// The calling thread is itself one of the workers: it lists directories whenever no result
 /// is waiting, so a one-worker crawl runs on one thread with no hand-offs at all, and a
 /// larger one adds `workers - 1` helper threads.
-public struct Crawler: Sendable {
-    public var options: CrawlOptions
+package struct Crawler: Sendable {
+    package var options: CrawlOptions
 
-    public init(options: CrawlOptions = CrawlOptions()) { self.options = options }
+    package init(options: CrawlOptions = CrawlOptions()) { self.options = options }
 
     /// Crawls below `root`, which stays open and owned by the caller.
     /// `beforeListing` runs with each directory's descriptor before the directory is read:
@@ -67,7 +67,7 @@ public struct Crawler: Sendable {
     /// `ancestors` are the (device, inode) pairs of `root` itself and of every directory above
     /// it that the caller counts: a subdirectory that is one of them (a bind mount of an
     /// ancestor below itself) is a cycle, and is skipped as du skips it.
-    public func crawl(
+    package func crawl(
         root: FileDescriptor, rootDevice: UInt64, ancestors: [DirectoryIdentity] = [],
         beforeListing: (@Sendable (FileDescriptor) -> Int32)? = nil,
         deliver: (CrawlResult) -> Void

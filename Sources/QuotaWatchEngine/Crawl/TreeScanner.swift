@@ -2,20 +2,20 @@ import QuotaWatchCore
 import QuotaWatchSystem
 
 /// Something a crawl could not fully read; the tree counts it as du does.
-public struct ScanWarning: Sendable {
-    public enum Kind: Sendable {
+package struct ScanWarning: Sendable {
+    package enum Kind: Sendable {
         /// A directory that could not be opened or listed: its own inode is counted, nothing below.
         case unreadableDirectory
         /// An entry that was listed but could not be stat'ed: not counted.
         case unstatableEntry
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// Relative to the root, as raw bytes.
-    public var path: [UInt8]
-    public var error: Errno
+    package var path: [UInt8]
+    package var error: Errno
 
-    public init(kind: Kind, path: [UInt8], error: Errno) {
+    package init(kind: Kind, path: [UInt8], error: Errno) {
         self.kind = kind
         self.path = path
         self.error = error
@@ -23,23 +23,23 @@ public struct ScanWarning: Sendable {
 }
 
 /// Progress of a crawl so far, for a terminal line.
-public struct CrawlProgress: Sendable {
-    public var directories: Int
-    public var files: Int
-    public var allocatedBytes: UInt64
+package struct CrawlProgress: Sendable {
+    package var directories: Int
+    package var files: Int
+    package var allocatedBytes: UInt64
 }
 
 /// Builds or extends a ``TallyTree`` from a crawl.
-public struct TreeScanner {
-    public var crawler: Crawler
+package struct TreeScanner {
+    package var crawler: Crawler
 
-    public init(options: CrawlOptions = CrawlOptions()) { crawler = Crawler(options: options) }
+    package init(options: CrawlOptions = CrawlOptions()) { crawler = Crawler(options: options) }
 
     /// Crawls the directory open at `descriptor` into `tree` below `directory`, which must be
     /// in the tree already with no entries. Directories that vanish mid-crawl are dropped again.
     /// `beforeListing` returns the watch for each directory (stored in the tree), negative
     /// when there is none; ``WatchOutcome/limitReached`` marks it unwatched in the report.
-    public func crawl(
+    package func crawl(
         _ descriptor: FileDescriptor, into tree: inout TallyTree, at directory: DirectoryID,
         beforeListing: (@Sendable (FileDescriptor) -> Int32)? = nil,
         progress: ((CrawlProgress) -> Void)? = nil,
@@ -134,29 +134,29 @@ public struct TreeScanner {
 }
 
 /// Special values `beforeListing` can return instead of a watch descriptor.
-public enum WatchOutcome {
+package enum WatchOutcome {
     /// No watch was asked for (a plain scan).
-    public static let notRequested: Int32 = -1
+    package static let notRequested: Int32 = -1
     /// inotify_add_watch failed with ENOSPC: the user's watch limit is reached.
-    public static let limitReached: Int32 = -2
+    package static let limitReached: Int32 = -2
     /// inotify_add_watch failed for another reason (the directory vanished, say).
-    public static let failed: Int32 = -3
+    package static let failed: Int32 = -3
     /// inotify_add_watch failed with EMFILE or ENFILE.
-    public static let outOfDescriptors: Int32 = -4
+    package static let outOfDescriptors: Int32 = -4
 }
 
 /// A tree scanned from a path given by the user.
-public struct ScannedTree {
-    public var tree: TallyTree
-    public var warnings: [ScanWarning]
+package struct ScannedTree {
+    package var tree: TallyTree
+    package var warnings: [ScanWarning]
 }
 
-public enum RootError: Error, Sendable, CustomStringConvertible {
+package enum RootError: Error, Sendable, CustomStringConvertible {
     case cannotOpen(path: [UInt8], Errno)
     case notADirectory(path: [UInt8])
 
     /// What is wrong with ROOT and what to do about it.
-    public var description: String {
+    package var description: String {
         switch self {
         case .notADirectory(let path):
             return "'\(HumanText.name(path))' is not a directory: ROOT must be a directory"
@@ -171,7 +171,7 @@ public enum RootError: Error, Sendable, CustomStringConvertible {
 
 extension TreeScanner {
     /// Opens `path` (following a symlink given as the root itself) and scans it whole.
-    public func scan(path: [UInt8], progress: ((CrawlProgress) -> Void)? = nil) throws(RootError) -> ScannedTree {
+    package func scan(path: [UInt8], progress: ((CrawlProgress) -> Void)? = nil) throws(RootError) -> ScannedTree {
         let root = try openRoot(path)
         defer { root.descriptor.close() }
         var tree = TallyTree(root: root.status, lookup: .deferred)
@@ -179,7 +179,7 @@ extension TreeScanner {
         return ScannedTree(tree: tree, warnings: warnings)
     }
 
-    public func openRoot(_ path: [UInt8]) throws(RootError) -> (descriptor: FileDescriptor, status: FileStatus) {
+    package func openRoot(_ path: [UInt8]) throws(RootError) -> (descriptor: FileDescriptor, status: FileStatus) {
         let descriptor: FileDescriptor
         do {
             descriptor = try FileDescriptor.currentWorkingDirectory.openDirectory(path, followSymlinks: true)

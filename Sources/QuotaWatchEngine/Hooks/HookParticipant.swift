@@ -1,13 +1,12 @@
 import QuotaWatchCore
 import QuotaWatchPolicy
 import QuotaWatchSystem
-import Synchronization
 
 /// The alert hooks as an ``EngineParticipant``: every published policy event goes to the
 /// ``HookRunner``, a failed run comes back through the mailbox and is published as
 /// `hook_failed` on the engine thread like every other event, and a good reload replaces the
 /// hooks when they changed.
-public final class HookParticipant: EngineParticipant {
+package final class HookParticipant: EngineParticipant {
     private struct State {
         var hooks: [HookSpec]
         var runner: HookRunner?
@@ -17,21 +16,21 @@ public final class HookParticipant: EngineParticipant {
         var newlyWanted: [String: Set<String>] = [:]
     }
 
-    /// Touched on the engine thread only; the lock makes that a fact the compiler checks.
-    private let state: Mutex<State>
+    /// Touched on the engine thread only, and checked to be.
+    private let state: ThreadBound<State>
     private let workingDirectory: [UInt8]
     /// ROOT, absolute and escaped as paths are: every hook's `root` and QUOTAWATCH_ROOT.
     private let root: String
 
     /// Hooks start in `workingDirectory` (ROOT: QUOTAWATCH_PATH is relative to it).
-    public init(hooks: [HookSpec], workingDirectory: [UInt8], root: String) {
-        state = Mutex(State(hooks: hooks))
+    package init(hooks: [HookSpec], workingDirectory: [UInt8], root: String) {
+        state = ThreadBound(State(hooks: hooks), name: "the hook participant's state")
         self.workingDirectory = workingDirectory
         self.root = root
     }
 
-    public func start(_ start: ParticipantStart) -> EngineFailure? {
-        state.withLock { state in
+    package func start(_ start: ParticipantStart) -> EngineFailure? {
+        state.withValue { state in
             state.post = start.post
             return startRunner(&state).map { .hooks($0) }
         }
@@ -53,14 +52,14 @@ public final class HookParticipant: EngineParticipant {
         }
     }
 
-    public func published(_ event: PolicyEvent) {
+    package func published(_ event: PolicyEvent) {
         // A hook that fails is not sent its own failure: that would run it again, and fail again.
         var failedHook: String?
         if case .hookFailed(let hook, _, _, _, _) = event.detail { failedHook = hook }
-        state.withLock { $0.runner }?.submit(event.hookEvent(root: root), except: failedHook)
+        state.withValue { $0.runner }?.submit(event.hookEvent(root: root), except: failedHook)
     }
 
-    public func received(_ message: any Sendable, _ output: ParticipantOutput) {
+    package func received(_ message: any Sendable, _ output: ParticipantOutput) {
         guard let failure = message as? HookFailure else { return }
         Log.warning(failure.summary)
         var tail = String(decoding: failure.standardErrorTail, as: UTF8.self)
@@ -74,9 +73,9 @@ public final class HookParticipant: EngineParticipant {
 
     /// The hooks of the new config replace the old ones when they differ. A hook is the same
     /// hook when its name is.
-    public func reloaded(_ config: PolicyConfig) {
+    package func reloaded(_ config: PolicyConfig) {
         let new = config.hooks
-        let failure: String? = state.withLock { state in
+        let failure: String? = state.withValue { state in
             state.newlyWanted = [:]
             guard new != state.hooks || (state.runner == nil) != new.isEmpty else { return nil }
             state.newlyWanted = Self.newlyWanted(old: state.hooks, new: new)
@@ -90,8 +89,8 @@ public final class HookParticipant: EngineParticipant {
 
     /// A hook added by the reload, or one that wants a kind it did not, hears of the states
     /// that stand once: otherwise a breach that stood before the reload would never reach it.
-    public func standing(_ events: [PolicyEvent]) {
-        let (runner, newlyWanted) = state.withLock { state in
+    package func standing(_ events: [PolicyEvent]) {
+        let (runner, newlyWanted) = state.withValue { state in
             defer { state.newlyWanted = [:] }
             return (state.runner, state.newlyWanted)
         }
@@ -116,8 +115,8 @@ public final class HookParticipant: EngineParticipant {
     }
 
     /// Kills runs under way and joins the hook threads.
-    public func stop() {
-        state.withLock { state in
+    package func stop() {
+        state.withValue { state in
             state.runner?.stop()
             state.runner = nil
         }

@@ -10,27 +10,27 @@ import QuotaWatchSystem
 /// at a time, so at most one instance of a hook runs at once. A run gets the event's JSON line
 /// on stdin and its `QUOTAWATCH_*` variables (plus the daemon's `PATH`, `HOME` and `LANG`) as
 /// its whole environment; see ``ChildProcess`` for everything else it gets and does not get.
-public final class HookRunner: Sendable {
+package final class HookRunner: Sendable {
     /// One finished run, for logs and tests.
-    public struct Run: Sendable {
-        public var hookName: String
-        public var event: HookEvent
+    package struct Run: Sendable {
+        package var hookName: String
+        package var event: HookEvent
         /// Nil when the command exited with status 0.
-        public var failure: HookFailure?
+        package var failure: HookFailure?
     }
 
     /// What one hook has done so far.
-    public struct Statistics: Sendable, Equatable {
-        public var hookName: String
-        public var runs: Int
-        public var failures: Int
+    package struct Statistics: Sendable, Equatable {
+        package var hookName: String
+        package var runs: Int
+        package var failures: Int
         /// Lost because the queue was full (the oldest go first).
-        public var dropped: Int
+        package var dropped: Int
         /// Dropped by the rate limit per path.
-        public var rateLimited: Int
+        package var rateLimited: Int
         /// Replaced by a later event for the same path and kind while waiting.
-        public var coalesced: Int
-        public var waiting: Int
+        package var coalesced: Int
+        package var waiting: Int
     }
 
     private let workers: [HookWorker]
@@ -45,7 +45,7 @@ public final class HookRunner: Sendable {
     ///   - now: the clock of the rate limit.
     ///   - onFailure: called on the hook's thread for every failed run.
     ///   - onRun: called on the hook's thread after every run, failed or not.
-    public init(
+    package init(
         hooks: [HookSpec], environment: [(name: String, value: String)] = HookRunner.daemonEnvironment(),
         workingDirectory: [UInt8]? = nil, killGrace: Duration = .seconds(2),
         now: @escaping @Sendable () -> Moment = { .now },
@@ -74,32 +74,32 @@ public final class HookRunner: Sendable {
 
     /// Queues `event` for every hook that wants it, but the one named `excluded`. Never
     /// waits for a hook.
-    public func submit(_ event: HookEvent, except excluded: String? = nil) {
+    package func submit(_ event: HookEvent, except excluded: String? = nil) {
         for worker in workers where worker.hook.wants(event.kind) && worker.hook.name != excluded {
             worker.submit(event)
         }
     }
 
     /// Queues `event` for the hook named `hookName` alone, if it wants it.
-    public func submit(_ event: HookEvent, to hookName: String) {
+    package func submit(_ event: HookEvent, to hookName: String) {
         for worker in workers where worker.hook.name == hookName && worker.hook.wants(event.kind) {
             worker.submit(event)
         }
     }
 
-    public func statistics() -> [Statistics] { workers.map { $0.statistics() } }
+    package func statistics() -> [Statistics] { workers.map { $0.statistics() } }
 
     /// Kills the runs under way (their whole process groups), forgets the waiting events and
     /// returns once every hook thread has finished. Runs ended this way are not reported as
     /// failures. Calling it again does nothing.
-    public func stop() {
+    package func stop() {
         for worker in workers { worker.requestStop() }
         for worker in workers { worker.stop() }
     }
 
     /// `PATH`, `HOME` and `LANG` as the daemon has them; `PATH` has a conventional default when
     /// the daemon has none, so that commands named without a slash can still be found.
-    public static func daemonEnvironment() -> [(name: String, value: String)] {
+    package static func daemonEnvironment() -> [(name: String, value: String)] {
         let own = ProcessInfo.processInfo.environment
         var environment = [
             (name: "PATH", value: own["PATH"] ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")

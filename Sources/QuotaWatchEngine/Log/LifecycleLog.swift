@@ -2,13 +2,13 @@ import QuotaWatchCore
 
 /// Writes the engine's life to the log: `info` when it is ready and when it stops, `notice`
 /// around a SIGHUP reload, and at `debug` every event line as `--events jsonl` prints it.
-public final class LifecycleLog: EngineObserver {
+package final class LifecycleLog: EngineObserver {
     /// ROOT as the event lines name it.
     let root: String
 
-    public init(root: String) { self.root = root }
+    package init(root: String) { self.root = root }
 
-    public func engine(_ change: EngineLifecycle, _ view: EngineView) {
+    package func engine(_ change: EngineLifecycle, _ view: EngineView) {
         switch change {
         case .ready:
             let total = view.tree.tally(of: view.tree.root)
@@ -28,7 +28,7 @@ public final class LifecycleLog: EngineObserver {
         }
     }
 
-    public func engineEmitted(_ event: ObservedEvent) {
+    package func engineEmitted(_ event: ObservedEvent) {
         Log.debug("event: \(event.jsonLine(root: root))")
     }
 }

@@ -9,52 +9,52 @@ import Synchronization
 /// inode), each line starts with sd-daemon's `<N>` priority prefix, which journald strips and
 /// keeps as the entry's priority, so `journalctl -p warning` finds the warnings. A message is
 /// written with one `write`, so lines from different threads never interleave.
-public enum Log {
+package enum Log {
     private static let threshold = Atomic<Int>(LogLevel.info.rawValue)
     private static let prefixesPriority = Atomic<Bool>(false)
     /// Where messages go instead of standard error while a full-screen view owns the terminal.
     private static let redirection = Mutex<(@Sendable (LogLevel, String) -> Void)?>(nil)
 
     /// Messages less severe than `level` are dropped; `journal`: prefix lines with `<N>`.
-    public static func configure(level: LogLevel, journal: Bool) {
+    package static func configure(level: LogLevel, journal: Bool) {
         threshold.store(level.rawValue, ordering: .relaxed)
         prefixesPriority.store(journal, ordering: .relaxed)
     }
 
     /// Whether a message at `level` is written; check it before building a costly message.
-    public static func isEnabled(_ level: LogLevel) -> Bool {
+    package static func isEnabled(_ level: LogLevel) -> Bool {
         level.rawValue <= threshold.load(ordering: .relaxed)
     }
 
     /// Writes `text` (one or more lines, without the final newline) at `level`, as it is.
-    public static func write(_ level: LogLevel, _ text: String) {
+    package static func write(_ level: LogLevel, _ text: String) {
         guard isEnabled(level) else { return }
         emit(level, text)
     }
 
     /// `quotawatch: error: MESSAGE`.
-    public static func error(_ message: String) { write(.error, Diagnostic.error(message)) }
+    package static func error(_ message: String) { write(.error, Diagnostic.error(message)) }
     /// `quotawatch: warning: MESSAGE`.
-    public static func warning(_ message: String) { write(.warning, Diagnostic.warning(message)) }
+    package static func warning(_ message: String) { write(.warning, Diagnostic.warning(message)) }
     /// `quotawatch: MESSAGE`, for what an operator would want to know happened.
-    public static func notice(_ message: String) { write(.notice, Diagnostic.note(message)) }
+    package static func notice(_ message: String) { write(.notice, Diagnostic.note(message)) }
     /// `quotawatch: MESSAGE`, for the daemon's ordinary progress.
-    public static func info(_ message: String) { write(.info, Diagnostic.note(message)) }
+    package static func info(_ message: String) { write(.info, Diagnostic.note(message)) }
     /// `quotawatch: debug: MESSAGE`.
-    public static func debug(_ message: @autoclosure () -> String) {
+    package static func debug(_ message: @autoclosure () -> String) {
         guard isEnabled(.debug) else { return }
         emit(.debug, Diagnostic.note("debug: " + message()))
     }
 
     /// Sends every message to `sink` instead of standard error, until called again with nil:
     /// `watch` shows them on its screen, which a line written to the terminal would scramble.
-    public static func redirect(to sink: (@Sendable (LogLevel, String) -> Void)?) {
+    package static func redirect(to sink: (@Sendable (LogLevel, String) -> Void)?) {
         redirection.withLock { $0 = sink }
     }
 
     /// Output the user asked for by name (`--trace`): never filtered by the level, and in the
     /// journal at `info`.
-    public static func requested(_ text: String) { emit(.info, text) }
+    package static func requested(_ text: String) { emit(.info, text) }
 
     private static func emit(_ level: LogLevel, _ text: String) {
         // The last guard against a name that reaches a message raw: nothing a terminal (or a

@@ -4,14 +4,14 @@ import Synchronization
 
 /// How much the daemon says on standard error. The values are syslog's priorities, which is
 /// what journald reads from a `<N>` prefix.
-public enum LogLevel: Int, Sendable, CaseIterable, Comparable {
+package enum LogLevel: Int, Sendable, CaseIterable, Comparable {
     case error = 3
     case warning = 4
     case notice = 5
     case info = 6
     case debug = 7
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .error: "error"
         case .warning: "warning"
@@ -21,11 +21,11 @@ public enum LogLevel: Int, Sendable, CaseIterable, Comparable {
         }
     }
 
-    public init?(name: String) {
+    package init?(name: String) {
         guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
         self = level
     }
 
     /// Lower is more severe, as in syslog: `.error < .warning`.
-    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -8,7 +8,7 @@ import QuotaWatchPolicy
 /// Every method is called on the engine thread and must return at once: an observer copies
 /// what it needs and hands the work to a thread of its own. A slow observer would stall every
 /// tally, which the engine promises never happens.
-public protocol EngineObserver: AnyObject, Sendable {
+package protocol EngineObserver: AnyObject, Sendable {
     /// The engine clock's instant (``MonotonicEngineClock``) at which this observer next wants
     /// ``engineTurn(_:)``; nil while it waits for nothing. Read once per loop turn: keep it cheap.
     var nextTurn: UInt64? { get }
@@ -24,14 +24,14 @@ public protocol EngineObserver: AnyObject, Sendable {
 }
 
 extension EngineObserver {
-    public var nextTurn: UInt64? { nil }
-    public func engine(_ change: EngineLifecycle, _ view: EngineView) {}
-    public func engineEmitted(_ event: ObservedEvent) {}
-    public func engineTurn(_ view: EngineView) {}
+    package var nextTurn: UInt64? { nil }
+    package func engine(_ change: EngineLifecycle, _ view: EngineView) {}
+    package func engineEmitted(_ event: ObservedEvent) {}
+    package func engineTurn(_ view: EngineView) {}
 }
 
 /// The moments of the engine's life an observer hears of.
-public enum EngineLifecycle: Sendable, Equatable {
+package enum EngineLifecycle: Sendable, Equatable {
     /// The first crawl is done and the policy layer has started.
     case ready
     /// SIGHUP: the config is being read again.
@@ -43,12 +43,12 @@ public enum EngineLifecycle: Sendable, Equatable {
 }
 
 /// An event as the engine emitted it: its value, and the line `--events jsonl` prints.
-public enum ObservedEvent: Sendable {
+package enum ObservedEvent: Sendable {
     case engine(EngineEvent)
     case policy(PolicyEvent)
 
     /// The line, `root` field included: the engine's ``EngineOptions/rootDisplay``.
-    public func jsonLine(root: String) -> String {
+    package func jsonLine(root: String) -> String {
         switch self {
         case .engine(let event): event.jsonLine(root: root)
         case .policy(let event): event.jsonLine(root: root)
@@ -60,21 +60,21 @@ public enum ObservedEvent: Sendable {
 ///
 /// Keep nothing of it past the call: the tree and the monitor are copy-on-write values, and a
 /// copy still alive when the engine next writes would make it copy the whole tree.
-public struct EngineView {
+package struct EngineView {
     /// The engine clock's reading when the view was made.
-    public let now: UInt64
+    package let now: UInt64
     /// The root as reports show it: absolute, escaped.
-    public let rootDisplay: String
-    public let tree: TallyTree
+    package let rootDisplay: String
+    package let tree: TallyTree
     /// Events, overflows, re-listed directories, watches, degraded subtrees.
-    public let counters: EngineReport
+    package let counters: EngineReport
     /// An overflow was seen and the resync has not finished.
-    public let isResyncing: Bool
+    package let isResyncing: Bool
     let monitor: PolicyMonitor?
 
     /// Quota directories with their limits and states, and the disk level; nil before the
     /// policy layer has started. Costs O(quota directories).
-    public func quotas() -> QuotaStatus? {
+    package func quotas() -> QuotaStatus? {
         monitor?.snapshot(root: rootDisplay, tree: tree, now: now).status
     }
 }

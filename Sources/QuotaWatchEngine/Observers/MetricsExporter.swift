@@ -8,10 +8,10 @@ import Synchronization
 /// O(quota directories + top-level directories) and publishes it by swapping one value under a
 /// lock. A scrape copies the published value (arrays shared, not copied) and renders it on its
 /// own thread, so scrapes never wait for the engine and the engine never waits for a scrape.
-public final class MetricsExporter: EngineObserver, Sendable {
+package final class MetricsExporter: EngineObserver, Sendable {
     /// The most top-level directories exported; the largest are kept. A label per directory
     /// must stay bounded even for a root with a million entries.
-    public static let topLevelLimit = 1000
+    package static let topLevelLimit = 1000
 
     private let version: String
     private let host: String
@@ -36,7 +36,7 @@ public final class MetricsExporter: EngineObserver, Sendable {
     ///   - eventGap: after an event that changes a count, the next snapshot comes this long
     ///     after the last one (at once if that is past).
     ///   - onPublish: called on the engine thread with each new snapshot; must return at once.
-    public init(
+    package init(
         version: String, root: String, host: String = HostName.current(), interval: Duration = .seconds(1),
         eventGap: Duration = .milliseconds(100), onPublish: (@Sendable (MetricsSnapshot) -> Void)? = nil
     ) {
@@ -51,19 +51,19 @@ public final class MetricsExporter: EngineObserver, Sendable {
     }
 
     /// The last snapshot published, and how many have been: what a scrape renders.
-    public var snapshot: (generation: UInt64, snapshot: MetricsSnapshot) { published.withLock { $0 } }
+    package var snapshot: (generation: UInt64, snapshot: MetricsSnapshot) { published.withLock { $0 } }
 
     // MARK: EngineObserver (engine thread)
 
-    public var nextTurn: UInt64? { engineSide.withLock { $0.due } }
+    package var nextTurn: UInt64? { engineSide.withLock { $0.due } }
 
-    public func engine(_ change: EngineLifecycle, _ view: EngineView) {
+    package func engine(_ change: EngineLifecycle, _ view: EngineView) {
         guard change == .ready else { return }
         engineSide.withLock { $0.isReady = true }
         publish(view)
     }
 
-    public func engineEmitted(_ event: ObservedEvent) {
+    package func engineEmitted(_ event: ObservedEvent) {
         let eventGap = self.eventGap
         engineSide.withLock { side in
             guard Self.count(event, into: &side.counters), side.isReady else { return }
@@ -72,7 +72,7 @@ public final class MetricsExporter: EngineObserver, Sendable {
         }
     }
 
-    public func engineTurn(_ view: EngineView) { publish(view) }
+    package func engineTurn(_ view: EngineView) { publish(view) }
 
     // MARK: Making the snapshot
 
@@ -146,18 +146,11 @@ public final class MetricsExporter: EngineObserver, Sendable {
                 current: quotas.level.rawValue, all: DiskLevel.allCases.map(\.rawValue))
             snapshot.freeBytes = quotas.reading?.free
             snapshot.totalBytes = quotas.reading?.total
-            let states = QuotaState.allCases.map(\.rawValue)
             let rows = quotas.rows.sorted {
                 $0.path == $1.path ? $0.rule < $1.rule : $0.path.lexicographicallyPrecedes($1.path)
             }
             for row in rows {
-                let path = EscapedName.string(row.path)
-                snapshot.quotas.append(
-                    MetricsSnapshot.Quota(
-                        path: path, rule: row.rule, size: row.size.rawValue, used: row.used, limit: row.limit,
-                        effectiveLimit: row.effectiveLimit,
-                        state: MetricsSnapshot.StateSet(current: row.state.rawValue, all: states),
-                        bytesPerSecond: row.bytesPerSecond, secondsToBreach: row.secondsToBreach))
+                snapshot.quotas.append(QuotaSnapshot.statusRow(row))
                 if usage[row.path] == nil,
                     let directory = tree.directory(atComponents: row.path.split(separator: UInt8(ascii: "/")))
                 {

@@ -10,8 +10,8 @@ import Synchronization
 ///
 /// A write that fails is reported in the log (once per distinct error) and tried again with
 /// the next snapshot; it never reaches the engine.
-public final class MetricsTextfile: Sendable {
-    public let path: [UInt8]
+package final class MetricsTextfile: Sendable {
+    package let path: [UInt8]
     private let minimumInterval: Duration
     private struct Handover {
         var pending: MetricsSnapshot?
@@ -24,29 +24,29 @@ public final class MetricsTextfile: Sendable {
     /// The permission bits of the file: the collector usually runs as another user.
     static let mode: mode_t = 0o644
 
-    public init(path: [UInt8], minimumInterval: Duration) {
+    package init(path: [UInt8], minimumInterval: Duration) {
         self.path = path
         self.minimumInterval = minimumInterval
     }
 
     /// Writes `snapshot` now, on the caller's thread: at start, so a path that cannot be
     /// written is an error before the daemon runs.
-    public func writeNow(_ snapshot: MetricsSnapshot) throws(Errno) {
+    package func writeNow(_ snapshot: MetricsSnapshot) throws(Errno) {
         try DurableFile.replace(path, with: Array(PrometheusText.render(snapshot).utf8), mode: Self.mode)
     }
 
     /// Starts the writer thread.
-    public func start() {
+    package func start() {
         thread.withLock { $0 = JoinableThread(name: "qw-metrics-file") { [self] in run() } }
     }
 
     /// Hands over the newest snapshot; returns at once (called on the engine thread).
-    public func offer(_ snapshot: MetricsSnapshot) {
+    package func offer(_ snapshot: MetricsSnapshot) {
         handover.withLockWakingWaiters { $0.pending = snapshot }
     }
 
     /// Writes what is still pending, then stops the thread and waits for it.
-    public func stop() {
+    package func stop() {
         handover.withLockWakingWaiters { $0.stopping = true }
         thread.withLock { $0 }?.join()
     }

@@ -13,9 +13,9 @@ import Synchronization
 ///
 /// The status is looked at once a second (the engine wakes for it while a manager listens)
 /// and sent only when its text changed.
-public final class ServiceNotifier: EngineObserver {
+package final class ServiceNotifier: EngineObserver {
     /// How often the status line is looked at, in engine-clock nanoseconds.
-    public static let statusPeriod: UInt64 = 1_000_000_000
+    package static let statusPeriod: UInt64 = 1_000_000_000
 
     private struct State {
         var nextStatus: UInt64?
@@ -30,7 +30,7 @@ public final class ServiceNotifier: EngineObserver {
     /// - Parameters:
     ///   - watchdogPeriod: `WATCHDOG_USEC` as a duration; pings go every half of it.
     ///   - sink: where messages go; it must not block.
-    public init(watchdogPeriod: Duration?, sink: any ServiceMessageSink) {
+    package init(watchdogPeriod: Duration?, sink: any ServiceMessageSink) {
         self.sink = sink
         pingInterval = watchdogPeriod.map { period in
             // WATCHDOG_USEC is the environment's word: any value up to 2⁶⁴ µs must not trap.
@@ -40,7 +40,7 @@ public final class ServiceNotifier: EngineObserver {
 
     /// The notifier for this process: nil when no service manager listens (`NOTIFY_SOCKET`
     /// unset), so nothing is sent and the engine never wakes for it.
-    public static func forServiceManager(environment: [String: String]) -> ServiceNotifier? {
+    package static func forServiceManager(environment: [String: String]) -> ServiceNotifier? {
         guard let socket = environment["NOTIFY_SOCKET"], !socket.isEmpty else { return nil }
         let period: Duration?
         do {
@@ -52,11 +52,11 @@ public final class ServiceNotifier: EngineObserver {
         return ServiceNotifier(watchdogPeriod: period, sink: NotifySocketSender())
     }
 
-    public var nextTurn: UInt64? {
+    package var nextTurn: UInt64? {
         state.withLock { state in [state.nextStatus, state.nextPing].compactMap { $0 }.min() }
     }
 
-    public func engine(_ change: EngineLifecycle, _ view: EngineView) {
+    package func engine(_ change: EngineLifecycle, _ view: EngineView) {
         switch change {
         case .ready:
             let status = Self.statusLine(view)
@@ -88,7 +88,7 @@ public final class ServiceNotifier: EngineObserver {
         }
     }
 
-    public func engineTurn(_ view: EngineView) {
+    package func engineTurn(_ view: EngineView) {
         let due = state.withLock { state in
             (
                 status: state.nextStatus.map { $0 <= view.now } ?? false,
@@ -114,7 +114,7 @@ public final class ServiceNotifier: EngineObserver {
 
     /// The one-line status `systemctl status` shows: files, directories, allocated bytes, the
     /// disk level and the quota directories in breach. O(quota directories).
-    public static func statusLine(_ view: EngineView) -> String {
+    package static func statusLine(_ view: EngineView) -> String {
         let total = view.tree.tally(of: view.tree.root)
         var parts = [
             "\(counted(view.tree.fileCount, "file")), \(counted(view.tree.directoryCount, "directory", "directories")), "
@@ -138,7 +138,7 @@ public final class ServiceNotifier: EngineObserver {
 }
 
 /// Where ``ServiceNotifier`` hands its messages; `post` must return at once.
-public protocol ServiceMessageSink: Sendable {
+package protocol ServiceMessageSink: Sendable {
     /// Queues one notify message (newline-separated assignments).
     func post(_ message: String)
     /// Sends what is queued, waiting a bounded time, and sends nothing more.

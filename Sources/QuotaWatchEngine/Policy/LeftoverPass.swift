@@ -13,20 +13,20 @@ import QuotaWatchPolicy
 /// Generic over the file system, with the one question it asks outside the tree (is the file
 /// open for writing?) passed in, so tests drive its timers with a fake file system and a
 /// manual clock. Public for the leftover participant (QuotaWatchCleaning), which runs it.
-public struct LeftoverPass<FileSystem: LiveFileSystem> {
+package struct LeftoverPass<FileSystem: LiveFileSystem> {
     /// Whether some process holds the file open for writing; true when that cannot be told
     /// (a download is never reported on a guess).
     let isOpenForWriting: (FileStatus) -> Bool
     /// The wall clock (ns since the epoch), to turn an mtime into an engine moment.
     let wallClock: () -> Int64
 
-    public init(isOpenForWriting: @escaping (FileStatus) -> Bool, wallClock: @escaping () -> Int64) {
+    package init(isOpenForWriting: @escaping (FileStatus) -> Bool, wallClock: @escaping () -> Int64) {
         self.isOpenForWriting = isOpenForWriting
         self.wallClock = wallClock
     }
 
     /// One pass at `now` (engine clock): the leftovers found due, as events.
-    public func run(
+    package func run(
         _ monitor: inout PolicyMonitor, _ live: inout LiveTree<FileSystem>, changed: [StructureChanges.FileName],
         now: UInt64
     ) -> [PolicyEvent] {
@@ -75,7 +75,7 @@ public struct LeftoverPass<FileSystem: LiveFileSystem> {
     }
 
     /// The `leftover_gone` (removed) of each reported leftover in a directory that left the tree.
-    public static func leftoversOfRemovedDirectories(
+    package static func leftoversOfRemovedDirectories(
         _ removed: [DirectoryID], _ monitor: inout PolicyMonitor
     )
         -> [PolicyEvent]

@@ -6,14 +6,14 @@ import QuotaWatchPolicy
 /// the hold a cleanup run puts on a quota directory so that its breach is not reported again
 /// while the run is still working on it.
 extension PolicyMonitor {
-    public var diskLevel: DiskLevel { level.level }
+    package var diskLevel: DiskLevel { level.level }
 
-    public var policyConfig: PolicyConfig { config }
+    package var policyConfig: PolicyConfig { config }
 
-    public var quotaDirectoryCount: Int { book.directoryCount }
+    package var quotaDirectoryCount: Int { book.directoryCount }
 
     /// Every quota directory's row at the level given, `now` on the engine's clock.
-    public func quotaRows(level: DiskLevel, atNanoseconds now: UInt64) -> [QuotaBook<DirectoryID>.Row] {
+    package func quotaRows(level: DiskLevel, atNanoseconds now: UInt64) -> [QuotaBook<DirectoryID>.Row] {
         book.rows(level: level, at: Self.moment(now))
     }
 
@@ -21,17 +21,17 @@ extension PolicyMonitor {
     /// been written since (each judged idle from the latest of its mtime, ctime and the last
     /// change the engine saw, and not open for writing then): the only idle files a cleaner
     /// may take.
-    public var reportedLeftovers: [(path: [UInt8], rule: String)] {
+    package var reportedLeftovers: [(path: [UInt8], rule: String)] {
         leftovers.schedule.leftovers.map { ($0.path, $0.rule) }
     }
 
-    public func isHeldForCleanup(_ directory: DirectoryID) -> Bool { book.isHeld(directory) }
+    package func isHeldForCleanup(_ directory: DirectoryID) -> Bool { book.isHeld(directory) }
 
-    public mutating func holdForCleanup(_ directory: DirectoryID) { book.hold(directory) }
+    package mutating func holdForCleanup(_ directory: DirectoryID) { book.hold(directory) }
 
     /// The run that held `directory` settled: it is evaluated again at the end of the turn,
     /// so a breach the run left is reported.
-    public mutating func releaseAfterCleanup(_ directory: DirectoryID) {
+    package mutating func releaseAfterCleanup(_ directory: DirectoryID) {
         book.release(directory)
         attachedSinceEvaluation.append(directory)
     }

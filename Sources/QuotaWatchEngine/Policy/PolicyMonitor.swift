@@ -17,7 +17,7 @@ import QuotaWatchPolicy
 ///
 /// A directory keeps a ``RuleIndex/State`` only while some glob may still match below it, so
 /// a tree with no rules stores nothing and logs nothing.
-public struct PolicyMonitor {
+package struct PolicyMonitor {
     enum Task: Hashable {
         /// Read ROOT's file system's free space (the level's period has passed).
         case readFreeSpace

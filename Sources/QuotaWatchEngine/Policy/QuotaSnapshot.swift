@@ -15,15 +15,19 @@ struct QuotaSnapshot: ControlReplyDocument {
             root: root,
             level: QuotaStatus.Level(
                 level: level, free: reading?.free, total: reading?.total, rootAllocated: rootAllocated),
-            quotas: rows.map { row in
-                QuotaStatus.Row(
-                    path: EscapedName.string(row.path), rule: row.rule, size: row.size, used: row.used,
-                    limit: row.limit, effectiveLimit: row.effectiveLimit, state: row.state,
-                    secondsSinceChange: row.sinceLastChange.map {
-                        Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18
-                    },
-                    bytesPerSecond: row.bytesPerSecond, secondsToBreach: row.secondsToBreach)
-            })
+            quotas: rows.map(Self.statusRow))
+    }
+
+    /// One row as `status --quotas` and `/metrics` show it: the path escaped, the times in
+    /// seconds.
+    static func statusRow(_ row: QuotaBook<DirectoryID>.Row) -> QuotaStatus.Row {
+        QuotaStatus.Row(
+            path: EscapedName.string(row.path), rule: row.rule, size: row.size, used: row.used, limit: row.limit,
+            effectiveLimit: row.effectiveLimit, state: row.state,
+            secondsSinceChange: row.sinceLastChange.map {
+                Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18
+            },
+            bytesPerSecond: row.bytesPerSecond, secondsToBreach: row.secondsToBreach)
     }
 
     func replyJSON() -> [UInt8] { status.encodedJSON() }

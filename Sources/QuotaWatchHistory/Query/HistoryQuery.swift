@@ -2,16 +2,16 @@ import QuotaWatchCore
 import QuotaWatchPolicy
 
 /// What `history` asks for: a time window, event kinds and a path glob.
-public struct HistoryFilter: Sendable {
-    public var since: WallTime?
-    public var until: WallTime?
+package struct HistoryFilter: Sendable {
+    package var since: WallTime?
+    package var until: WallTime?
     /// Empty: every kind.
-    public var kinds: [String] = []
+    package var kinds: [String] = []
     /// Matched against the event's path (relative to ROOT, escaped as in the JSON); events
     /// without a path are left out when it is set.
-    public var path: PathGlob?
+    package var path: PathGlob?
 
-    public init(since: WallTime? = nil, until: WallTime? = nil, kinds: [String] = [], path: PathGlob? = nil) {
+    package init(since: WallTime? = nil, until: WallTime? = nil, kinds: [String] = [], path: PathGlob? = nil) {
         self.since = since
         self.until = until
         self.kinds = kinds
@@ -19,7 +19,7 @@ public struct HistoryFilter: Sendable {
     }
 
     /// Whether an event's path passes the glob (the part SQL cannot do: `*` stops at `/`).
-    public func admits(path eventPath: String?) -> Bool {
+    package func admits(path eventPath: String?) -> Bool {
         guard let path else { return true }
         guard let eventPath, let bytes = EscapedName.bytes(eventPath) else { return false }
         return path.matches(bytes)
@@ -27,20 +27,20 @@ public struct HistoryFilter: Sendable {
 }
 
 /// The SQL of `history`'s reads, with its parameters. Pure, so the tests can check it.
-public enum HistoryQuery {
+package enum HistoryQuery {
     /// Every event kind the history holds: the engine's and the policy layer's events, each
     /// deletion imported from the audit log, and the recorder's own reports.
-    public static let kinds: [String] =
+    package static let kinds: [String] =
         [
             "ready", "overflow", "resynced", "degraded", "root_gone", "config_error", "config_reloaded", "cleanup",
             dryRunCleanupKind,
         ] + PolicyEvent.kinds + ["deletion", "history_dropped", "history_reset"]
 
     /// The kind of a `cleanup` event whose `dry_run` is true: what a run would have removed.
-    public static let dryRunCleanupKind = "cleanup_dry_run"
+    package static let dryRunCleanupKind = "cleanup_dry_run"
 
     /// Events in the filter's window and kinds, oldest first.
-    public static func events(_ filter: HistoryFilter) -> (sql: String, parameters: [SQLiteStatement.Value]) {
+    package static func events(_ filter: HistoryFilter) -> (sql: String, parameters: [SQLiteStatement.Value]) {
         var conditions: [String] = []
         var parameters: [SQLiteStatement.Value] = []
         if let since = filter.since {
@@ -61,7 +61,7 @@ public enum HistoryQuery {
     }
 
     /// One directory's samples in the window, oldest first.
-    public static func samples(
+    package static func samples(
         path: String, since: WallTime?, until: WallTime?
     ) -> (sql: String, parameters: [SQLiteStatement.Value]) {
         var sql = "SELECT time_ms, allocated, apparent, reason FROM samples WHERE path = ?"
@@ -78,7 +78,7 @@ public enum HistoryQuery {
     }
 
     /// The closest known kind to `unknown`, for "did you mean".
-    public static func suggestion(for unknown: String) -> String? {
+    package static func suggestion(for unknown: String) -> String? {
         let lowered = unknown.lowercased()
         if let contained = kinds.first(where: { $0.contains(lowered) || lowered.contains($0) }) { return contained }
         return Spelling.suggestion(for: lowered, among: kinds)

@@ -6,12 +6,12 @@ import QuotaWatchPolicy
 /// (`30m`, `2h`, `1d`, as durations are written everywhere else) or an ISO-8601 timestamp,
 /// local unless it names its zone (`2026-12-01`, `2026-12-01T10:00`, `2026-12-01 10:00:05`,
 /// `2026-12-01T09:00:00Z`, `2026-12-01T10:00:00+01:00`). Pure: the clock and the zone are given.
-public enum HistoryTime {
-    public struct ParseError: Error, Equatable, CustomStringConvertible {
-        public var input: String
-        public var reason: String
+package enum HistoryTime {
+    package struct ParseError: Error, Equatable, CustomStringConvertible {
+        package var input: String
+        package var reason: String
 
-        public var description: String {
+        package var description: String {
             "invalid time '\(input)': \(reason); write a span before now such as 30m, 2h or 1d "
                 + "(ms, s, m, h, d), 'now', or a timestamp such as 2026-12-01, 2026-12-01T10:00 "
                 + "(local time) or 2026-12-01T09:00:00Z"
@@ -19,7 +19,7 @@ public enum HistoryTime {
     }
 
     /// Reads `text` as a time, relative to `now`, in `zone` when it names none.
-    public static func parse(_ text: String, now: WallTime, zone: TimeZone) throws(ParseError) -> WallTime {
+    package static func parse(_ text: String, now: WallTime, zone: TimeZone) throws(ParseError) -> WallTime {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw ParseError(input: text, reason: "it is empty") }
         if trimmed == "now" { return now }
@@ -88,7 +88,7 @@ public enum HistoryTime {
     }
 
     /// `2026-12-01T10:00:05+01:00`: the time in `zone`, to the second, with its offset.
-    public static func local(_ time: WallTime, zone: TimeZone) -> String {
+    package static func local(_ time: WallTime, zone: TimeZone) -> String {
         // Floor division that cannot overflow: a stored time may be any Int64, Int64.min too.
         let milliseconds = time.millisecondsSinceEpoch
         let seconds = milliseconds / 1000 - (milliseconds % 1000 < 0 ? 1 : 0)

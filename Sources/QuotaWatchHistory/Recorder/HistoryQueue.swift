@@ -1,7 +1,6 @@
-import Dispatch
 import QuotaWatchEngine
 import QuotaWatchPolicy
-import Synchronization
+import QuotaWatchSystem
 
 /// What the engine hands the writer: an event as emitted (encoded on the writer's thread), or
 /// a sample already taken.
@@ -25,8 +24,7 @@ final class HistoryQueue: Sendable {
     }
 
     let capacity: Int
-    private let state = Mutex(State())
-    private let wakeUp = DispatchSemaphore(value: 0)
+    private let state = BlockingState(State())
 
     init(capacity: Int) { self.capacity = capacity }
 
@@ -42,15 +40,15 @@ final class HistoryQueue: Sendable {
             state.items.append(item)
             return state.items.count == 1
         }
-        // One signal per batch: the writer takes everything queued when it wakes.
-        if wasEmpty { wakeUp.signal() }
+        // One wake per batch: the writer takes everything queued when it wakes.
+        if wasEmpty { state.wakeWaiters() }
     }
 
-    /// Everything queued, waiting until something is or `deadline` passes; `closed` once
-    /// ``close()`` was called (the items queued before it are still returned).
-    func take(waitingUntil deadline: DispatchTime) -> (items: [HistoryItem], closed: Bool, dropped: UInt64) {
-        let ready = state.withLock { !$0.items.isEmpty || $0.closed }
-        if !ready { _ = wakeUp.wait(timeout: deadline) }
+    /// Everything queued, waiting until something is or `deadline` passes (nil: no deadline);
+    /// `closed` once ``close()`` was called (the items queued before it are still returned).
+    func take(waitingUntil deadline: ContinuousClock.Instant?) -> (items: [HistoryItem], closed: Bool, dropped: UInt64)
+    {
+        state.waitUntil(deadline: deadline) { !$0.items.isEmpty || $0.closed }
         return state.withLock { state in
             let items = state.items
             state.items.removeAll(keepingCapacity: true)
@@ -63,7 +61,6 @@ final class HistoryQueue: Sendable {
 
     /// No more items are accepted; the writer drains what is there and stops.
     func close() {
-        state.withLock { $0.closed = true }
-        wakeUp.signal()
+        state.withLockWakingWaiters { $0.closed = true }
     }
 }

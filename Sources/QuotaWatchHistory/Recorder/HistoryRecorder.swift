@@ -1,8 +1,7 @@
-import Dispatch
-import Foundation
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
+import QuotaWatchSystem
 import Synchronization
 
 /// Records the engine's history through the ``EngineObserver`` seam: every event it emits, a
@@ -13,7 +12,7 @@ import Synchronization
 /// On the engine thread it only copies: an event is queued as the value it is (its JSON line
 /// is made on the writer's thread), a sample is two numbers read from the tree. A database
 /// that is locked, damaged or on a full disk never reaches the engine (see ``HistoryWriter``).
-public final class HistoryRecorder: EngineObserver {
+package final class HistoryRecorder: EngineObserver {
     private struct EngineSide {
         /// The engine clock's reading at which the next periodic sample is due.
         var nextSample: UInt64?
@@ -22,7 +21,7 @@ public final class HistoryRecorder: EngineObserver {
     }
 
     private struct Writer {
-        var thread: WriterThread?
+        var thread: JoinableThread?
         var stopped = false
     }
 
@@ -34,7 +33,7 @@ public final class HistoryRecorder: EngineObserver {
 
     /// `report` receives the recorder's warnings, one line each. Nothing is opened until
     /// ``start()`` (the engine's `ready`), so a daemon that fails to start leaves no thread.
-    public init(settings: HistorySettings, report: @escaping @Sendable (String) -> Void = HistoryReport.log) {
+    package init(settings: HistorySettings, report: @escaping @Sendable (String) -> Void = HistoryReport.log) {
         self.settings = settings
         self.report = report
         queue = HistoryQueue(capacity: settings.capacity)
@@ -42,18 +41,20 @@ public final class HistoryRecorder: EngineObserver {
 
     /// Starts the writer thread, which opens or creates the database and imports the audit
     /// log at once. Idempotent; does nothing after ``stop()``.
-    public func start() {
+    package func start() {
         writer.withLock { writer in
             guard writer.thread == nil, !writer.stopped else { return }
             let (settings, queue, report) = (self.settings, self.queue, self.report)
-            writer.thread = WriterThread { HistoryWriter(settings: settings, queue: queue, report: report).run() }
+            writer.thread = JoinableThread(name: "qw-history") {
+                HistoryWriter(settings: settings, queue: queue, report: report).run()
+            }
         }
     }
 
     /// Writes what is queued and stops the writer; called when the engine stops. Idempotent.
-    public func stop() {
+    package func stop() {
         queue.close()
-        let running = writer.withLock { writer -> WriterThread? in
+        let running = writer.withLock { writer -> JoinableThread? in
             writer.stopped = true
             defer { writer.thread = nil }
             return writer.thread
@@ -65,11 +66,11 @@ public final class HistoryRecorder: EngineObserver {
 
     // MARK: EngineObserver
 
-    public var nextTurn: UInt64? {
+    package var nextTurn: UInt64? {
         engineSide.withLock { $0.breached.isEmpty ? $0.nextSample : 0 }
     }
 
-    public func engine(_ change: EngineLifecycle, _ view: EngineView) {
+    package func engine(_ change: EngineLifecycle, _ view: EngineView) {
         switch change {
         case .ready:
             start()
@@ -82,7 +83,7 @@ public final class HistoryRecorder: EngineObserver {
         }
     }
 
-    public func engineEmitted(_ event: ObservedEvent) {
+    package func engineEmitted(_ event: ObservedEvent) {
         switch event {
         case .policy(let policy):
             queue.push(.event(event, policy.time))
@@ -98,7 +99,7 @@ public final class HistoryRecorder: EngineObserver {
         }
     }
 
-    public func engineTurn(_ view: EngineView) {
+    package func engineTurn(_ view: EngineView) {
         let (breached, periodic) = engineSide.withLock { side -> ([String], Bool) in
             let breached = side.breached
             side.breached.removeAll()
@@ -137,24 +138,5 @@ public final class HistoryRecorder: EngineObserver {
         let components = bytes == [UInt8(ascii: ".")] ? [] : PathComponents.split(bytes)
         guard let directory = tree.directory(atComponents: components) else { return nil }
         return tree.tally(of: directory).usage
-    }
-}
-
-/// The writer's thread, joined when the recorder stops.
-private final class WriterThread: Sendable {
-    private let finished = DispatchSemaphore(value: 0)
-
-    init(_ body: @escaping @Sendable () -> Void) {
-        let thread = Thread { [finished] in
-            body()
-            finished.signal()
-        }
-        thread.name = "qw-history"
-        thread.start()
-    }
-
-    func join() {
-        finished.wait()
-        finished.signal()
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
@@ -25,9 +24,9 @@ final class HistoryWriter {
     private var pending: [HistoryItem] = []
     private var resetEvents: [HistoryEvent] = []
     private var failure: SQLiteError?
-    private var retryAt: DispatchTime?
+    private var retryAt: ContinuousClock.Instant?
     private var retryDelay: Duration
-    private var nextHousekeeping = DispatchTime.now()
+    private var nextHousekeeping = ContinuousClock.now
     private var importWanted = true
     private var droppedRecorded: UInt64 = 0
     private var droppedWarned: UInt64 = 0
@@ -43,7 +42,7 @@ final class HistoryWriter {
 
     func run() {
         while true {
-            let deadline = min(nextHousekeeping, retryAt ?? .distantFuture)
+            let deadline = min(nextHousekeeping, retryAt ?? nextHousekeeping)
             let taken = queue.take(waitingUntil: deadline)
             pending += taken.items
             if taken.items.contains(where: Self.isCleanup) { importWanted = true }
@@ -51,7 +50,7 @@ final class HistoryWriter {
                 report("\(taken.dropped - droppedRecorded) event(s) dropped: \(queue.capacity) are waiting for \(path)")
                 droppedWarned = taken.dropped
             }
-            if taken.closed || retryAt.map({ DispatchTime.now() >= $0 }) ?? true {
+            if taken.closed || retryAt.map({ ContinuousClock.now >= $0 }) ?? true {
                 attempt(dropped: taken.dropped)
             }
             if taken.closed {
@@ -96,11 +95,11 @@ final class HistoryWriter {
                 try AuditImport(stateDirectory: settings.stateDirectory).run(into: store)
                 importWanted = false
             }
-            if DispatchTime.now() >= nextHousekeeping {
+            if ContinuousClock.now >= nextHousekeeping {
                 try store.applyRetention(settings.retention, now: now)
                 importWanted = true
                 nextHousekeeping =
-                    DispatchTime.now() + .nanoseconds(Int(clamping: settings.housekeepingEvery.nanoseconds))
+                    ContinuousClock.now + settings.housekeepingEvery
             }
         } catch {
             degrade(error)
@@ -132,7 +131,7 @@ final class HistoryWriter {
             ]).encoded
             resetEvents.append(HistoryEvent(time: now, kind: "history_reset", path: nil, line: line))
             importWanted = true
-            retryAt = DispatchTime.now()
+            retryAt = ContinuousClock.now
             return
         }
         if failure == nil {
@@ -142,7 +141,7 @@ final class HistoryWriter {
                     + "its file system, point --state-dir (or STATE_DIRECTORY) at another, or run with --no-history")
         }
         failure = error
-        retryAt = DispatchTime.now() + .nanoseconds(Int(clamping: retryDelay.nanoseconds))
+        retryAt = ContinuousClock.now + retryDelay
         retryDelay = min(retryDelay * 2, .seconds(60))
     }
 

@@ -3,8 +3,8 @@ import CSQLite
 /// One SQLite connection, used by one thread at a time. Everything QuotaWatch does with SQLite
 /// goes through this type and ``SQLiteStatement``; callers see typed ``SQLiteError``s, never
 /// result codes.
-@safe public final class SQLiteConnection {
-    public enum Mode: Sendable {
+@safe package final class SQLiteConnection {
+    package enum Mode: Sendable {
         /// Read and write, creating the file when missing.
         case readWriteCreate
         /// Read and write; the file must exist.
@@ -18,13 +18,13 @@ import CSQLite
     }
 
     private let handle: OpaquePointer
-    public let path: [UInt8]
+    package let path: [UInt8]
 
     /// Opens `path`. `busyTimeoutMilliseconds` is how long a statement waits for another
     /// connection's lock before failing with `SQLITE_BUSY`.
     ///
     /// The corresponding C functions are `sqlite3_open_v2` and `sqlite3_busy_timeout`.
-    public init(path: [UInt8], mode: Mode, busyTimeoutMilliseconds: Int32 = 1000) throws(SQLiteError) {
+    package init(path: [UInt8], mode: Mode, busyTimeoutMilliseconds: Int32 = 1000) throws(SQLiteError) {
         self.path = path
         let flags: Int32 =
             switch mode {
@@ -72,7 +72,7 @@ import CSQLite
     /// Compiles one SQL statement.
     ///
     /// The corresponding C function is `sqlite3_prepare_v2`.
-    public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+    package func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         var statement: OpaquePointer?
         let code = unsafe sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         guard code == SQLITE_OK, let statement = unsafe statement else {
@@ -84,7 +84,7 @@ import CSQLite
     /// Runs statements that return no rows (schema, pragmas, BEGIN/COMMIT).
     ///
     /// The corresponding C function is `sqlite3_exec`.
-    public func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         let code = unsafe sqlite3_exec(handle, sql, nil, nil, nil)
         guard code == SQLITE_OK else {
             throw SQLiteError(code: code, message: unsafe Self.message(handle), operation: "execute '\(sql)'")
@@ -92,7 +92,7 @@ import CSQLite
     }
 
     /// The first column of the first row of a query, as an integer (a pragma's value).
-    public func integer(_ sql: String) throws(SQLiteError) -> Int64? {
+    package func integer(_ sql: String) throws(SQLiteError) -> Int64? {
         let statement = try prepare(sql)
         guard try statement.step() else { return nil }
         return statement.integer(at: 0)
@@ -100,7 +100,7 @@ import CSQLite
 
     /// Runs `body` in one transaction (`BEGIN IMMEDIATE`, so a writer waits for the lock at
     /// the start, not half-way): committed when it returns, rolled back when it throws.
-    public func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+    package func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -115,7 +115,7 @@ import CSQLite
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     ///
     /// The corresponding C function is `sqlite3_changes`.
-    public var changes: Int { Int(unsafe sqlite3_changes(handle)) }
+    package var changes: Int { Int(unsafe sqlite3_changes(handle)) }
 
     func lastError(_ code: Int32, operation: String) -> SQLiteError {
         SQLiteError(code: code, message: unsafe Self.message(handle), operation: operation)

@@ -2,9 +2,9 @@ import CSQLite
 
 /// A compiled statement of one ``SQLiteConnection``: bind values, step through rows, read
 /// columns, reset to run again. Parameters are numbered from 1 and columns from 0, as in SQLite.
-@safe public final class SQLiteStatement {
+@safe package final class SQLiteStatement {
     /// A value bound to a parameter.
-    public enum Value: Sendable, Equatable {
+    package enum Value: Sendable, Equatable {
         case integer(Int64)
         case real(Double)
         case text(String)
@@ -24,7 +24,7 @@ import CSQLite
     /// Binds `values` to parameters 1, 2, ... after resetting the statement.
     ///
     /// The corresponding C functions are `sqlite3_reset` and `sqlite3_bind_*`.
-    public func bind(_ values: [Value]) throws(SQLiteError) {
+    package func bind(_ values: [Value]) throws(SQLiteError) {
         unsafe sqlite3_reset(handle)
         unsafe sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {
@@ -47,7 +47,7 @@ import CSQLite
     ///
     /// The corresponding C function is `sqlite3_step`.
     @discardableResult
-    public func step() throws(SQLiteError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         let code = unsafe sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
@@ -60,13 +60,13 @@ import CSQLite
     }
 
     /// Binds `values` and runs the statement to its end (an INSERT, UPDATE or DELETE).
-    public func run(_ values: [Value] = []) throws(SQLiteError) {
+    package func run(_ values: [Value] = []) throws(SQLiteError) {
         try bind(values)
         while try step() {}
     }
 
     /// Binds `values` and collects every row with `read`.
-    public func rows<T>(_ values: [Value] = [], _ read: (SQLiteStatement) -> T) throws(SQLiteError) -> [T] {
+    package func rows<T>(_ values: [Value] = [], _ read: (SQLiteStatement) -> T) throws(SQLiteError) -> [T] {
         try bind(values)
         var result: [T] = []
         while try step() { result.append(read(self)) }
@@ -76,15 +76,15 @@ import CSQLite
     /// The current row's column as an integer (0 for NULL).
     ///
     /// The corresponding C function is `sqlite3_column_int64`.
-    public func integer(at column: Int32) -> Int64 { unsafe sqlite3_column_int64(handle, column) }
+    package func integer(at column: Int32) -> Int64 { unsafe sqlite3_column_int64(handle, column) }
 
     /// Whether the current row's column is NULL.
-    public func isNull(at column: Int32) -> Bool { unsafe sqlite3_column_type(handle, column) == SQLITE_NULL }
+    package func isNull(at column: Int32) -> Bool { unsafe sqlite3_column_type(handle, column) == SQLITE_NULL }
 
     /// The current row's column as text (nil for NULL).
     ///
     /// The corresponding C function is `sqlite3_column_text`.
-    public func text(at column: Int32) -> String? {
+    package func text(at column: Int32) -> String? {
         guard let bytes = unsafe sqlite3_column_text(handle, column) else { return nil }
         let count = Int(unsafe sqlite3_column_bytes(handle, column))
         return unsafe String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)

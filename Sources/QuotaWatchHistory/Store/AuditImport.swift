@@ -11,15 +11,15 @@ import QuotaWatchSystem
 /// the offset after the last complete line imported, in the same transaction as the rows. Each
 /// intent's row is keyed by where its record lies (device, inode, offset), which rotation (a
 /// rename) does not change, so a file read twice adds nothing.
-public struct AuditImport {
-    public static let fileName = "audit.jsonl"
+package struct AuditImport {
+    package static let fileName = "audit.jsonl"
     /// Rotated files looked at: `audit.jsonl.1` … up to the first missing one. The log keeps 3,
     /// and more while one run's records fill them (a 60 000-name run writes about 8 of 4 MiB);
     /// the bound only stops a directory stuffed with names by someone else.
     static let rotatedFilesLooked = 100_000
     let directory: [UInt8]
 
-    public init(stateDirectory: [UInt8]) { directory = stateDirectory }
+    package init(stateDirectory: [UInt8]) { directory = stateDirectory }
 
     private func path(_ rotation: Int) -> [UInt8] {
         directory + Array("/\(Self.fileName)".utf8) + (rotation == 0 ? [] : Array(".\(rotation)".utf8))
@@ -27,7 +27,7 @@ public struct AuditImport {
 
     /// Imports what is new since the last call (or the last run); returns how many records.
     @discardableResult
-    public func run(into store: HistoryStore) throws(SQLiteError) -> Int {
+    package func run(into store: HistoryStore) throws(SQLiteError) -> Int {
         let connection = store.connection
         guard let current = try? FileDescriptor.currentWorkingDirectory.status(of: path(0)) else { return 0 }
         let saved = try connection.prepare("SELECT device, inode, offset FROM audit_import WHERE id = 1").rows {

@@ -7,15 +7,15 @@ import QuotaWatchPolicy
 /// record's key), `samples` (sizes over time) and `audit_import` (how far the audit log has
 /// been imported). WAL mode, so `quotawatch history` reads while the daemon writes; incremental
 /// auto-vacuum, so retention gives pages back to the file system.
-public final class HistoryStore {
-    public static let fileName = "history.sqlite"
+package final class HistoryStore {
+    package static let fileName = "history.sqlite"
     /// 2: dry-run cleanups have the kind `cleanup_dry_run`.
     static let schemaVersion: Int64 = 2
 
     let connection: SQLiteConnection
 
     /// Opens the database for the recorder, creating it and its tables when missing.
-    public init(writingTo path: [UInt8], busyTimeoutMilliseconds: Int32 = 1000) throws(SQLiteError) {
+    package init(writingTo path: [UInt8], busyTimeoutMilliseconds: Int32 = 1000) throws(SQLiteError) {
         connection = try SQLiteConnection(
             path: path, mode: .readWriteCreate, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         // auto_vacuum only takes effect before the first table is made.
@@ -57,7 +57,7 @@ public final class HistoryStore {
     /// Opens an existing database to read (`quotawatch history`). It is opened read-write when
     /// it can be, since a reader of a WAL database may have to create its shared-memory file,
     /// but nothing is written.
-    public init(readingFrom path: [UInt8]) throws(SQLiteError) {
+    package init(readingFrom path: [UInt8]) throws(SQLiteError) {
         // Read-write first (a reader of a WAL database needs its -shm), then read-only, then, in a
         // state directory this user cannot write (no -shm can be made), immutable: what is there
         // is read either way. Each is tried on its first query, where SQLite finds out.
@@ -84,7 +84,7 @@ public final class HistoryStore {
     }
 
     /// Appends `records` in one transaction.
-    public func append(_ records: [HistoryRecord]) throws(SQLiteError) {
+    package func append(_ records: [HistoryRecord]) throws(SQLiteError) {
         guard !records.isEmpty else { return }
         try connection.transaction { () throws(SQLiteError) in
             let insertEvent = try connection.prepare(
@@ -110,7 +110,7 @@ public final class HistoryStore {
     }
 
     /// The events `filter` selects, oldest first.
-    public func events(_ filter: HistoryFilter) throws(SQLiteError) -> [HistoryEvent] {
+    package func events(_ filter: HistoryFilter) throws(SQLiteError) -> [HistoryEvent] {
         let query = HistoryQuery.events(filter)
         let rows = try connection.prepare(query.sql).rows(query.parameters) { row in
             HistoryEvent(
@@ -121,7 +121,7 @@ public final class HistoryStore {
     }
 
     /// One directory's samples in the window, oldest first.
-    public func samples(path: String, since: WallTime?, until: WallTime?) throws(SQLiteError) -> [HistorySample] {
+    package func samples(path: String, since: WallTime?, until: WallTime?) throws(SQLiteError) -> [HistorySample] {
         let query = HistoryQuery.samples(path: path, since: since, until: until)
         return try connection.prepare(query.sql).rows(query.parameters) { row in
             HistorySample(
@@ -132,7 +132,7 @@ public final class HistoryStore {
     }
 
     /// The paths that have samples, for the error naming what `--growth` could show.
-    public func sampledPaths(limit: Int = 10) throws(SQLiteError) -> [String] {
+    package func sampledPaths(limit: Int = 10) throws(SQLiteError) -> [String] {
         try connection.prepare("SELECT DISTINCT path FROM samples ORDER BY path LIMIT ?").rows([.integer(Int64(limit))])
         {
             $0.text(at: 0) ?? ""
@@ -140,7 +140,7 @@ public final class HistoryStore {
     }
 
     /// Pages in use, free pages not counted.
-    public func usedBytes() throws(SQLiteError) -> UInt64 {
+    package func usedBytes() throws(SQLiteError) -> UInt64 {
         let pages = try connection.integer("PRAGMA page_count") ?? 0
         let free = try connection.integer("PRAGMA freelist_count") ?? 0
         let size = try connection.integer("PRAGMA page_size") ?? 4096
@@ -150,7 +150,7 @@ public final class HistoryStore {
 
     /// Drops what `retention` does not keep; returns how many rows went.
     @discardableResult
-    public func applyRetention(_ retention: HistoryRetention, now: WallTime) throws(SQLiteError) -> Int {
+    package func applyRetention(_ retention: HistoryRetention, now: WallTime) throws(SQLiteError) -> Int {
         let cutoff = retention.ageCutoff(now: now).millisecondsSinceEpoch
         var dropped = 0
         try connection.transaction { () throws(SQLiteError) in

@@ -5,12 +5,12 @@
 /// `weights`) plus `activityWeight` × its recent write activity (a ``DecayingCount`` of its
 /// changes). When every weight is zero the budget is split evenly. Shares are rounded down,
 /// so they never add up to more than the budget.
-public enum BudgetSplit {
-    public struct Member: Sendable, Hashable {
-        public var baseWeight: Double
-        public var activity: Double
+package enum BudgetSplit {
+    package struct Member: Sendable, Hashable {
+        package var baseWeight: Double
+        package var activity: Double
 
-        public init(baseWeight: Double, activity: Double) {
+        package init(baseWeight: Double, activity: Double) {
             self.baseWeight = baseWeight
             self.activity = activity
         }
@@ -21,7 +21,7 @@ public enum BudgetSplit {
     }
 
     /// The effective limit of each member, in the order given.
-    public static func effectiveLimits(
+    package static func effectiveLimits(
         budget: UInt64, scale: Double, members: [Member], activityWeight: Double
     ) -> [UInt64] {
         let weights = members.map { $0.weight(activityWeight: activityWeight) }
@@ -32,7 +32,7 @@ public enum BudgetSplit {
     }
 
     /// One member's share, given the sum of all members' weights.
-    public static func share(
+    package static func share(
         budget: UInt64, scale: Double, weight: Double, totalWeight: Double, memberCount: Int
     )
         -> UInt64

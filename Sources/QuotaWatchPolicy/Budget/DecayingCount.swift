@@ -4,21 +4,21 @@ import Foundation
 ///
 /// It stores the value at its last update and decays lazily, so an idle directory costs
 /// nothing until it is read.
-public struct DecayingCount: Sendable, Hashable {
-    public private(set) var valueAtUpdate: Double = 0
-    public private(set) var updatedAt: Moment
+package struct DecayingCount: Sendable, Hashable {
+    package private(set) var valueAtUpdate: Double = 0
+    package private(set) var updatedAt: Moment
 
-    public init(at moment: Moment) { updatedAt = moment }
+    package init(at moment: Moment) { updatedAt = moment }
 
     /// The count as of `moment` (not earlier than the last update).
-    public func value(at moment: Moment, halfLife: Duration) -> Double {
+    package func value(at moment: Moment, halfLife: Duration) -> Double {
         let elapsed = (moment - updatedAt).secondsValue
         guard elapsed > 0, halfLife > .zero else { return valueAtUpdate }
         return valueAtUpdate * Self.decayFactor(elapsed: elapsed, halfLife: halfLife.secondsValue)
     }
 
     /// Adds `count` events that happened at `moment`.
-    public mutating func add(_ count: Double = 1, at moment: Moment, halfLife: Duration) {
+    package mutating func add(_ count: Double = 1, at moment: Moment, halfLife: Duration) {
         valueAtUpdate = value(at: moment, halfLife: halfLife) + count
         if moment > updatedAt { updatedAt = moment }
     }

@@ -1,6 +1,6 @@
 /// The categories of `quotawatch clean`, the storage page of an app's data container, by
 /// their command-line names and in the order the page lists them.
-public enum CleanCategory: String, Sendable, Hashable, CaseIterable, Comparable {
+package enum CleanCategory: String, Sendable, Hashable, CaseIterable, Comparable {
     case leftovers
     case caches
     case tmp
@@ -11,7 +11,7 @@ public enum CleanCategory: String, Sendable, Hashable, CaseIterable, Comparable 
     case userFiles = "user-files"
 
     /// What the page calls it.
-    public var title: String {
+    package var title: String {
         switch self {
         case .leftovers: "download leftovers"
         case .caches: "caches"
@@ -25,9 +25,9 @@ public enum CleanCategory: String, Sendable, Hashable, CaseIterable, Comparable 
     }
 
     /// The names `--category` takes.
-    public static var names: [String] { allCases.map(\.rawValue) }
+    package static var names: [String] { allCases.map(\.rawValue) }
 
-    public static func < (left: CleanCategory, right: CleanCategory) -> Bool {
+    package static func < (left: CleanCategory, right: CleanCategory) -> Bool {
         allCases.firstIndex(of: left)! < allCases.firstIndex(of: right)!
     }
 }

@@ -1,17 +1,17 @@
 import QuotaWatchCore
 
 /// What a group is keyed by: a cache's directory, or a user-file kind.
-public struct CleanGroupKey: Sendable, Hashable {
-    public var group: [UInt8]
-    public var kind: UserFileKind?
+package struct CleanGroupKey: Sendable, Hashable {
+    package var group: [UInt8]
+    package var kind: UserFileKind?
 
-    public init(_ item: CleanItem) {
+    package init(_ item: CleanItem) {
         group = item.classification.group
         kind = item.classification.kind
     }
 
     /// The group's short name: the business directory's last component, the kind's name.
-    public var name: [UInt8] {
+    package var name: [UInt8] {
         if let kind { return Array(kind.rawValue.utf8) }
         return group.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? group
     }
@@ -22,18 +22,18 @@ public struct CleanGroupKey: Sendable, Hashable {
     }
 }
 
-public struct CleanGroupSummary: Sendable, Hashable {
-    public var key: CleanGroupKey
+package struct CleanGroupSummary: Sendable, Hashable {
+    package var key: CleanGroupKey
     /// Largest first.
-    public var items: [CleanItem]
-    public var totals: CleanTotals { CleanTotals(items) }
+    package var items: [CleanItem]
+    package var totals: CleanTotals { CleanTotals(items) }
 }
 
-public struct CleanCategorySummary: Sendable, Hashable {
-    public var category: CleanCategory
-    public var totals: CleanTotals
+package struct CleanCategorySummary: Sendable, Hashable {
+    package var category: CleanCategory
+    package var totals: CleanTotals
     /// For caches (by business directory), dyld (by entry) and user files (by kind).
-    public var groups: [CleanGroupSummary]
+    package var groups: [CleanGroupSummary]
     /// Every item, in listing order.
-    public var items: [CleanItem]
+    package var items: [CleanItem]
 }

@@ -1,14 +1,14 @@
 /// Where one file belongs on the storage page.
-public struct CleanClass: Sendable, Hashable {
-    public var category: CleanCategory
+package struct CleanClass: Sendable, Hashable {
+    package var category: CleanCategory
     /// What it is listed under within its category: the business directory for `caches`
     /// (`Library/Caches/com.example.feed`), the cache entry for `dyld`
     /// (`tmp/com.apple.dyld/X`), empty for the others.
-    public var group: [UInt8]
+    package var group: [UInt8]
     /// For `user-files` only.
-    public var kind: UserFileKind?
+    package var kind: UserFileKind?
 
-    public init(_ category: CleanCategory, group: [UInt8] = [], kind: UserFileKind? = nil) {
+    package init(_ category: CleanCategory, group: [UInt8] = [], kind: UserFileKind? = nil) {
         self.category = category
         self.group = group
         self.kind = kind
@@ -35,8 +35,8 @@ public struct CleanClass: Sendable, Hashable {
 ///
 /// Anything else (`Library/Application Support`, the plists themselves, cookies, files at
 /// ROOT) has no category: `clean` neither lists nor deletes it.
-public enum CleanClassifier {
-    public static func classify(_ path: some Collection<UInt8>) -> CleanClass? {
+package enum CleanClassifier {
+    package static func classify(_ path: some Collection<UInt8>) -> CleanClass? {
         let components = Array(path).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         guard components.count >= 2, !components.contains(where: \.isEmpty) else { return nil }
         let name = components[components.count - 1]
@@ -62,7 +62,7 @@ public enum CleanClassifier {
     }
 
     /// Which top-level directories can hold a classified file: a walk needs only these.
-    public static let topDirectories = ["tmp", "Library/Caches", "Library/Preferences", "Documents"]
+    package static let topDirectories = ["tmp", "Library/Caches", "Library/Preferences", "Documents"]
 
     private static func classifyCache(_ components: [ArraySlice<UInt8>]) -> CleanClass? {
         guard components.count >= 3 else { return nil }

@@ -1,23 +1,23 @@
 /// Classifies the files of one directory: what depends on the directory alone is worked out
 /// once, so a directory of thousands of cache files costs one classification, not one each.
 /// Always the same answer as ``CleanClassifier/classify(_:)`` of the file's path.
-public struct CleanFileClassifier: Sendable {
+package struct CleanFileClassifier: Sendable {
     private let directory: [UInt8]
     /// Every file here gets this class (or none), whatever its name.
     private let shared: CleanClass?
     private let nameMatters: Bool
 
     /// For the directory at `directory` (relative to ROOT; empty for ROOT).
-    public init(directory: [UInt8]) {
+    package init(directory: [UInt8]) {
         self.directory = directory
         nameMatters = Self.nameMatters(directory)
         shared = nameMatters ? nil : CleanClassifier.classify(Self.join(directory, Array("x".utf8)))
     }
 
     /// Whether no file here can have a category: the walk may skip its files.
-    public var classifiesNothing: Bool { !nameMatters && shared == nil }
+    package var classifiesNothing: Bool { !nameMatters && shared == nil }
 
-    public func classify(name: some Collection<UInt8>) -> CleanClass? {
+    package func classify(name: some Collection<UInt8>) -> CleanClass? {
         nameMatters ? CleanClassifier.classify(Self.join(directory, name)) : shared
     }
 

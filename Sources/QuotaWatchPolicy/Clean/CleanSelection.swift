@@ -6,26 +6,26 @@ import QuotaWatchCore
 /// only by its kind (`--kind video`) or its name (`--path Documents/x.mov`), never by a
 /// category: `--category user-files` alone is refused, and `--category all` means every
 /// category except `user-files`.
-public struct CleanSelection: Sendable, Hashable {
+package struct CleanSelection: Sendable, Hashable {
     /// Whole categories; never `user-files`.
-    public var categories: Set<CleanCategory> = []
+    package var categories: Set<CleanCategory> = []
     /// Single cache businesses (`--category caches:NAME`): `Library/Caches/NAME`.
-    public var cacheGroups: Set<[UInt8]> = []
+    package var cacheGroups: Set<[UInt8]> = []
     /// User-file kinds (`--kind`).
-    public var kinds: Set<UserFileKind> = []
+    package var kinds: Set<UserFileKind> = []
     /// Files named one by one, or directories standing for the files below them.
-    public var paths: [[UInt8]] = []
+    package var paths: [[UInt8]] = []
     /// Only files last modified more than this long ago.
-    public var olderThan: Duration?
+    package var olderThan: Duration?
     /// Only files whose allocated size is larger than this.
-    public var largerThan: UInt64?
+    package var largerThan: UInt64?
 
-    public init() {}
+    package init() {}
 
     /// Something is named: a category, a business, a kind or a path.
-    public var namesSomething: Bool { !categories.isEmpty || !cacheGroups.isEmpty || !kinds.isEmpty || !paths.isEmpty }
+    package var namesSomething: Bool { !categories.isEmpty || !cacheGroups.isEmpty || !kinds.isEmpty || !paths.isEmpty }
 
-    public func selects(_ item: CleanItem, nowNanoseconds: Int64) -> Bool {
+    package func selects(_ item: CleanItem, nowNanoseconds: Int64) -> Bool {
         if let olderThan {
             let age = Saturating.difference(nowNanoseconds, item.modifiedNanoseconds)
             guard age > olderThan.clampedNanoseconds else { return false }
@@ -40,14 +40,14 @@ public struct CleanSelection: Sendable, Hashable {
     }
 
     /// `path` is `item` or a directory above it.
-    public static func covers(_ path: [UInt8], _ item: [UInt8]) -> Bool {
+    package static func covers(_ path: [UInt8], _ item: [UInt8]) -> Bool {
         item == path || (item.count > path.count && item.starts(with: path) && item[path.count] == UInt8(ascii: "/"))
     }
 
     /// Builds a selection from the words of `--category`, `--kind`, `--path`, `--older-than`
     /// and `--larger-than` (each as the raw bytes given). Every mistake names the value and
     /// the way out.
-    public static func parse(
+    package static func parse(
         categories: [[UInt8]], kinds: [[UInt8]], paths: [[UInt8]], olderThan: [UInt8]?, largerThan: [UInt8]?
     ) throws(CleanSelectionError) -> CleanSelection {
         var selection = CleanSelection()
@@ -132,7 +132,7 @@ public struct CleanSelection: Sendable, Hashable {
 }
 
 /// A selection the command line got wrong, with the value and the way out.
-public struct CleanSelectionError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct CleanSelectionError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

@@ -6,11 +6,11 @@ import QuotaWatchCore
 ///
 /// The manual path: what a person picks on `quotawatch clean`. The automatic path, the
 /// cleaners a trigger runs, is planned by the engine's `CleanupPlanner` from the config.
-public enum ManualCleanPlanner {
+package enum ManualCleanPlanner {
     /// Splits `items` into those on offer and those held back: a leftover still open for
     /// writing (`isOpenForWriting`, asked only for leftovers) and the newest entry of each
     /// dyld cache directory (only the stale ones are offered).
-    public static func offer(
+    package static func offer(
         _ items: [CleanItem], isOpenForWriting: (CleanItem) -> Bool
     ) -> (offered: [CleanItem], held: [(item: CleanItem, hold: CleanHold)]) {
         // The newest entry per dyld directory, by the latest mtime of its files.
@@ -42,14 +42,14 @@ public enum ManualCleanPlanner {
     }
 
     /// What `selection` deletes among the offered items, in listing order.
-    public static func select(
+    package static func select(
         _ offered: [CleanItem], _ selection: CleanSelection, nowNanoseconds: Int64
     ) -> [CleanItem] {
         sortedForListing(offered.filter { selection.selects($0, nowNanoseconds: nowNanoseconds) })
     }
 
     /// Category order, then group (largest group first), then largest file first, then path.
-    public static func sortedForListing(_ items: [CleanItem]) -> [CleanItem] {
+    package static func sortedForListing(_ items: [CleanItem]) -> [CleanItem] {
         // Each item's group key and its group's size, computed once (not per comparison).
         let keys = items.map(CleanGroupKey.init)
         var groupBytes: [CleanGroupKey: UInt64] = [:]
@@ -72,7 +72,7 @@ public enum ManualCleanPlanner {
 
     /// The page: one entry per category (all of them, empty ones too), each with its groups
     /// (cache businesses, dyld entries, user-file kinds), largest first.
-    public static func page(_ offered: [CleanItem]) -> [CleanCategorySummary] {
+    package static func page(_ offered: [CleanItem]) -> [CleanCategorySummary] {
         let sorted = sortedForListing(offered)
         return CleanCategory.allCases.map { category in
             let items = sorted.filter { $0.category == category }

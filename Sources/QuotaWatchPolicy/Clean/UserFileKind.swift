@@ -1,5 +1,5 @@
 /// The kinds of the user's own files under `Documents/`, by extension.
-public enum UserFileKind: String, Sendable, Hashable, CaseIterable, Comparable {
+package enum UserFileKind: String, Sendable, Hashable, CaseIterable, Comparable {
     case video
     case images
     case packages
@@ -9,7 +9,7 @@ public enum UserFileKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// Anything else under `Documents/` (notes, audio, databases): listed, deleted only by name.
     case other
 
-    public static var names: [String] { allCases.map(\.rawValue) }
+    package static var names: [String] { allCases.map(\.rawValue) }
 
     /// Lowercased ASCII extensions of each kind.
     static let extensions: [UserFileKind: Set<String>] = [
@@ -25,7 +25,7 @@ public enum UserFileKind: String, Sendable, Hashable, CaseIterable, Comparable {
 
     /// The kind of a file named `name` (raw bytes): its extension after the last dot, ASCII
     /// letters folded to lower case; a name that is not UTF-8 still has an extension.
-    public static func of(name: some Collection<UInt8>) -> UserFileKind {
+    package static func of(name: some Collection<UInt8>) -> UserFileKind {
         let bytes = Array(name)
         guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0, dot < bytes.count - 1 else { return .other }
         let lowered = bytes[(dot + 1)...].map { $0 >= 0x41 && $0 <= 0x5a ? $0 | 0x20 : $0 }
@@ -34,7 +34,7 @@ public enum UserFileKind: String, Sendable, Hashable, CaseIterable, Comparable {
         return .other
     }
 
-    public static func < (left: UserFileKind, right: UserFileKind) -> Bool {
+    package static func < (left: UserFileKind, right: UserFileKind) -> Bool {
         allCases.firstIndex(of: left)! < allCases.firstIndex(of: right)!
     }
 }

@@ -5,18 +5,18 @@
 ///   extra globs given;
 /// - `Documents` and everything under it, the user's own files, except what the
 ///   `documents-inbox` leftover rule matches (and what lies below a match).
-public struct CleanupProtection: Sendable {
-    public var protectedGlobs: [PathGlob]
+package struct CleanupProtection: Sendable {
+    package var protectedGlobs: [PathGlob]
     /// Paths under `Documents/` that may still be cleaned.
-    public var documentsExceptions: [PathGlob]
+    package var documentsExceptions: [PathGlob]
 
-    public init(protectedGlobs: [PathGlob], documentsExceptions: [PathGlob]) {
+    package init(protectedGlobs: [PathGlob], documentsExceptions: [PathGlob]) {
         self.protectedGlobs = protectedGlobs
         self.documentsExceptions = documentsExceptions
     }
 
     /// The protection a configuration puts in force, with `extraGlobs` added.
-    public init(config: PolicyConfig, profileApplies: Bool, extraGlobs: [PathGlob] = []) {
+    package init(config: PolicyConfig, profileApplies: Bool, extraGlobs: [PathGlob] = []) {
         let leftovers = config.effectiveLeftoverRules(profileApplies: profileApplies)
         protectedGlobs =
             extraGlobs + config.quotas.filter(\.thresholds.protect).map(\.glob)
@@ -25,9 +25,9 @@ public struct CleanupProtection: Sendable {
         documentsExceptions = leftovers.filter { $0.name == "documents-inbox" && !$0.protect }.flatMap(\.paths)
     }
 
-    public static let documents: [UInt8] = Array("Documents".utf8)
+    package static let documents: [UInt8] = Array("Documents".utf8)
 
-    public func isProtected(_ path: [UInt8]) -> Bool {
+    package func isProtected(_ path: [UInt8]) -> Bool {
         let prefixes = Self.selfAndAncestors(path)
         if prefixes.contains(where: { prefix in protectedGlobs.contains { $0.matches(prefix) } }) { return true }
         guard prefixes.first == Self.documents else { return false }
@@ -37,7 +37,7 @@ public struct CleanupProtection: Sendable {
     /// As ``isProtected(_:)``, except that a file the user selected by hand (`quotawatch clean`
     /// with `--kind`, `--path` or a mark on the page) is not held back by the `Documents/`
     /// rule; the protect globs still hold it.
-    public func isProtected(_ path: [UInt8], userSelected: Bool) -> Bool {
+    package func isProtected(_ path: [UInt8], userSelected: Bool) -> Bool {
         guard userSelected else { return isProtected(path) }
         return Self.selfAndAncestors(path).contains { prefix in protectedGlobs.contains { $0.matches(prefix) } }
     }

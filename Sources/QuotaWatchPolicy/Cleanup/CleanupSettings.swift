@@ -2,7 +2,7 @@ import QuotaWatchCore
 
 /// One built-in cleaner as the config's `cleaners:` list configures it. A run calls them in
 /// this order.
-public enum CleanerSpec: Sendable, Hashable {
+package enum CleanerSpec: Sendable, Hashable {
     /// Removes what the leftover rules find (rules marked `protect: true` excepted).
     case leftovers(name: String)
     /// Evicts from a quota directory above its target (`target` × its effective limit) until
@@ -20,7 +20,7 @@ public enum CleanerSpec: Sendable, Hashable {
     /// registration order; `timeout` is their wait for a reply unless a registration names its own.
     case registered(timeout: Duration?)
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .leftovers(let name), .evict(let name, _, _, _), .trim(let name, _, _), .expire(let name, _, _),
             .command(let name, _, _):
@@ -30,9 +30,9 @@ public enum CleanerSpec: Sendable, Hashable {
     }
 
     /// The config's `kind:` of each case.
-    public static let kinds = ["leftovers", "evict", "webkit-trim", "expire", "command", "registered"]
+    package static let kinds = ["leftovers", "evict", "webkit-trim", "expire", "command", "registered"]
 
-    public var kind: String {
+    package var kind: String {
         switch self {
         case .leftovers: "leftovers"
         case .evict: "evict"
@@ -44,11 +44,11 @@ public enum CleanerSpec: Sendable, Hashable {
     }
 
     /// Where WebKit keeps its HTTP cache in an app's container.
-    public static let webKitNetworkCache = "Library/Caches/WebKit/NetworkCache"
+    package static let webKitNetworkCache = "Library/Caches/WebKit/NetworkCache"
 }
 
 /// Where the app's version comes from (`app_version:`).
-public enum AppVersionSetting: Sendable, Hashable {
+package enum AppVersionSetting: Sendable, Hashable {
     case fixed(String)
     /// An Info.plist whose `CFBundleShortVersionString` is the version.
     case infoPlist([UInt8])
@@ -56,26 +56,26 @@ public enum AppVersionSetting: Sendable, Hashable {
 
 /// The cleaning part of the config: which cleaners run in which order, the periodic
 /// fallback, the app version and the extra protected globs.
-public struct CleanupSettings: Sendable, Hashable {
+package struct CleanupSettings: Sendable, Hashable {
     /// In run order. Without a `cleaners:` section: leftovers, then evict (every quota
     /// directory, oldest mtime first, down to 80 %).
-    public var cleaners: [CleanerSpec] = CleanupSettings.defaultCleaners
-    public var periodic = PeriodicCleanupSchedule()
-    public var appVersion: AppVersionSetting?
+    package var cleaners: [CleanerSpec] = CleanupSettings.defaultCleaners
+    package var periodic = PeriodicCleanupSchedule()
+    package var appVersion: AppVersionSetting?
     /// Never removed, nor anything below a match.
-    public var protect: [PathGlob] = []
+    package var protect: [PathGlob] = []
 
-    public init() {}
+    package init() {}
 
-    public static let defaultTargetRatio = 0.8
+    package static let defaultTargetRatio = 0.8
 
-    public static let defaultCleaners: [CleanerSpec] = [
+    package static let defaultCleaners: [CleanerSpec] = [
         .leftovers(name: "leftovers"),
         .evict(name: "evict", path: nil, order: .oldestModified, target: defaultTargetRatio),
     ]
 
     /// Whether any cleaner asks for `order: lru` (the engine then watches opens).
-    public var wantsOpens: Bool {
+    package var wantsOpens: Bool {
         cleaners.contains { if case .evict(_, _, .leastRecentlyUsed, _) = $0 { true } else { false } }
     }
 }

@@ -1,7 +1,7 @@
 import QuotaWatchCore
 
 /// Which end of the age order eviction starts from.
-public enum EvictionOrder: String, Sendable, Hashable, CaseIterable {
+package enum EvictionOrder: String, Sendable, Hashable, CaseIterable {
     /// Oldest modification first: the default.
     case oldestModified = "mtime"
     /// Least recently used first: the latest of modification and the last open the engine saw.
@@ -10,16 +10,16 @@ public enum EvictionOrder: String, Sendable, Hashable, CaseIterable {
 
 /// One inode chosen for eviction: all its names inside the directory, and what removing them
 /// drops from the directory's tally.
-public struct EvictionPick: Sendable, Hashable {
-    public var names: [[UInt8]]
-    public var device: UInt64
-    public var inode: UInt64
+package struct EvictionPick: Sendable, Hashable {
+    package var names: [[UInt8]]
+    package var device: UInt64
+    package var inode: UInt64
     /// What the directory's du total loses once every name here is gone.
-    public var freesInDirectory: UInt64
+    package var freesInDirectory: UInt64
     /// Whether the inode has names outside the directory, so the disk gets nothing back.
-    public var keepsOtherNames: Bool
+    package var keepsOtherNames: Bool
     /// The rule of the inode's first name in the candidate list, for the audit log.
-    public var rule: String
+    package var rule: String
 }
 
 /// Chooses what to evict from a directory over its quota until it is under its target.
@@ -29,8 +29,8 @@ public struct EvictionPick: Sendable, Hashable {
 /// unit of eviction is therefore an inode with all its names in the directory. Inodes whose
 /// every name lies inside come first (they also give the disk its blocks back); inodes that
 /// keep a name elsewhere come after all of them. Within each group the order is the age order.
-public enum EvictionSelection {
-    public static func select(
+package enum EvictionSelection {
+    package static func select(
         _ candidates: [CleanupCandidate], used: UInt64, target: UInt64, order: EvictionOrder = .oldestModified,
         size: SizeKind = .allocated, nowNanoseconds: Int64 = .max
     ) -> [EvictionPick] {
@@ -89,7 +89,7 @@ public enum EvictionSelection {
     /// first. As systemd-tmpfiles does, a file's last use is the newest of its atime, mtime and
     /// ctime (``FileActivity/lastUse(modified:changed:accessed:now:)``), so a file read
     /// yesterday, or extracted by tar with an old mtime a minute ago, has not expired.
-    public static func olderThan(
+    package static func olderThan(
         _ candidates: [CleanupCandidate], age: Duration, nowNanoseconds: Int64
     ) -> [CleanupCandidate] {
         func lastUse(_ candidate: CleanupCandidate) -> Int64 {

@@ -2,7 +2,7 @@ import QuotaWatchCore
 
 /// The effective rules of a config for people (aligned tables) and programs (one JSON
 /// object): what `quotawatch check-config` prints.
-public enum ConfigSummary {
+package enum ConfigSummary {
     /// The leftover rules shown: with `profile: auto` the built-ins are listed as they would
     /// apply to a sandbox-shaped ROOT, marked as such.
     static func leftoverRules(_ config: PolicyConfig) -> [LeftoverRule] {
@@ -26,7 +26,7 @@ public enum ConfigSummary {
         hook.events.isEmpty ? "all" : hook.events.sorted().joined(separator: ",")
     }
 
-    public static func table(_ config: PolicyConfig) -> String {
+    package static func table(_ config: PolicyConfig) -> String {
         var text = "QUOTAS\n"
         if config.quotas.isEmpty {
             text += "  (none)\n"
@@ -143,7 +143,7 @@ public enum ConfigSummary {
     }
 
     /// The same as one JSON object. Sizes are bytes, durations seconds, ratios fractions.
-    public static func json(_ config: PolicyConfig) -> PolicyJSON {
+    package static func json(_ config: PolicyConfig) -> PolicyJSON {
         func seconds(_ duration: Duration) -> PolicyJSON { .number(duration.secondsValue) }
         func thresholds(_ quota: QuotaThresholds) -> [String: PolicyJSON] {
             [

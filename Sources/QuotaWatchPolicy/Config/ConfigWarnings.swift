@@ -9,8 +9,8 @@
 ///
 /// What a glob names is judged from one path it matches (``PathGlob/samplePath``): a rule
 /// whose sample is protected is covered by the protection as written.
-public enum ConfigWarnings {
-    public static func of(_ config: PolicyConfig) -> [String] {
+package enum ConfigWarnings {
+    package static func of(_ config: PolicyConfig) -> [String] {
         let profileApplies = config.profile != .none
         let protection = CleanupProtection(
             config: config, profileApplies: profileApplies, extraGlobs: config.cleanup.protect)

@@ -1,17 +1,17 @@
 import QuotaWatchCore
 
 /// Event kinds as hooks list them.
-public enum HookEventNames {
-    public struct ParseError: Error, Equatable, CustomStringConvertible {
-        public var name: String
-        public var description: String {
+package enum HookEventNames {
+    package struct ParseError: Error, Equatable, CustomStringConvertible {
+        package var name: String
+        package var description: String {
             (name.isEmpty ? "no event is named" : "unknown event '\(name)'") + "; expected 'all' or any of "
                 + PolicyEvent.kinds.joined(separator: ", ")
         }
     }
 
     /// The set of kinds; empty (every kind) for `all`.
-    public static func parse(_ names: [String]) throws(ParseError) -> Set<String> {
+    package static func parse(_ names: [String]) throws(ParseError) -> Set<String> {
         if names.isEmpty { throw ParseError(name: "") }
         var kinds: Set<String> = []
         for name in names {

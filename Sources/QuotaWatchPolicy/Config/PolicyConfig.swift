@@ -2,27 +2,27 @@ import QuotaWatchCore
 
 /// Everything the policy layer is configured with, from a YAML file, the command line, or
 /// both (the command line's values are merged over the file's).
-public struct PolicyConfig: Sendable, Equatable {
-    public var profile: ProfileChoice = .auto
-    public var quotas: [QuotaRule] = []
-    public var budgets: [BudgetRule] = []
-    public var levels = LevelPolicy()
-    public var leftovers = LeftoverSettings()
-    public var forecast = ForecastSettings()
+package struct PolicyConfig: Sendable, Equatable {
+    package var profile: ProfileChoice = .auto
+    package var quotas: [QuotaRule] = []
+    package var budgets: [BudgetRule] = []
+    package var levels = LevelPolicy()
+    package var leftovers = LeftoverSettings()
+    package var forecast = ForecastSettings()
     /// The half-life of the write activity that weighs budget shares.
-    public var activityHalfLife: Duration = .seconds(600)
-    public var hooks: [HookSpec] = []
+    package var activityHalfLife: Duration = .seconds(600)
+    package var hooks: [HookSpec] = []
     /// `cleaners:`, `periodic:`, `app_version:`, `protect:` (see ``CleanupSettings``).
-    public var cleanup = CleanupSettings()
+    package var cleanup = CleanupSettings()
     /// `history:` (see ``HistoryConfig``).
-    public var history = HistoryConfig()
+    package var history = HistoryConfig()
 
-    public init() {}
+    package init() {}
 
     /// The leftover rules in force: the profile's built-ins when it applies (each possibly
     /// overridden by a configured rule of the same name), then the configured rules, minus
     /// those disabled.
-    public func effectiveLeftoverRules(profileApplies: Bool) -> [LeftoverRule] {
+    package func effectiveLeftoverRules(profileApplies: Bool) -> [LeftoverRule] {
         var rules: [LeftoverRule] = []
         if profileApplies {
             for builtIn in IOSSandboxProfile.rules(age: leftovers.age) {
@@ -38,13 +38,13 @@ public struct PolicyConfig: Sendable, Equatable {
 }
 
 /// The `leftovers:` section.
-public struct LeftoverSettings: Sendable, Hashable {
+package struct LeftoverSettings: Sendable, Hashable {
     /// How long an idle download (and a temporary plist) waits before it is a leftover.
-    public var age: Duration = .seconds(3600)
+    package var age: Duration = .seconds(3600)
     /// Configured rules: new ones, or overrides of built-ins by name.
-    public var rules: [LeftoverRule] = []
+    package var rules: [LeftoverRule] = []
     /// Names of rules turned off.
-    public var disabled: Set<String> = []
+    package var disabled: Set<String> = []
 
-    public init() {}
+    package init() {}
 }

@@ -5,42 +5,42 @@ import QuotaWatchCore
 /// above zero is where zero or a tiny value would make the daemon spin: a leftover held
 /// open re-checked every turn, a free-space read or a cleanup run at every turn, a history
 /// trimmed to nothing over and over.
-public enum ValueRanges {
+package enum ValueRanges {
     /// `leftovers.age`, a leftover rule's `age`, `--leftover-after`.
-    public static let leftoverAge = TimeSpan.atLeast(.seconds(1))
+    package static let leftoverAge = TimeSpan.atLeast(.seconds(1))
     /// `activity_half_life`, `forecast.half_life`, `forecast.horizon`.
-    public static let halfLife = TimeSpan.atLeast(.milliseconds(1))
-    public static let forecastHorizon = TimeSpan.atLeast(.milliseconds(1))
+    package static let halfLife = TimeSpan.atLeast(.milliseconds(1))
+    package static let forecastHorizon = TimeSpan.atLeast(.milliseconds(1))
     /// `forecast.min_interval`: 0 leaves only the change ratio between two reports.
-    public static let forecastMinimumInterval = TimeSpan.anyDuration
+    package static let forecastMinimumInterval = TimeSpan.anyDuration
     /// `levels.check.*`: how often free space is read.
-    public static let levelCheck = TimeSpan.atLeast(.milliseconds(100))
+    package static let levelCheck = TimeSpan.atLeast(.milliseconds(100))
     /// `periodic.*`: the fallback cleanup runs.
-    public static let periodicCleanup = TimeSpan.atLeast(.seconds(1))
+    package static let periodicCleanup = TimeSpan.atLeast(.seconds(1))
     /// A hook's or a command cleaner's `timeout`, a hook's `rate_limit`.
-    public static let timeout = TimeSpan.atLeast(.milliseconds(1))
-    public static let rateLimit = TimeSpan.atLeast(.milliseconds(1))
+    package static let timeout = TimeSpan.atLeast(.milliseconds(1))
+    package static let rateLimit = TimeSpan.atLeast(.milliseconds(1))
     /// An `expire` cleaner's `age`.
-    public static let expireAge = TimeSpan.atLeast(.milliseconds(1))
+    package static let expireAge = TimeSpan.atLeast(.milliseconds(1))
     /// `history.sample_every`, `--history-sample`.
-    public static let historySample = TimeSpan.atLeast(.milliseconds(100))
+    package static let historySample = TimeSpan.atLeast(.milliseconds(100))
     /// `history.keep`, `--history-keep`.
-    public static let historyKeep = TimeSpan.atLeast(.seconds(60))
+    package static let historyKeep = TimeSpan.atLeast(.seconds(60))
     /// `history.max_size`, `--history-max-size`.
-    public static let historyMaximumBytes: ClosedRange<UInt64> = 1_000_000...UInt64.max
+    package static let historyMaximumBytes: ClosedRange<UInt64> = 1_000_000...UInt64.max
     /// `levels.step`: free space is read again after this much change.
-    public static let levelStep: ClosedRange<UInt64> = 4096...UInt64.max
+    package static let levelStep: ClosedRange<UInt64> = 4096...UInt64.max
 
     /// `warning`, `hysteresis`, `levels.hysteresis`, `forecast.change`.
-    public static let ratio: ClosedRange<Double> = 0...1
+    package static let ratio: ClosedRange<Double> = 0...1
     /// An `evict` cleaner's `target`: above 0, or eviction would empty the directory.
-    public static let evictionTarget: ClosedRange<Double> = 0.01...1
+    package static let evictionTarget: ClosedRange<Double> = 0.01...1
     /// `levels.scale.*`.
-    public static let levelScale: ClosedRange<Double> = 0...10
+    package static let levelScale: ClosedRange<Double> = 0...10
     /// `weight`, `weights`, `activity_weight`.
-    public static let weight: ClosedRange<Double> = 0...1_000_000
+    package static let weight: ClosedRange<Double> = 0...1_000_000
     /// A `keep-newest` rule's `keep`.
-    public static let keepNewest: ClosedRange<Int> = 0...1_000_000
+    package static let keepNewest: ClosedRange<Int> = 0...1_000_000
     /// A hook's `queue`.
-    public static let hookQueue: ClosedRange<Int> = 1...100_000
+    package static let hookQueue: ClosedRange<Int> = 1...100_000
 }

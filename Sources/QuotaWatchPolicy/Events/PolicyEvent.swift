@@ -1,8 +1,8 @@
 import QuotaWatchCore
 
 /// An event of the policy layer, as it goes on the `--events jsonl` stream and to hooks.
-public struct PolicyEvent: Sendable, Hashable {
-    public enum Detail: Sendable, Hashable {
+package struct PolicyEvent: Sendable, Hashable {
+    package enum Detail: Sendable, Hashable {
         /// A quota directory entered `state`: `quota_warning`, `quota_breach` or `quota_ok`.
         /// `used` is the size the rule counts (its `size`), `limit` the rule's limit (a budget
         /// group's whole budget), `effectiveLimit` the limit in force now.
@@ -20,21 +20,21 @@ public struct PolicyEvent: Sendable, Hashable {
         case hookFailed(hook: String, failedEvent: String, status: Int32?, signal: Int32?, standardErrorTail: String)
     }
 
-    public var detail: Detail
-    public var time: WallTime
+    package var detail: Detail
+    package var time: WallTime
 
-    public init(_ detail: Detail, time: WallTime) {
+    package init(_ detail: Detail, time: WallTime) {
         self.detail = detail
         self.time = time
     }
 
     /// Every kind an event can have, as hooks name them in `events:`.
-    public static let kinds = [
+    package static let kinds = [
         "quota_warning", "quota_breach", "quota_ok", "level", "leftover", "leftover_gone", "quota_forecast",
         "hook_failed",
     ]
 
-    public var kind: String {
+    package var kind: String {
         switch detail {
         case .quota(let state, _, _, _, _, _, _, _):
             switch state {
@@ -50,7 +50,7 @@ public struct PolicyEvent: Sendable, Hashable {
         }
     }
 
-    public var path: [UInt8]? {
+    package var path: [UInt8]? {
         switch detail {
         case .quota(_, let path, _, _, _, _, _, _), .leftover(let path, _, _, _), .leftoverGone(let path, _, _),
             .forecast(let path, _, _, _):
@@ -63,7 +63,7 @@ public struct PolicyEvent: Sendable, Hashable {
     /// absolute and escaped as paths are (``EscapedName``): every event says whose it is, so
     /// two daemons' events never mix downstream. It is a parameter, not a field of the value,
     /// because the policy layer does not know its root; the engine gives it where it encodes.
-    public func fields(root: String) -> [String: PolicyJSON] {
+    package func fields(root: String) -> [String: PolicyJSON] {
         var fields: [String: PolicyJSON] = [
             "event": .string(kind), "time": .string(time.iso8601), "root": .string(root),
         ]
@@ -107,7 +107,7 @@ public struct PolicyEvent: Sendable, Hashable {
     }
 
     /// The JSON line, without its newline; keys sorted.
-    public func jsonLine(root: String) -> String { PolicyJSON.object(fields(root: root)).encoded }
+    package func jsonLine(root: String) -> String { PolicyJSON.object(fields(root: root)).encoded }
 
     /// What a hook receives: the JSON line on stdin, and each field as
     /// `QUOTAWATCH_<FIELD IN CAPITALS>` (`QUOTAWATCH_EVENT` first, then in key order:
@@ -117,7 +117,7 @@ public struct PolicyEvent: Sendable, Hashable {
     /// character as `\xNN`, so a name cannot forge a line or a field of what a hook prints.
     /// The path's exact bytes go to `QUOTAWATCH_PATH_RAW`, added where the hook is started
     /// (an environment string can hold any byte but NUL; this type holds text).
-    public func hookEvent(root: String) -> HookEvent {
+    package func hookEvent(root: String) -> HookEvent {
         let fields = fields(root: root)
         var environment: [(name: String, value: String)] = [("QUOTAWATCH_EVENT", kind)]
         for key in fields.keys.sorted() where key != "event" {
@@ -138,7 +138,7 @@ public struct PolicyEvent: Sendable, Hashable {
 }
 
 /// Why a reported leftover stopped being one (`leftover_gone`'s `reason`).
-public enum LeftoverEnd: String, Sendable, Hashable {
+package enum LeftoverEnd: String, Sendable, Hashable {
     /// The name is gone: removed (by a cleaner or anyone), or renamed away.
     case removed
     /// The file was written again: it is in use, not left over.

@@ -1,15 +1,15 @@
 /// A wall-clock time for event lines: milliseconds since the Unix epoch, written as
 /// ISO 8601 in UTC with milliseconds ("2026-11-30T23:04:05.123Z").
-public struct WallTime: Sendable, Hashable, Comparable {
-    public var millisecondsSinceEpoch: Int64
+package struct WallTime: Sendable, Hashable, Comparable {
+    package var millisecondsSinceEpoch: Int64
 
-    public init(millisecondsSinceEpoch: Int64) { self.millisecondsSinceEpoch = millisecondsSinceEpoch }
+    package init(millisecondsSinceEpoch: Int64) { self.millisecondsSinceEpoch = millisecondsSinceEpoch }
 
-    public static func < (lhs: WallTime, rhs: WallTime) -> Bool {
+    package static func < (lhs: WallTime, rhs: WallTime) -> Bool {
         lhs.millisecondsSinceEpoch < rhs.millisecondsSinceEpoch
     }
 
-    public var iso8601: String {
+    package var iso8601: String {
         let (days, dayMilliseconds) = Self.floorDivide(millisecondsSinceEpoch, 86_400_000)
         let (year, month, day) = Self.civilDate(daysSinceEpoch: days)
         let hours = dayMilliseconds / 3_600_000

@@ -1,18 +1,18 @@
 /// Settings of the breach forecast.
-public struct ForecastSettings: Sendable, Hashable {
+package struct ForecastSettings: Sendable, Hashable {
     /// Forecasts further out than this are not reported.
-    public var horizon: Duration
+    package var horizon: Duration
     /// The growth rate is the growth over this much time (see ``GrowthRate``).
-    public var window: Duration
+    package var window: Duration
     /// A forecast is reported again only when the predicted moment of the breach moved by more
     /// than this share of the lead time it was announced with ("a lot": 0.25 by default).
-    public var changeRatio: Double
+    package var changeRatio: Double
     /// Forecasts for one directory and rule are never reported closer together than this,
     /// whatever the estimate does: a rate that is still rising towards a new writer's moves
     /// the predicted moment earlier at every reading.
-    public var minimumInterval: Duration
+    package var minimumInterval: Duration
 
-    public init(
+    package init(
         horizon: Duration = .seconds(3600), window: Duration = .seconds(30), changeRatio: Double = 0.25,
         minimumInterval: Duration = .seconds(300)
     ) {
@@ -38,7 +38,7 @@ public struct ForecastSettings: Sendable, Hashable {
 /// estimate does, reports are at least `minimumInterval` apart: a writer that starts on a
 /// directory changed a few seconds earlier is measured with a rate still rising towards its
 /// own, and each reading would move the predicted moment earlier by more than the ratio.
-public struct GrowthForecast: Sendable, Hashable {
+package struct GrowthForecast: Sendable, Hashable {
     /// The approach reported last: the predicted moment of its breach and the lead time it was
     /// reported with.
     private struct Approach: Sendable, Hashable {
@@ -50,29 +50,29 @@ public struct GrowthForecast: Sendable, Hashable {
     private var approach: Approach?
     private var lastReport: Moment?
 
-    public init(settings: ForecastSettings = ForecastSettings()) { rate = GrowthRate(window: settings.window) }
+    package init(settings: ForecastSettings = ForecastSettings()) { rate = GrowthRate(window: settings.window) }
 
-    public static func == (lhs: GrowthForecast, rhs: GrowthForecast) -> Bool {
+    package static func == (lhs: GrowthForecast, rhs: GrowthForecast) -> Bool {
         lhs.rate == rhs.rate && lhs.approach == rhs.approach && lhs.lastReport == rhs.lastReport
     }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(rate) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(rate) }
 
     /// A forecast to report.
-    public struct Prediction: Sendable, Hashable {
-        public var secondsToBreach: Double
-        public var bytesPerSecond: Double
+    package struct Prediction: Sendable, Hashable {
+        package var secondsToBreach: Double
+        package var bytesPerSecond: Double
     }
 
     /// The span its growth rate is measured over.
-    public var window: Duration { rate.window }
+    package var window: Duration { rate.window }
 
     /// The growth rate as of `moment`: 0 before two readings.
-    public func bytesPerSecond(at moment: Moment) -> Double { rate.bytesPerSecond(at: moment) ?? 0 }
+    package func bytesPerSecond(at moment: Moment) -> Double { rate.bytesPerSecond(at: moment) ?? 0 }
 
     /// Feeds a sample; returns a forecast when one is news. `inBreach` is the quota state's
     /// (a directory stays in breach until it falls a hysteresis band below the limit).
-    public mutating func sample(
+    package mutating func sample(
         size: UInt64, at moment: Moment, effectiveLimit: UInt64, inBreach: Bool = false, settings: ForecastSettings
     ) -> Prediction? {
         rate.record(size, at: moment)
@@ -106,7 +106,7 @@ public struct GrowthForecast: Sendable, Hashable {
     }
 
     /// The seconds until `size` passes `effectiveLimit` at the rate as of `moment`, if it grows.
-    public func secondsToBreach(size: UInt64, effectiveLimit: UInt64, at moment: Moment) -> Double? {
+    package func secondsToBreach(size: UInt64, effectiveLimit: UInt64, at moment: Moment) -> Double? {
         Self.secondsToBreach(size: size, effectiveLimit: effectiveLimit, rate: bytesPerSecond(at: moment))
     }
 

@@ -14,28 +14,28 @@
 ///
 /// Memory is bounded: readings closer together than a 64th of the window are merged into the
 /// later one, so a window holds at most about 65 of them.
-public struct GrowthRate: Sendable, Hashable {
-    public struct Reading: Sendable, Hashable {
-        public var moment: Moment
-        public var size: UInt64
+package struct GrowthRate: Sendable, Hashable {
+    package struct Reading: Sendable, Hashable {
+        package var moment: Moment
+        package var size: UInt64
     }
 
-    public let window: Duration
-    public let minimumSpan: Duration
+    package let window: Duration
+    package let minimumSpan: Duration
     /// Oldest first: every reading inside the window, plus the last one before it (the size at
     /// the window's start).
-    public private(set) var readings: [Reading] = []
+    package private(set) var readings: [Reading] = []
     /// When growth last resumed after more than a window without any change.
     private var activeSince: Moment?
 
-    public init(window: Duration = .seconds(30), minimumSpan: Duration? = nil) {
+    package init(window: Duration = .seconds(30), minimumSpan: Duration? = nil) {
         self.window = max(window, .milliseconds(1))
         self.minimumSpan = min(minimumSpan ?? self.window / 6, self.window)
     }
 
     /// Records that the size is `size` at `moment`. Moments that go back are taken as `moment`
     /// of the last reading (the clock is monotonic; this only guards against misuse).
-    public mutating func record(_ size: UInt64, at moment: Moment) {
+    package mutating func record(_ size: UInt64, at moment: Moment) {
         guard let last = readings.last else {
             readings.append(Reading(moment: moment, size: size))
             activeSince = moment
@@ -54,11 +54,11 @@ public struct GrowthRate: Sendable, Hashable {
     }
 
     /// Bytes per second as of `moment` (negative when it shrank); nil before the first reading.
-    public func bytesPerSecond(at moment: Moment) -> Double? { estimate(at: moment)?.bytesPerSecond }
+    package func bytesPerSecond(at moment: Moment) -> Double? { estimate(at: moment)?.bytesPerSecond }
 
     /// The rate as of `moment`, and whether it spans at least `minimumSpan` of readings: before
     /// that it is still rising towards a new writer's rate, too early to forecast from.
-    public func estimate(at moment: Moment) -> (bytesPerSecond: Double, isSettled: Bool)? {
+    package func estimate(at moment: Moment) -> (bytesPerSecond: Double, isSettled: Bool)? {
         guard let first = readings.first, let last = readings.last else { return nil }
         let now = max(moment, last.moment)
         var start = now - window

@@ -4,7 +4,7 @@
 /// component. Nil when no such plain sample matches (a class of rare characters): then
 /// nothing is said about the glob.
 extension PathGlob {
-    public var samplePath: [UInt8]? {
+    package var samplePath: [UInt8]? {
         var components: [[UInt8]] = []
         for segment in segments {
             switch segment {

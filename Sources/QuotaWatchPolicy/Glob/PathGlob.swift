@@ -10,7 +10,7 @@
 ///
 /// Matching is an NFA walk whose state is a bit set of positions in the component list, so
 /// a directory's state follows from its parent's state and its own name alone.
-public struct PathGlob: Sendable, Hashable, CustomStringConvertible {
+package struct PathGlob: Sendable, Hashable, CustomStringConvertible {
     enum Segment: Sendable, Hashable {
         case literal([UInt8])
         case pattern(ComponentPattern)
@@ -18,21 +18,21 @@ public struct PathGlob: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The glob as written.
-    public let text: String
+    package let text: String
     let segments: [Segment]
 
     /// Globs are kept to 63 components so that a match state fits one machine word.
-    public static let maximumComponents = 63
+    package static let maximumComponents = 63
 
-    public var description: String { text }
+    package var description: String { text }
 
     /// Compiles a glob written as text (UTF-8, with `\xNN` escapes for other bytes).
-    public init(_ text: String) throws(GlobError) {
+    package init(_ text: String) throws(GlobError) {
         try self.init(bytes: Array(text.utf8), text: text)
     }
 
     /// Compiles a glob given as raw bytes, such as a command-line word.
-    public init(bytes: [UInt8]) throws(GlobError) {
+    package init(bytes: [UInt8]) throws(GlobError) {
         try self.init(bytes: bytes, text: Self.text(of: bytes))
     }
 
@@ -60,21 +60,21 @@ public struct PathGlob: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A match state: bit i set means "the first i segments have matched the path so far".
-    public struct State: Sendable, Hashable {
+    package struct State: Sendable, Hashable {
         var positions: UInt64
         /// No extension of the path can match any more.
-        public var isDead: Bool { positions == 0 }
+        package var isDead: Bool { positions == 0 }
     }
 
     /// The state at ROOT, before any component.
-    public var rootState: State { closure(State(positions: 1)) }
+    package var rootState: State { closure(State(positions: 1)) }
 
     /// The state after the first `count` segments matched (used by ``RuleIndex`` when a
     /// glob's literal prefix was matched through its trie).
     func state(afterSegments count: Int) -> State { closure(State(positions: 1 << UInt64(count))) }
 
     /// The state of a directory named `name` whose parent is in state `parent`.
-    public func step(_ parent: State, name: some Collection<UInt8>) -> State {
+    package func step(_ parent: State, name: some Collection<UInt8>) -> State {
         var next: UInt64 = 0
         var remaining = parent.positions
         while remaining != 0 {
@@ -91,11 +91,11 @@ public struct PathGlob: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the path that led to `state` matches the whole glob.
-    public func isMatch(_ state: State) -> Bool { state.positions & (1 << UInt64(segments.count)) != 0 }
+    package func isMatch(_ state: State) -> Bool { state.positions & (1 << UInt64(segments.count)) != 0 }
 
     /// Whether `path` (relative to ROOT, components separated by `/`; `.` or empty for ROOT)
     /// matches.
-    public func matches(_ path: some Collection<UInt8>) -> Bool {
+    package func matches(_ path: some Collection<UInt8>) -> Bool {
         var state = rootState
         for component in PathComponents.split(path) {
             state = step(state, name: component)
@@ -125,18 +125,18 @@ public struct PathGlob: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A glob that cannot be compiled: which glob, what is wrong, and what is allowed.
-public struct GlobError: Error, Equatable, CustomStringConvertible {
-    public var glob: String
-    public var reason: String
-    public var description: String {
+package struct GlobError: Error, Equatable, CustomStringConvertible {
+    package var glob: String
+    package var reason: String
+    package var description: String {
         "invalid glob '\(glob)': \(reason); a glob is a path relative to ROOT whose components may use "
             + "*, ?, [a-z] and a whole ** component, with \\xNN for a raw byte and \\\\ for a backslash"
     }
 }
 
 /// Splitting a relative path into its components; `.` and empty components are skipped.
-public enum PathComponents {
-    public static func split(_ path: some Collection<UInt8>) -> [ArraySlice<UInt8>] {
+package enum PathComponents {
+    package static func split(_ path: some Collection<UInt8>) -> [ArraySlice<UInt8>] {
         Array(path).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).filter {
             !$0.elementsEqual([UInt8(ascii: ".")])
         }

@@ -6,8 +6,8 @@
 /// and wakes the globs whose literal prefix ends there. Only globs past their literal prefix
 /// are stepped one by one, and only in the subtrees their prefix leads to; a glob that starts
 /// with a wildcard (`**/x`, `*/Caches`) is live everywhere and costs one step per directory.
-public struct RuleIndex: Sendable {
-    public let globs: [PathGlob]
+package struct RuleIndex: Sendable {
+    package let globs: [PathGlob]
 
     private struct TrieNode: Sendable {
         var children: [[UInt8]: Int32] = [:]
@@ -18,13 +18,13 @@ public struct RuleIndex: Sendable {
     private var nodes: [TrieNode] = [TrieNode()]
 
     /// Where one directory stands: its trie node (or none) and the globs still live below it.
-    public struct State: Sendable, Equatable {
+    package struct State: Sendable, Equatable {
         var node: Int32
         var live: [LiveGlob]
         /// No directory below this one can match any glob: a caller may store nothing.
-        public var isDead: Bool { node < 0 && live.isEmpty }
+        package var isDead: Bool { node < 0 && live.isEmpty }
 
-        public static func == (lhs: State, rhs: State) -> Bool { lhs.node == rhs.node && lhs.live == rhs.live }
+        package static func == (lhs: State, rhs: State) -> Bool { lhs.node == rhs.node && lhs.live == rhs.live }
     }
 
     struct LiveGlob: Sendable, Equatable {
@@ -33,12 +33,12 @@ public struct RuleIndex: Sendable {
     }
 
     /// A directory's state and the globs (indices into ``globs``, ascending) it matches.
-    public struct Placement: Sendable, Equatable {
-        public var state: State
-        public var matched: [Int]
+    package struct Placement: Sendable, Equatable {
+        package var state: State
+        package var matched: [Int]
     }
 
-    public init(_ globs: [PathGlob]) {
+    package init(_ globs: [PathGlob]) {
         self.globs = globs
         for (index, glob) in globs.enumerated() {
             var node = 0
@@ -56,10 +56,10 @@ public struct RuleIndex: Sendable {
     }
 
     /// ROOT's placement.
-    public var root: Placement { enter(node: 0, live: []) }
+    package var root: Placement { enter(node: 0, live: []) }
 
     /// The placement of a directory named `name` whose parent is in state `parent`.
-    public func child(of parent: State, named name: some Collection<UInt8>) -> Placement {
+    package func child(of parent: State, named name: some Collection<UInt8>) -> Placement {
         var live: [LiveGlob] = []
         for entry in parent.live {
             let next = globs[Int(entry.glob)].step(entry.state, name: name)
@@ -71,7 +71,7 @@ public struct RuleIndex: Sendable {
     }
 
     /// The placement of the directory at `path` (relative to ROOT), walking from ROOT.
-    public func placement(of path: some Collection<UInt8>) -> Placement {
+    package func placement(of path: some Collection<UInt8>) -> Placement {
         var placement = root
         for component in PathComponents.split(path) {
             placement = child(of: placement.state, named: component)

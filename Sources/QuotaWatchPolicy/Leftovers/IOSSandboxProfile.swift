@@ -1,5 +1,5 @@
 /// Which built-in profile applies.
-public enum ProfileChoice: String, Sendable, Hashable, CaseIterable {
+package enum ProfileChoice: String, Sendable, Hashable, CaseIterable {
     /// `ios-sandbox` when ROOT holds `Documents/`, `Library/` and `tmp/`.
     case auto
     case iosSandbox = "ios-sandbox"
@@ -7,11 +7,11 @@ public enum ProfileChoice: String, Sendable, Hashable, CaseIterable {
 }
 
 /// The built-in `ios-sandbox` profile: the leftovers of an iOS app's data container.
-public enum IOSSandboxProfile {
+package enum IOSSandboxProfile {
     /// The directories whose presence at ROOT turns the profile on under `profile: auto`.
-    public static let markerDirectories = ["Documents", "Library", "tmp"]
+    package static let markerDirectories = ["Documents", "Library", "tmp"]
 
-    public static func applies(choice: ProfileChoice, rootDirectories: Set<String>) -> Bool {
+    package static func applies(choice: ProfileChoice, rootDirectories: Set<String>) -> Bool {
         switch choice {
         case .auto: markerDirectories.allSatisfy(rootDirectories.contains)
         case .iosSandbox: true
@@ -20,7 +20,7 @@ public enum IOSSandboxProfile {
     }
 
     /// The profile's rules, with `age` (the config's `leftovers.age`) for idle downloads.
-    public static func rules(age: Duration) -> [LeftoverRule] {
+    package static func rules(age: Duration) -> [LeftoverRule] {
         // The globs are constants; a failure here is a bug caught by every test run.
         func globs(_ texts: String...) -> [PathGlob] { texts.map { try! PathGlob($0) } }
         return [

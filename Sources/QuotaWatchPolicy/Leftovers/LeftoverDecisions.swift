@@ -2,14 +2,14 @@ import QuotaWatchCore
 
 /// The decisions of the leftover kinds other than `idle-file` (whose timer is
 /// ``LeftoverTimer``), on plain values the engine already has.
-public enum LeftoverDecisions {
+package enum LeftoverDecisions {
     /// One entry of a directory, as `keep-newest` compares them.
-    public struct Entry: Sendable, Hashable {
-        public var name: [UInt8]
+    package struct Entry: Sendable, Hashable {
+        package var name: [UInt8]
         /// The modification time, in nanoseconds since the epoch, as `FileStatus` holds it.
-        public var modifiedNanoseconds: Int64
+        package var modifiedNanoseconds: Int64
 
-        public init(name: [UInt8], modifiedNanoseconds: Int64) {
+        package init(name: [UInt8], modifiedNanoseconds: Int64) {
             self.name = name
             self.modifiedNanoseconds = modifiedNanoseconds
         }
@@ -17,7 +17,7 @@ public enum LeftoverDecisions {
 
     /// `keep-newest`: every entry but the `keep` newest. Ties are broken by name so the
     /// answer does not depend on listing order.
-    public static func beyondNewest(_ entries: [Entry], keep: Int) -> [Entry] {
+    package static func beyondNewest(_ entries: [Entry], keep: Int) -> [Entry] {
         let newestFirst = entries.sorted {
             $0.modifiedNanoseconds != $1.modifiedNanoseconds
                 ? $0.modifiedNanoseconds > $1.modifiedNanoseconds : $0.name.lexicographicallyPrecedes($1.name)
@@ -29,7 +29,7 @@ public enum LeftoverDecisions {
     /// epoch), counted from the latest of the mtime and the ctime (``FileActivity``), so an old
     /// mtime set by `tar -x` or `curl -R` on a file written a moment ago does not make it old,
     /// and a time in the future does not keep it young.
-    public static func isOlder(
+    package static func isOlder(
         modifiedNanoseconds: Int64, changedNanoseconds: Int64, than age: Duration, nowNanoseconds: Int64
     ) -> Bool {
         let activity = FileActivity.lastActivity(
@@ -38,5 +38,5 @@ public enum LeftoverDecisions {
     }
 
     /// `directory-over`: the directory's allocated total is above the limit.
-    public static func isOver(allocated: UInt64, limit: UInt64) -> Bool { allocated > limit }
+    package static func isOver(allocated: UInt64, limit: UInt64) -> Bool { allocated > limit }
 }

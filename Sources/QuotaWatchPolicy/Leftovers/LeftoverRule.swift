@@ -1,5 +1,5 @@
 /// What makes a matching file or directory a leftover.
-public enum LeftoverKind: Sendable, Hashable {
+package enum LeftoverKind: Sendable, Hashable {
     /// A file not written for `age` and not open for writing by any process.
     case idleFile(age: Duration)
     /// Of the entries matching the rule in one directory, all but the newest `keep`.
@@ -10,7 +10,7 @@ public enum LeftoverKind: Sendable, Hashable {
     case directoryOver(limit: UInt64)
 
     /// The name used in the config's `kind:` key.
-    public var name: String {
+    package var name: String {
         switch self {
         case .idleFile: "idle-file"
         case .keepNewest: "keep-newest"
@@ -19,26 +19,26 @@ public enum LeftoverKind: Sendable, Hashable {
         }
     }
 
-    public static let names = ["idle-file", "keep-newest", "older-than", "directory-over"]
+    package static let names = ["idle-file", "keep-newest", "older-than", "directory-over"]
 }
 
 /// A named leftover rule: which paths it looks at and what makes one a leftover.
-public struct LeftoverRule: Sendable, Hashable {
-    public var name: String
+package struct LeftoverRule: Sendable, Hashable {
+    package var name: String
     /// Globs relative to ROOT; a path matching any of them is a candidate.
-    public var paths: [PathGlob]
-    public var kind: LeftoverKind
+    package var paths: [PathGlob]
+    package var kind: LeftoverKind
     /// Report only: the cleaners never delete what this rule finds.
-    public var protect: Bool
+    package var protect: Bool
 
-    public init(name: String, paths: [PathGlob], kind: LeftoverKind, protect: Bool = false) {
+    package init(name: String, paths: [PathGlob], kind: LeftoverKind, protect: Bool = false) {
         self.name = name
         self.paths = paths
         self.kind = kind
         self.protect = protect
     }
 
-    public func matches(_ path: some Collection<UInt8>) -> Bool {
+    package func matches(_ path: some Collection<UInt8>) -> Bool {
         let bytes = Array(path)
         return paths.contains { $0.matches(bytes) }
     }

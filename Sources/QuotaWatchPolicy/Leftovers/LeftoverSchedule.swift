@@ -7,24 +7,24 @@ import QuotaWatchCore
 /// last write + its rule's age); the engine wakes at ``nextDeadline``, asks the kernel once
 /// per due file whether a process holds it open for writing, and feeds the answer back.
 /// A file written again, renamed or removed leaves the schedule or starts a new wait.
-public struct LeftoverSchedule<Key: Hashable & Sendable>: Sendable {
-    public struct Candidate: Sendable, Hashable {
+package struct LeftoverSchedule<Key: Hashable & Sendable>: Sendable {
+    package struct Candidate: Sendable, Hashable {
         /// Relative to ROOT, for events and listings.
-        public var path: [UInt8]
-        public var rule: String
-        public var timer: LeftoverTimer
+        package var path: [UInt8]
+        package var rule: String
+        package var timer: LeftoverTimer
     }
 
-    public private(set) var candidates: [Key: Candidate] = [:]
+    package private(set) var candidates: [Key: Candidate] = [:]
     private var deadlines = DeadlineHeap<Moment, Key>()
 
-    public init() {}
+    package init() {}
 
     /// The file at `key` matched `rule` and was written (or first seen) at `moment`, which
     /// should be its modification time. Returns the leftover it had been reported as (its path
     /// and rule then), which it stops being: a `leftover_gone` to report.
     @discardableResult
-    public mutating func written(
+    package mutating func written(
         _ key: Key, path: [UInt8], rule: String, age: Duration, at moment: Moment
     ) -> Candidate? {
         if var candidate = candidates[key], candidate.rule == rule {
@@ -47,31 +47,31 @@ public struct LeftoverSchedule<Key: Hashable & Sendable>: Sendable {
     /// The file is gone, renamed, or no longer matches any rule. Returns the leftover it had
     /// been reported as, if it had: a `leftover_gone` to report.
     @discardableResult
-    public mutating func removed(_ key: Key) -> Candidate? {
+    package mutating func removed(_ key: Key) -> Candidate? {
         let candidate = candidates.removeValue(forKey: key)
         dropStaleDeadlinesIfMany()
         return candidate.flatMap { $0.timer.phase == .reported ? $0 : nil }
     }
 
     /// Deadlines in the heap, superseded ones included: what the memory bound is about.
-    public var heldDeadlines: Int { deadlines.count }
+    package var heldDeadlines: Int { deadlines.count }
 
     /// Forgets everything, as after a resync or a reload (the engine then sees every file
     /// again through its placement).
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         candidates.removeAll()
         deadlines.removeAll()
     }
 
     /// When the engine should next look, if anything waits.
-    public mutating func nextDeadline() -> Moment? {
+    package mutating func nextDeadline() -> Moment? {
         dropSuperseded()
         return deadlines.first?.deadline
     }
 
     /// The candidates whose deadline has passed: the engine checks each for open writers and
     /// calls ``checked(_:at:openForWriting:)``.
-    public mutating func due(at now: Moment) -> [Key] {
+    package mutating func due(at now: Moment) -> [Key] {
         var keys: [Key] = []
         var seen: Set<Key> = []
         while let head = deadlines.first, head.deadline <= now {
@@ -86,7 +86,7 @@ public struct LeftoverSchedule<Key: Hashable & Sendable>: Sendable {
 
     /// Feeds the open-writer check made at `now`. Returns the leftover to report when the
     /// file has just become one; a file held open waits one more age.
-    public mutating func checked(_ key: Key, at now: Moment, openForWriting: Bool) -> Candidate? {
+    package mutating func checked(_ key: Key, at now: Moment, openForWriting: Bool) -> Candidate? {
         guard var candidate = candidates[key] else { return nil }
         let idle = candidate.timer.checked(at: now, openForWriting: openForWriting)
         candidates[key] = candidate
@@ -96,7 +96,7 @@ public struct LeftoverSchedule<Key: Hashable & Sendable>: Sendable {
     }
 
     /// The candidates reported as leftovers and not written since, by path.
-    public var leftovers: [Candidate] {
+    package var leftovers: [Candidate] {
         candidates.values.filter { $0.timer.phase == .reported }.sorted { $0.path.lexicographicallyPrecedes($1.path) }
     }
 

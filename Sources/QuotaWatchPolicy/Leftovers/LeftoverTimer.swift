@@ -5,21 +5,21 @@
 /// it asks the kernel once, for this file only, whether a process has it open for writing, and
 /// feeds the answer here.
 /// A leftover that is written again stops being one and starts a new wait.
-public struct LeftoverTimer: Sendable, Hashable {
-    public enum Phase: Sendable, Hashable {
+package struct LeftoverTimer: Sendable, Hashable {
+    package enum Phase: Sendable, Hashable {
         /// Written recently or held open: an in-progress download, never reported.
         case waiting
         /// Reported as a leftover (once).
         case reported
     }
 
-    public let age: Duration
-    public private(set) var lastWrite: Moment
-    public private(set) var phase: Phase = .waiting
+    package let age: Duration
+    package private(set) var lastWrite: Moment
+    package private(set) var phase: Phase = .waiting
     /// When to look again; nil once reported (only a new write brings it back).
-    public private(set) var deadline: Moment?
+    package private(set) var deadline: Moment?
 
-    public init(age: Duration, lastWrite: Moment) {
+    package init(age: Duration, lastWrite: Moment) {
         self.age = age
         self.lastWrite = lastWrite
         self.deadline = lastWrite + age
@@ -27,7 +27,7 @@ public struct LeftoverTimer: Sendable, Hashable {
 
     /// The file was written at `moment`. Returns true when it was a reported leftover and so
     /// stops being one.
-    public mutating func written(at moment: Moment) -> Bool {
+    package mutating func written(at moment: Moment) -> Bool {
         if moment > lastWrite { lastWrite = moment }
         deadline = lastWrite + age
         defer { phase = .waiting }
@@ -35,7 +35,7 @@ public struct LeftoverTimer: Sendable, Hashable {
     }
 
     /// What the engine should do at `now`.
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         /// Nothing yet; the timer should fire at this moment.
         case wait(until: Moment)
         /// Ask whether the file is open for writing, then call ``checked(at:openForWriting:)``.
@@ -44,7 +44,7 @@ public struct LeftoverTimer: Sendable, Hashable {
         case idle
     }
 
-    public func decide(at now: Moment) -> Decision {
+    package func decide(at now: Moment) -> Decision {
         guard phase == .waiting, let deadline else { return .idle }
         return now < deadline ? .wait(until: deadline) : .checkOpenWriters
     }
@@ -52,7 +52,7 @@ public struct LeftoverTimer: Sendable, Hashable {
     /// Feeds the open-writer check made at `now`. Returns the idle time to report when the
     /// file has just become a leftover. A file held open waits one more age: a slow writer
     /// that writes again moves the deadline anyway.
-    public mutating func checked(at now: Moment, openForWriting: Bool) -> Duration? {
+    package mutating func checked(at now: Moment, openForWriting: Bool) -> Duration? {
         guard phase == .waiting, let deadline, now >= deadline else { return nil }
         if openForWriting {
             self.deadline = now + age

@@ -11,20 +11,20 @@ import QuotaWatchCore
 /// Hysteresis: a level once entered is left only when its condition fails by a band of
 /// `hysteresis` × the threshold (free space must climb that far above it, ROOT's total fall
 /// that far below it), so a disk hovering at a line does not flap.
-public struct LevelPolicy: Sendable, Hashable {
-    public var freeWarning: [SpaceThreshold]
-    public var freeCritical: [SpaceThreshold]
-    public var rootWarning: UInt64?
-    public var rootCritical: UInt64?
-    public var hysteresis: Double
+package struct LevelPolicy: Sendable, Hashable {
+    package var freeWarning: [SpaceThreshold]
+    package var freeCritical: [SpaceThreshold]
+    package var rootWarning: UInt64?
+    package var rootCritical: UInt64?
+    package var hysteresis: Double
     /// What every quota is multiplied by at each level.
-    public var scale: PerLevel<Double>
+    package var scale: PerLevel<Double>
     /// How often free space is read at each level when nothing under ROOT changes.
-    public var checkPeriod: PerLevel<Duration>
+    package var checkPeriod: PerLevel<Duration>
     /// The most ROOT may change between reads before free space is read again at once.
-    public var maximumStep: UInt64
+    package var maximumStep: UInt64
 
-    public init(
+    package init(
         freeWarning: [SpaceThreshold] = [.share(0.10), .bytes(5_000_000_000)],
         freeCritical: [SpaceThreshold] = [.share(0.05), .bytes(1_000_000_000)],
         rootWarning: UInt64? = nil, rootCritical: UInt64? = nil, hysteresis: Double = 0.02,
@@ -43,15 +43,15 @@ public struct LevelPolicy: Sendable, Hashable {
     }
 
     /// One reading of the disk.
-    public struct Reading: Sendable, Hashable {
+    package struct Reading: Sendable, Hashable {
         /// `f_bavail × f_frsize`: what an unprivileged writer can still use.
-        public var free: UInt64
+        package var free: UInt64
         /// `f_blocks × f_frsize`.
-        public var total: UInt64
+        package var total: UInt64
         /// ROOT's live allocated total.
-        public var rootAllocated: UInt64
+        package var rootAllocated: UInt64
 
-        public init(free: UInt64, total: UInt64, rootAllocated: UInt64) {
+        package init(free: UInt64, total: UInt64, rootAllocated: UInt64) {
             self.free = free
             self.total = total
             self.rootAllocated = rootAllocated
@@ -59,7 +59,7 @@ public struct LevelPolicy: Sendable, Hashable {
     }
 
     /// The level for `reading`, given the level held until now.
-    public func level(for reading: Reading, current: DiskLevel) -> DiskLevel {
+    package func level(for reading: Reading, current: DiskLevel) -> DiskLevel {
         for level in [DiskLevel.critical, .warning] where holds(level, reading, current: current) {
             return level
         }
@@ -81,7 +81,7 @@ public struct LevelPolicy: Sendable, Hashable {
     }
 
     /// The highest free-space threshold of `level` for a filesystem of `total` bytes.
-    public func freeLine(_ level: DiskLevel, total: UInt64) -> UInt64? {
+    package func freeLine(_ level: DiskLevel, total: UInt64) -> UInt64? {
         let thresholds = level == .critical ? freeCritical : level == .warning ? freeWarning : []
         return thresholds.map { $0.bytes(ofTotal: total) }.max()
     }
@@ -90,7 +90,7 @@ public struct LevelPolicy: Sendable, Hashable {
     /// before free space is read again at once: half the distance from the last reading to
     /// the nearest free-space line, at most ``maximumStep``, and at least 1 MB so a disk
     /// sitting on a line is not read after every write.
-    public func rereadStep(after reading: Reading) -> UInt64 {
+    package func rereadStep(after reading: Reading) -> UInt64 {
         var step = maximumStep
         for level in [DiskLevel.warning, .critical] {
             guard let line = freeLine(level, total: reading.total) else { continue }

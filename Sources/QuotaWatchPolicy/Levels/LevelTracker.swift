@@ -1,13 +1,13 @@
 import QuotaWatchCore
 
 /// The disk level held now, and the `level` event when a reading changes it.
-public struct LevelTracker: Sendable, Hashable {
-    public private(set) var level: DiskLevel
+package struct LevelTracker: Sendable, Hashable {
+    package private(set) var level: DiskLevel
 
-    public init(level: DiskLevel = .normal) { self.level = level }
+    package init(level: DiskLevel = .normal) { self.level = level }
 
     /// Feeds a reading; returns the event's detail when the level changed.
-    public mutating func update(_ reading: LevelPolicy.Reading, policy: LevelPolicy) -> PolicyEvent.Detail? {
+    package mutating func update(_ reading: LevelPolicy.Reading, policy: LevelPolicy) -> PolicyEvent.Detail? {
         let next = policy.level(for: reading, current: level)
         guard next != level else { return nil }
         defer { level = next }

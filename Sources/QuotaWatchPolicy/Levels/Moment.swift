@@ -3,28 +3,28 @@
 /// start), so tests can drive every timer with a fake clock. Durations are Swift's
 /// `Duration`; `ContinuousClock.Instant` is read only where the real clock is (``now``, and
 /// the system layer's waits with a deadline).
-public struct Moment: Sendable, Hashable, Comparable {
-    public var sinceOrigin: Duration
+package struct Moment: Sendable, Hashable, Comparable {
+    package var sinceOrigin: Duration
 
-    public init(sinceOrigin: Duration) { self.sinceOrigin = sinceOrigin }
+    package init(sinceOrigin: Duration) { self.sinceOrigin = sinceOrigin }
 
-    public static func seconds(_ seconds: Double) -> Moment { Moment(sinceOrigin: .seconds(seconds)) }
+    package static func seconds(_ seconds: Double) -> Moment { Moment(sinceOrigin: .seconds(seconds)) }
 
     /// Nanoseconds since the origin, as the engine's schedule counts them (clamped to what
     /// `Duration` holds as `Int64` nanoseconds, about 292 years).
-    public init(nanosecondsSinceOrigin nanoseconds: UInt64) {
+    package init(nanosecondsSinceOrigin nanoseconds: UInt64) {
         sinceOrigin = .nanoseconds(Int64(clamping: nanoseconds))
     }
 
     /// The monotonic clock now, measured from the process's first reading of it: one origin
     /// for every reader in the process, so moments from different threads compare.
-    public static var now: Moment { Moment(sinceOrigin: ContinuousClock.now - processOrigin) }
+    package static var now: Moment { Moment(sinceOrigin: ContinuousClock.now - processOrigin) }
 
     private static let processOrigin = ContinuousClock.now
 
-    public static func < (lhs: Moment, rhs: Moment) -> Bool { lhs.sinceOrigin < rhs.sinceOrigin }
-    public static func + (lhs: Moment, rhs: Duration) -> Moment { Moment(sinceOrigin: lhs.sinceOrigin + rhs) }
-    public static func - (lhs: Moment, rhs: Duration) -> Moment { Moment(sinceOrigin: lhs.sinceOrigin - rhs) }
-    public static func - (lhs: Moment, rhs: Moment) -> Duration { lhs.sinceOrigin - rhs.sinceOrigin }
-    public static func += (lhs: inout Moment, rhs: Duration) { lhs.sinceOrigin += rhs }
+    package static func < (lhs: Moment, rhs: Moment) -> Bool { lhs.sinceOrigin < rhs.sinceOrigin }
+    package static func + (lhs: Moment, rhs: Duration) -> Moment { Moment(sinceOrigin: lhs.sinceOrigin + rhs) }
+    package static func - (lhs: Moment, rhs: Duration) -> Moment { Moment(sinceOrigin: lhs.sinceOrigin - rhs) }
+    package static func - (lhs: Moment, rhs: Moment) -> Duration { lhs.sinceOrigin - rhs.sinceOrigin }
+    package static func += (lhs: inout Moment, rhs: Duration) { lhs.sinceOrigin += rhs }
 }

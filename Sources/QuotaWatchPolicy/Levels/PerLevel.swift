@@ -1,18 +1,18 @@
 import QuotaWatchCore
 
 /// A value for each level.
-public struct PerLevel<Value: Sendable & Hashable>: Sendable, Hashable {
-    public var normal: Value
-    public var warning: Value
-    public var critical: Value
+package struct PerLevel<Value: Sendable & Hashable>: Sendable, Hashable {
+    package var normal: Value
+    package var warning: Value
+    package var critical: Value
 
-    public init(normal: Value, warning: Value, critical: Value) {
+    package init(normal: Value, warning: Value, critical: Value) {
         self.normal = normal
         self.warning = warning
         self.critical = critical
     }
 
-    public subscript(level: DiskLevel) -> Value {
+    package subscript(level: DiskLevel) -> Value {
         get {
             switch level {
             case .normal: normal

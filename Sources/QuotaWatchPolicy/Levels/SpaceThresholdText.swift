@@ -1,12 +1,12 @@
 import QuotaWatchCore
 
 /// A size or a share, as thresholds of free space are written: "5GB" or "10%".
-public enum SpaceThresholdText {
-    public struct ParseError: Error, Equatable, CustomStringConvertible {
-        public var description: String
+package enum SpaceThresholdText {
+    package struct ParseError: Error, Equatable, CustomStringConvertible {
+        package var description: String
     }
 
-    public static func parse(_ text: String) throws(ParseError) -> SpaceThreshold {
+    package static func parse(_ text: String) throws(ParseError) -> SpaceThreshold {
         if text.hasSuffix("%") {
             do {
                 return .share(try ShareText.parse(text))

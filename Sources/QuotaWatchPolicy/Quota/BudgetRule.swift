@@ -1,18 +1,18 @@
 import QuotaWatchCore
 
 /// A budget shared by every directory matching `glob`, split by weight (see ``BudgetSplit``).
-public struct BudgetRule: Sendable, Hashable {
-    public var glob: PathGlob
-    public var budget: UInt64
+package struct BudgetRule: Sendable, Hashable {
+    package var glob: PathGlob
+    package var budget: UInt64
     /// The base weight of a member without an entry in `weights`.
-    public var weight: Double
+    package var weight: Double
     /// Base weights by member path (relative to ROOT, as raw bytes).
-    public var weights: [[UInt8]: Double]
+    package var weights: [[UInt8]: Double]
     /// How much weight one recent change adds (0 turns activity off).
-    public var activityWeight: Double
-    public var thresholds: QuotaThresholds
+    package var activityWeight: Double
+    package var thresholds: QuotaThresholds
 
-    public init(
+    package init(
         glob: PathGlob, budget: UInt64, weight: Double = 1, weights: [[UInt8]: Double] = [:],
         activityWeight: Double = 1, thresholds: QuotaThresholds = QuotaThresholds()
     ) {
@@ -24,5 +24,5 @@ public struct BudgetRule: Sendable, Hashable {
         self.thresholds = thresholds
     }
 
-    public func baseWeight(of path: [UInt8]) -> Double { weights[path] ?? weight }
+    package func baseWeight(of path: [UInt8]) -> Double { weights[path] ?? weight }
 }

@@ -1,16 +1,16 @@
 import QuotaWatchCore
 
 /// What a directory holds, both ways of counting.
-public struct DirectoryUsage: Sendable, Hashable {
-    public var allocated: UInt64
-    public var apparent: UInt64
+package struct DirectoryUsage: Sendable, Hashable {
+    package var allocated: UInt64
+    package var apparent: UInt64
 
-    public init(allocated: UInt64, apparent: UInt64) {
+    package init(allocated: UInt64, apparent: UInt64) {
         self.allocated = allocated
         self.apparent = apparent
     }
 
-    public subscript(kind: SizeKind) -> UInt64 { kind == .allocated ? allocated : apparent }
+    package subscript(kind: SizeKind) -> UInt64 { kind == .allocated ? allocated : apparent }
 }
 
 /// The quota state of every quota directory, as pure bookkeeping the engine drives: it
@@ -22,10 +22,10 @@ public struct DirectoryUsage: Sendable, Hashable {
 /// A directory may match several rules; each is tracked on its own and its events name
 /// their rule (its glob). Rule numbers are those of ``index``: the fixed quotas first, in
 /// config order, then the budget groups.
-public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
-    public let config: PolicyConfig
+package struct QuotaBook<Key: Hashable & Sendable>: Sendable {
+    package let config: PolicyConfig
     /// Finds the rules of a directory from its parent's state and its name.
-    public let index: RuleIndex
+    package let index: RuleIndex
 
     struct Entry: Sendable {
         var path: [UInt8]
@@ -42,17 +42,17 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
     /// Directories a cleanup run is bringing down: their states wait for the run's end.
     private var held: Set<Key> = []
 
-    public init(config: PolicyConfig) {
+    package init(config: PolicyConfig) {
         self.config = config
         index = RuleIndex(config.quotas.map(\.glob) + config.budgets.map(\.glob))
         budgetMembers = Array(repeating: [], count: config.budgets.count)
     }
 
-    public var directoryCount: Int { entries.count }
+    package var directoryCount: Int { entries.count }
 
     /// Starts tracking `key` at `path` under `rules` (a placement's `matched`). A directory
     /// already tracked keeps its states for the rules it still matches (a rename).
-    public mutating func attach(_ key: Key, path: [UInt8], rules: [Int], at moment: Moment) {
+    package mutating func attach(_ key: Key, path: [UInt8], rules: [Int], at moment: Moment) {
         guard !rules.isEmpty else {
             detach(key)
             return
@@ -77,7 +77,7 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Stops tracking `key`: its directory is gone or no longer matches.
-    public mutating func detach(_ key: Key) {
+    package mutating func detach(_ key: Key) {
         held.remove(key)
         guard let entry = entries.removeValue(forKey: key) else { return }
         for rule in entry.rules where rule >= config.quotas.count {
@@ -86,14 +86,14 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Every tracked key, in no particular order.
-    public var trackedKeys: [Key] { Array(entries.keys) }
+    package var trackedKeys: [Key] { Array(entries.keys) }
 
     /// Whether `key` is tracked under at least one rule.
-    public func isTracked(_ key: Key) -> Bool { entries[key] != nil }
+    package func isTracked(_ key: Key) -> Bool { entries[key] != nil }
 
     /// The state of each rule `key` is tracked under, by the rule's glob: what a rebuilt book
     /// (a reloaded config) takes over with ``restore(_:states:)`` so nothing reports twice.
-    public func states(of key: Key) -> [String: QuotaState] {
+    package func states(of key: Key) -> [String: QuotaState] {
         guard let entry = entries[key] else { return [:] }
         var states: [String: QuotaState] = [:]
         for (slot, rule) in entry.rules.enumerated() { states[describe(rule).0.text] = entry.trackers[slot].state }
@@ -101,7 +101,7 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Sets the states of `key`'s rules whose glob is in `states`; the others stay as they are.
-    public mutating func restore(_ key: Key, states: [String: QuotaState]) {
+    package mutating func restore(_ key: Key, states: [String: QuotaState]) {
         guard var entry = entries[key] else { return }
         for (slot, rule) in entry.rules.enumerated() {
             if let state = states[describe(rule).0.text] { entry.trackers[slot] = QuotaTracker(state: state) }
@@ -111,7 +111,7 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
 
     /// The forecast of each rule `key` is tracked under, by the rule's glob: its rate and the
     /// approach it announced, which a rebuilt book takes over so a reload repeats no forecast.
-    public func forecasts(of key: Key) -> [String: GrowthForecast] {
+    package func forecasts(of key: Key) -> [String: GrowthForecast] {
         guard let entry = entries[key] else { return [:] }
         var forecasts: [String: GrowthForecast] = [:]
         for (slot, rule) in entry.rules.enumerated() { forecasts[describe(rule).0.text] = entry.forecasts[slot] }
@@ -120,7 +120,7 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
 
     /// Takes over the forecasts of `key`'s rules whose glob is in `forecasts`, where they
     /// measure over this config's window (a new window starts afresh).
-    public mutating func restore(_ key: Key, forecasts: [String: GrowthForecast]) {
+    package mutating func restore(_ key: Key, forecasts: [String: GrowthForecast]) {
         guard var entry = entries[key] else { return }
         for (slot, rule) in entry.rules.enumerated() {
             if let forecast = forecasts[describe(rule).0.text], forecast.window == config.forecast.window {
@@ -135,18 +135,18 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
     /// down through the warning band. A change for the worse under any of its rules is still
     /// reported at once (a second rule's breach is news, and waiting for the run's end took
     /// 1.7 s). Usage is still recorded for `status --quotas`.
-    public mutating func hold(_ key: Key) {
+    package mutating func hold(_ key: Key) {
         if entries[key] != nil { held.insert(key) }
     }
 
     /// The run that held `key` is over and its deletions are counted: the next evaluation
     /// decides its state once.
-    public mutating func release(_ key: Key) { held.remove(key) }
+    package mutating func release(_ key: Key) { held.remove(key) }
 
-    public func isHeld(_ key: Key) -> Bool { held.contains(key) }
+    package func isHeld(_ key: Key) -> Bool { held.contains(key) }
 
     /// Counts one change below `key`, for budget weights and `status --quotas`.
-    public mutating func recordChange(_ key: Key, at moment: Moment) {
+    package mutating func recordChange(_ key: Key, at moment: Moment) {
         guard entries[key] != nil else { return }
         entries[key]!.activity.add(at: moment, halfLife: config.activityHalfLife)
         entries[key]!.lastChange = moment
@@ -154,7 +154,7 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
 
     /// The limit of `rule` for `key` now: the fixed limit or the budget share, scaled by
     /// `level`. O(members of the group) for a budget rule.
-    public func effectiveLimit(rule: Int, for key: Key, level: DiskLevel, at moment: Moment) -> UInt64 {
+    package func effectiveLimit(rule: Int, for key: Key, level: DiskLevel, at moment: Moment) -> UInt64 {
         effectiveLimit(rule: rule, for: key, level: level, weights: nil, at: moment)
     }
 
@@ -202,7 +202,7 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Evaluates `key` with its current usage: the quota transitions and forecasts to report.
-    public mutating func evaluate(
+    package mutating func evaluate(
         _ key: Key, usage: DirectoryUsage, level: DiskLevel, at moment: Moment, time: WallTime
     ) -> [PolicyEvent] {
         evaluate(key, usage: usage, level: level, weights: nil, at: moment, time: time)
@@ -250,7 +250,7 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
 
     /// Evaluates every tracked directory: after a level change (every effective limit moved),
     /// and now and then for budget groups, whose shares move with their members' activity.
-    public mutating func evaluateAll(
+    package mutating func evaluateAll(
         usage: (Key) -> DirectoryUsage?, level: DiskLevel, at moment: Moment, time: WallTime
     ) -> [PolicyEvent] {
         var events: [PolicyEvent] = []
@@ -265,21 +265,21 @@ public struct QuotaBook<Key: Hashable & Sendable>: Sendable {
     }
 
     /// One row of `status --quotas`.
-    public struct Row: Sendable, Hashable {
-        public var path: [UInt8]
-        public var rule: String
-        public var size: SizeKind
-        public var used: UInt64?
-        public var limit: UInt64
-        public var effectiveLimit: UInt64
-        public var state: QuotaState
-        public var bytesPerSecond: Double
-        public var secondsToBreach: Double?
-        public var sinceLastChange: Duration?
+    package struct Row: Sendable, Hashable {
+        package var path: [UInt8]
+        package var rule: String
+        package var size: SizeKind
+        package var used: UInt64?
+        package var limit: UInt64
+        package var effectiveLimit: UInt64
+        package var state: QuotaState
+        package var bytesPerSecond: Double
+        package var secondsToBreach: Double?
+        package var sinceLastChange: Duration?
     }
 
     /// Every quota directory and rule, by path, as of the last evaluation.
-    public func rows(level: DiskLevel, at moment: Moment) -> [Row] {
+    package func rows(level: DiskLevel, at moment: Moment) -> [Row] {
         var rows: [Row] = []
         let weights = allGroupWeights(at: moment)
         for (key, entry) in entries {

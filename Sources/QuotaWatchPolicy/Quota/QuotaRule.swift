@@ -1,17 +1,17 @@
 import QuotaWatchCore
 
 /// What every quota directory shares, fixed limit or budget share alike.
-public struct QuotaThresholds: Sendable, Hashable {
+package struct QuotaThresholds: Sendable, Hashable {
     /// The share of the effective limit at which a directory enters the warning state.
-    public var warningRatio: Double
+    package var warningRatio: Double
     /// The band, as a share of the effective limit, a directory must fall below a line
     /// before it leaves the state above that line (see ``QuotaTracker``).
-    public var hysteresis: Double
-    public var size: SizeKind
+    package var hysteresis: Double
+    package var size: SizeKind
     /// Report only: the cleaners of the next issue never touch this directory.
-    public var protect: Bool
+    package var protect: Bool
 
-    public init(
+    package init(
         warningRatio: Double = 0.8, hysteresis: Double = 0.02, size: SizeKind = .allocated, protect: Bool = false
     ) {
         self.warningRatio = warningRatio
@@ -22,18 +22,18 @@ public struct QuotaThresholds: Sendable, Hashable {
 }
 
 /// A fixed quota: every directory matching `glob` gets `limit`, scaled by the disk level.
-public struct QuotaRule: Sendable, Hashable {
-    public var glob: PathGlob
-    public var limit: UInt64
-    public var thresholds: QuotaThresholds
+package struct QuotaRule: Sendable, Hashable {
+    package var glob: PathGlob
+    package var limit: UInt64
+    package var thresholds: QuotaThresholds
 
-    public init(glob: PathGlob, limit: UInt64, thresholds: QuotaThresholds = QuotaThresholds()) {
+    package init(glob: PathGlob, limit: UInt64, thresholds: QuotaThresholds = QuotaThresholds()) {
         self.glob = glob
         self.limit = limit
         self.thresholds = thresholds
     }
 
-    public func effectiveLimit(scale: Double) -> UInt64 { scaled(limit, by: scale) }
+    package func effectiveLimit(scale: Double) -> UInt64 { scaled(limit, by: scale) }
 }
 
 /// `bytes × scale`, rounded down, saturating at the ends of UInt64.

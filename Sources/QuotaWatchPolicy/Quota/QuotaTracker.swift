@@ -13,13 +13,13 @@ import QuotaWatchCore
 /// Lines move with the effective limit (a level change, a budget re-split): the same rules
 /// apply to the new lines at the next evaluation, so going Critical can breach a directory
 /// that nothing wrote to.
-public struct QuotaTracker: Sendable, Hashable {
-    public private(set) var state: QuotaState = .ok
+package struct QuotaTracker: Sendable, Hashable {
+    package private(set) var state: QuotaState = .ok
 
-    public init(state: QuotaState = .ok) { self.state = state }
+    package init(state: QuotaState = .ok) { self.state = state }
 
     /// Feeds the current usage and lines; returns the new state when it changed.
-    public mutating func update(used: UInt64, effectiveLimit: UInt64, thresholds: QuotaThresholds) -> QuotaState? {
+    package mutating func update(used: UInt64, effectiveLimit: UInt64, thresholds: QuotaThresholds) -> QuotaState? {
         let next = next(used: used, effectiveLimit: effectiveLimit, thresholds: thresholds)
         guard next != state else { return nil }
         state = next
@@ -28,7 +28,7 @@ public struct QuotaTracker: Sendable, Hashable {
 
     /// The same, but only a change for the worse (towards `breach`): what a directory held by a
     /// cleanup run still reports at once. Its way down waits for the run's end.
-    public mutating func worsen(used: UInt64, effectiveLimit: UInt64, thresholds: QuotaThresholds) -> QuotaState? {
+    package mutating func worsen(used: UInt64, effectiveLimit: UInt64, thresholds: QuotaThresholds) -> QuotaState? {
         let next = next(used: used, effectiveLimit: effectiveLimit, thresholds: thresholds)
         guard next.severity > state.severity else { return nil }
         state = next

@@ -2,7 +2,7 @@ import QuotaWatchCore
 
 /// Where a group of removals records itself: every intent of a group is on disk, by one sync,
 /// before any of the group's names is removed.
-public protocol GroupDeletionJournal {
+package protocol GroupDeletionJournal {
     /// Records that each entry (with the index of its request) is about to be removed. All of
     /// them must be on disk when this returns; throwing stops the group before any name is
     /// touched.
@@ -14,11 +14,11 @@ public protocol GroupDeletionJournal {
 }
 
 /// One name a group removes, with the inode it must still lead to.
-public struct GroupedRemoval: Sendable, Hashable {
-    public var path: [UInt8]
-    public var identity: FileIdentity
+package struct GroupedRemoval: Sendable, Hashable {
+    package var path: [UInt8]
+    package var identity: FileIdentity
 
-    public init(path: [UInt8], identity: FileIdentity) {
+    package init(path: [UInt8], identity: FileIdentity) {
         self.path = path
         self.identity = identity
     }
@@ -26,7 +26,7 @@ public struct GroupedRemoval: Sendable, Hashable {
 
 extension Deleter {
     /// At most this many names share one sync of their intents and one look at `/proc`.
-    public static let groupSize = 1024
+    package static let groupSize = 1024
     /// At most this many parent directories are held open by one group.
     static let groupParents = 64
 
@@ -43,7 +43,7 @@ extension Deleter {
     /// process allowed to write it (a move to another parent rewrites its `..`), which could
     /// have removed its names anyway, and each name is still checked once more just before it
     /// is unlinked.
-    public func removeGroup(_ removals: [GroupedRemoval], journal: any GroupDeletionJournal) -> [DeletionOutcome] {
+    package func removeGroup(_ removals: [GroupedRemoval], journal: any GroupDeletionJournal) -> [DeletionOutcome] {
         var outcomes: [DeletionOutcome?] = Array(repeating: nil, count: removals.count)
         var start = 0
         while start < removals.count {

@@ -138,11 +138,18 @@ extension Deleter {
         return .success(directory)
     }
 
+    /// Whether the kernel has openat2: only ENOSYS (before 5.6) and EPERM (some seccomp
+    /// filters) say it has not. Any other failure (no descriptor free, no memory) was this
+    /// call's, not the kernel's, and must not choose the walk for the deleter's lifetime: the
+    /// removals' own openat2 then fail, and say why.
     static func kernelHasOpenat2(_ root: FileDescriptor) -> Bool {
         let flags = UInt64(O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        let raw = unsafe system_openat2(root.rawValue, ".", flags, UInt64(QW_RESOLVE_BENEATH))
-        guard raw >= 0 else { return false }  // ENOSYS before 5.6, EPERM under some seccomp filters
-        FileDescriptor(rawValue: raw).close()
-        return true
+        switch valueOrErrno({ unsafe system_openat2(root.rawValue, ".", flags, UInt64(QW_RESOLVE_BENEATH)) }) {
+        case .success(let raw):
+            FileDescriptor(rawValue: raw).close()
+            return true
+        case .failure(let error):
+            return error != .notImplemented && error != .notPermitted
+        }
     }
 }

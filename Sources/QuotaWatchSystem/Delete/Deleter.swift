@@ -24,21 +24,21 @@ import QuotaWatchCore
 /// What remains is the instant between the last check and `unlinkat`, inside a directory
 /// already held open: a name replaced in that instant is replaced inside ROOT's tree, by a
 /// process that could have deleted it anyway.
-public struct Deleter: Sendable {
+package struct Deleter: Sendable {
     /// Whether a path relative to ROOT must never be removed.
-    public typealias Protection = @Sendable (_ relativePath: [UInt8]) -> Bool
+    package typealias Protection = @Sendable (_ relativePath: [UInt8]) -> Bool
     /// Who can write a file, as far as `/proc` can tell.
-    public typealias WriterCheck = @Sendable (_ identity: FileIdentity) throws(Errno) -> WriterFinding
+    package typealias WriterCheck = @Sendable (_ identity: FileIdentity) throws(Errno) -> WriterFinding
     /// Who can write each of many files, from one look at `/proc` (a group of removals).
-    public typealias GroupWriterCheck =
+    package typealias GroupWriterCheck =
         @Sendable (_ identities: Set<FileIdentity>) throws(Errno) -> [FileIdentity: WriterFinding]
 
     /// How many directories deep a tree is emptied; deeper ones are kept (`too_deep`), so that
     /// a hostile tree cannot make the deleter hold more descriptors than this.
-    public static let maximumDepth = 256
+    package static let maximumDepth = 256
 
     /// How the directories of a path are opened.
-    public enum WalkMethod: Sendable, Equatable {
+    package enum WalkMethod: Sendable, Equatable {
         /// `openat2` where the kernel has it, else one component at a time.
         case automatic
         case openat2
@@ -46,19 +46,19 @@ public struct Deleter: Sendable {
     }
 
     /// ROOT's directory; the caller keeps it open for the deleter's lifetime.
-    public let root: FileDescriptor
-    public let rootDevice: UInt64
+    package let root: FileDescriptor
+    package let rootDevice: UInt64
     /// ROOT's mount: nothing on another one is ever removed.
     let rootMount: MountPlace
     /// Check everything, record nothing, remove nothing.
-    public let dryRun: Bool
+    package let dryRun: Bool
     let isProtected: Protection
     let openWriter: WriterCheck
     let groupWriters: GroupWriterCheck
     let usesOpenat2: Bool
 
     /// With `openWriter` and no `groupWriters`, a group's files are each asked of `openWriter`.
-    public init(
+    package init(
         root: FileDescriptor, dryRun: Bool, isProtected: @escaping Protection,
         openWriter: WriterCheck? = nil, groupWriters: GroupWriterCheck? = nil, walk: WalkMethod = .automatic
     ) throws(Errno) {
@@ -92,7 +92,7 @@ public struct Deleter: Sendable {
 
     /// Removes `path` (relative to ROOT, raw bytes) if it still leads to `identity`; a
     /// directory is removed with everything below it that passes the same checks.
-    public func remove(
+    package func remove(
         _ path: [UInt8], expecting identity: FileIdentity, journal: any DeletionJournal
     ) -> DeletionOutcome {
         if isProtected(path) { return .skipped(.protected) }
@@ -159,7 +159,7 @@ public struct Deleter: Sendable {
 
     /// Where `path` leads now, without following a symlink anywhere, or nil if it is gone or
     /// no longer reachable the safe way. The audit log's recovery asks this.
-    public func identity(at path: [UInt8]) -> FileIdentity? {
+    package func identity(at path: [UInt8]) -> FileIdentity? {
         guard case .success(let components) = Self.components(of: path),
             case .success(let parent) = openDirectories(components.dropLast())
         else { return nil }

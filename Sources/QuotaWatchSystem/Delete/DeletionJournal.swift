@@ -1,17 +1,17 @@
 import QuotaWatchCore
 
 /// Why the audit record of an intent could not be written; the name was not removed.
-public struct DeletionJournalError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
+package struct DeletionJournalError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
 
-    public init(message: String) { self.message = message }
+    package init(message: String) { self.message = message }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// Where the deleter records each removal: an intent that must be durable before the name is
 /// removed, then the outcome. The audit log implements it.
-public protocol DeletionJournal {
+package protocol DeletionJournal {
     /// Records that `entry` is about to be removed. It must be on disk when this returns;
     /// throwing stops the deletion before the name is touched.
     func recordIntent(_ entry: DeletionEntry) throws(DeletionJournalError)

@@ -2,33 +2,33 @@ import QuotaWatchCore
 
 /// Which inode a name leads to: what a cleaner chose, and what the deleter checks again
 /// just before removing the name.
-public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
-    public var device: UInt64
-    public var inode: UInt64
+package struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
+    package var device: UInt64
+    package var inode: UInt64
     /// The ctime the file had when it was chosen, when the choice depended on the file being
     /// idle (a leftover, an expired file): a file changed since (written, renamed, linked) is
     /// kept, so a writer that wakes up between the choice and the unlink never loses its file.
     /// Not part of the identity: two identities of one inode are equal.
-    public var unchangedSince: Int64?
+    package var unchangedSince: Int64?
 
-    public init(device: UInt64, inode: UInt64, unchangedSince: Int64? = nil) {
+    package init(device: UInt64, inode: UInt64, unchangedSince: Int64? = nil) {
         self.device = device
         self.inode = inode
         self.unchangedSince = unchangedSince
     }
 
-    public init(_ status: FileStatus) { self.init(device: status.device, inode: status.inode) }
+    package init(_ status: FileStatus) { self.init(device: status.device, inode: status.inode) }
 
-    public static func == (lhs: FileIdentity, rhs: FileIdentity) -> Bool {
+    package static func == (lhs: FileIdentity, rhs: FileIdentity) -> Bool {
         lhs.device == rhs.device && lhs.inode == rhs.inode
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(device)
         hasher.combine(inode)
     }
 
-    public var description: String { "device \(device) inode \(inode)" }
+    package var description: String { "device \(device) inode \(inode)" }
 
     /// Why `status`, the file at the chosen name now, must be kept though it is the inode chosen.
     func changeSinceChosen(_ status: FileStatus) -> SkipReason? {
@@ -40,17 +40,18 @@ public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// One name the deleter removed (or, in a dry run, would remove).
-public struct DeletionEntry: Sendable, Equatable {
+package struct DeletionEntry: Sendable, Equatable {
     /// Relative to ROOT, as raw bytes.
-    public var path: [UInt8]
-    public var identity: FileIdentity
-    public var kind: FileStatus.Kind
+    package var path: [UInt8]
+    package var identity: FileIdentity
+    package var kind: FileStatus.Kind
     /// The inode's allocated bytes (`st_blocks × 512`) when it was checked.
-    public var allocatedBytes: UInt64
-    public var linkCount: UInt64
+    package var allocatedBytes: UInt64
+    package var linkCount: UInt64
 
-    public init(path: [UInt8], identity: FileIdentity, kind: FileStatus.Kind, allocatedBytes: UInt64, linkCount: UInt64)
-    {
+    package init(
+        path: [UInt8], identity: FileIdentity, kind: FileStatus.Kind, allocatedBytes: UInt64, linkCount: UInt64
+    ) {
         self.path = path
         self.identity = identity
         self.kind = kind
@@ -60,32 +61,32 @@ public struct DeletionEntry: Sendable, Equatable {
 }
 
 /// A name inside a directory tree that was kept, and why.
-public struct KeptEntry: Sendable, Equatable {
-    public var path: [UInt8]
-    public var reason: SkipReason
+package struct KeptEntry: Sendable, Equatable {
+    package var path: [UInt8]
+    package var reason: SkipReason
 
-    public init(path: [UInt8], reason: SkipReason) {
+    package init(path: [UInt8], reason: SkipReason) {
         self.path = path
         self.reason = reason
     }
 }
 
 /// What one call removed: every name, bottom-up, and the bytes the file system got back.
-public struct Removal: Sendable, Equatable {
-    public var entries: [DeletionEntry] = []
+package struct Removal: Sendable, Equatable {
+    package var entries: [DeletionEntry] = []
     /// Allocated bytes of the inodes whose last name went (a hard-linked inode frees its
     /// blocks only with its last name; directories always free theirs).
-    public var freedBytes: UInt64 = 0
+    package var freedBytes: UInt64 = 0
     /// Names inside a directory tree that were left, with the reason.
-    public var kept: [KeptEntry] = []
+    package var kept: [KeptEntry] = []
     /// Nothing was removed: this is what a real run would have removed.
-    public var dryRun: Bool
+    package var dryRun: Bool
 
-    public init(dryRun: Bool) { self.dryRun = dryRun }
+    package init(dryRun: Bool) { self.dryRun = dryRun }
 }
 
 /// The outcome of ``Deleter/remove(_:expecting:journal:)``.
-public enum DeletionOutcome: Sendable, Equatable {
+package enum DeletionOutcome: Sendable, Equatable {
     case removed(Removal)
     case skipped(SkipReason)
     case failed(Errno)

@@ -3,18 +3,18 @@ import QuotaWatchCore
 
 /// An append-only file whose records are on disk when a synced ``append(_:synced:)`` returns: the audit
 /// log's storage. One owner at a time; it does no locking of its own.
-public final class DurableAppendFile {
-    public let path: [UInt8]
+package final class DurableAppendFile {
+    package let path: [UInt8]
     private var descriptor: FileDescriptor?
     /// The file's length as this process has written it.
-    public private(set) var size: UInt64
+    package private(set) var size: UInt64
     /// A failed append may have left part of a record; the next one starts on a new line.
     private var lineMayBeOpen = false
 
     /// Opens (creating, mode 0600) `path` for appending.
     ///
     /// The corresponding C function is `openat` with `O_APPEND | O_CREAT`.
-    public init(path: [UInt8]) throws(Errno) {
+    package init(path: [UInt8]) throws(Errno) {
         self.path = path
         let opened = try Self.open(path)
         descriptor = opened
@@ -53,7 +53,7 @@ public final class DurableAppendFile {
     /// before that only leaves an intent for recovery to resolve.
     ///
     /// The corresponding C functions are `write` and `fdatasync`.
-    public func append(_ record: [UInt8], synced: Bool = true) throws(Errno) {
+    package func append(_ record: [UInt8], synced: Bool = true) throws(Errno) {
         guard let descriptor else { throw Errno.badFileDescriptor }
         let bytes = lineMayBeOpen ? [UInt8(ascii: "\n")] + record : record
         do {
@@ -73,7 +73,7 @@ public final class DurableAppendFile {
     /// earlier rotation that kept more), and starts an empty `path`.
     ///
     /// The corresponding C functions are `renameat` and `unlinkat`.
-    public func rotate(keep: Int) throws(Errno) {
+    package func rotate(keep: Int) throws(Errno) {
         descriptor?.close()
         descriptor = nil
         if keep > 0 {

@@ -3,7 +3,7 @@ extension Errno {
     /// ("Permission denied") sends the reader to the file, where the cause is most often its
     /// directory: unlink and rmdir need write and search permission on the directory, not on
     /// the file.
-    public var removalFailure: String {
+    package var removalFailure: String {
         switch self {
         case .permissionDenied:
             "\(self): its directory is not writable by this user, or a directory above it is not searchable"

@@ -1,7 +1,7 @@
 import QuotaWatchCore
 
 /// Why a name was left alone. Every reason names what was found, so a report can say so.
-public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
     /// The protection predicate (protect globs, `protect: true` rules, `Documents/`) said no.
     case protected
     /// The path is ROOT itself, which is never deleted.
@@ -43,7 +43,7 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
     /// Inside a directory tree: this directory lies deeper than the deleter descends.
     case tooDeep([UInt8])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .protected: "protected"
         case .root: "it is ROOT itself"
@@ -75,7 +75,7 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A short stable name for logs and JSON.
-    public var code: String {
+    package var code: String {
         switch self {
         case .protected: "protected"
         case .root: "root"

@@ -46,3 +46,21 @@ struct InheritedFaults: Sendable {
         @inline(__always) func run(_ body: () -> Void) { body() }
     #endif
 }
+
+/// Where a test's faults cannot follow. Every thread QuotaWatch starts is a
+/// ``JoinableThread``, which carries the armed plan over; work handed to Swift's concurrency
+/// pool is not (a plan is armed per thread, and a task hops between the pool's threads).
+package enum FaultReach {
+    /// Stops the process, naming `work`, when a plan is armed on the calling thread: `work`
+    /// is about to run on the concurrency pool, where none of the plan's faults would be
+    /// injected, and a test relying on them would pass without testing anything. Nothing in
+    /// a build without fault injection.
+    @inline(__always)
+    package static func leavingPlan(for work: StaticString) {
+        #if QUOTAWATCH_FAULT_INJECTION
+            if FaultPlan.current != nil {
+                preconditionFailure("a fault plan is armed on this thread, and \(work) runs where no plan reaches")
+            }
+        #endif
+    }
+}

@@ -13,18 +13,18 @@
     ///     let faults = FaultPlan()
     ///     faults.fail(.fdatasync, with: .noSpace)
     ///     let report = faults.arm { try ManualClean.runLocally(…) }
-    public final class FaultPlan: Sendable {
+    package final class FaultPlan: Sendable {
         /// One call as the chokepoint saw it.
-        public struct Call: Sendable, Hashable, CustomStringConvertible {
-            public var call: SystemCall
+        package struct Call: Sendable, Hashable, CustomStringConvertible {
+            package var call: SystemCall
             /// The path argument, for calls that take one.
-            public var path: [UInt8]?
+            package var path: [UInt8]?
             /// The descriptor argument, for calls on one descriptor (`read`, `fdatasync`).
-            public var descriptor: CInt?
+            package var descriptor: CInt?
             /// The error the plan made it fail with; nil when it went to the kernel.
-            public var injected: Errno?
+            package var injected: Errno?
 
-            public var description: String {
+            package var description: String {
                 let path = self.path.map { " '\(String(decoding: $0, as: UTF8.self))'" } ?? ""
                 return "\(call.rawValue)\(path)" + (injected.map { " -> injected \($0.rawValue)" } ?? "")
             }
@@ -60,13 +60,13 @@
 
         private let state = Mutex(State())
 
-        public init() {}
+        package init() {}
 
         /// Makes `call` fail with `error`: every time (`times` nil) or for the next `times`
         /// calls that match, after letting `skipping` matching calls through. `path` matches a
         /// call whose path is exactly that or ends in "/" and that (a name, or a path's tail);
         /// `descriptor`, one on that descriptor. Later rules add to earlier ones.
-        public func fail(
+        package func fail(
             _ call: SystemCall, with error: Errno, times: Int? = nil, skipping: Int = 0, path: String? = nil,
             descriptor: CInt? = nil
         ) {
@@ -77,17 +77,17 @@
         }
 
         /// Lets every call through again (the trace is kept).
-        public func clear() { state.withLock { $0.rules.removeAll() } }
+        package func clear() { state.withLock { $0.rules.removeAll() } }
 
         /// Every call made on a thread where the plan was armed, in order.
-        public var trace: [Call] { state.withLock { $0.trace } }
+        package var trace: [Call] { state.withLock { $0.trace } }
 
         /// The traced calls of one kind.
-        public func calls(_ call: SystemCall) -> [Call] { trace.filter { $0.call == call } }
+        package func calls(_ call: SystemCall) -> [Call] { trace.filter { $0.call == call } }
 
         /// Runs `body` with the plan armed on this thread (and on every ``JoinableThread``
         /// started from it meanwhile), restoring whatever was armed before.
-        public func arm<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        package func arm<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
             let previous = unsafe pthread_getspecific(planKey)
             unsafe pthread_setspecific(planKey, Unmanaged.passRetained(self).toOpaque())
             defer {

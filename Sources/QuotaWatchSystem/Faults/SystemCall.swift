@@ -1,6 +1,6 @@
 /// The calls of the chokepoint (Syscalls.swift), one case per `system_*` wrapper (the two
 /// `pipe2` wrappers share `.pipe2`): what a ``FaultPlan`` fails and what its trace records.
-public enum SystemCall: String, Sendable, Hashable, CaseIterable {
+package enum SystemCall: String, Sendable, Hashable, CaseIterable {
     case openat, openat2, close, fstatat, statx, getdents64, read, pread, write, readlinkat
     case isatty, getrlimit, setrlimit, mallopt, mallocTrim
     case inotifyInit1, inotifyAddWatch, inotifyRmWatch, poll, pipe2, eventfd
@@ -9,4 +9,5 @@ public enum SystemCall: String, Sendable, Hashable, CaseIterable {
     case socket, bind, listen, connect, accept4, send, recv, shutdown, setsockopt, getsockopt, getsockname
     case inetPton
     case spawn, pidfdOpen, kill, waitpid, waitid, kcmp
+    case fanotifyInit, fanotifyMark, nameToHandleAt, openByHandleAt, fstatfs
 }

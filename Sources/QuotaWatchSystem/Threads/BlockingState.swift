@@ -16,7 +16,7 @@ import Synchronization
 /// The generic members are `@inlinable`: called from another module they would otherwise run
 /// unspecialized, looking up the metadata of their generic types at every call (3 % of a crawl
 /// of 20 000 directories went to those lookups).
-public final class BlockingState<State>: Sendable {
+package final class BlockingState<State>: Sendable {
     @usableFromInline
     struct Waiter: Sendable {
         @usableFromInline var number: UInt64
@@ -42,19 +42,19 @@ public final class BlockingState<State>: Sendable {
     @usableFromInline
     let guarded: Mutex<Guarded>
 
-    public init(_ state: sending State) {
+    package init(_ state: sending State) {
         guarded = Mutex(Guarded(state: state))
     }
 
     /// Reads or changes the state; wakes nobody.
     @inlinable
-    public func withLock<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
+    package func withLock<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
         guarded.withLock { body(&$0.state) }
     }
 
     /// Changes the state, then wakes every waiter to look at it again.
     @inlinable
-    public func withLockWakingWaiters<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
+    package func withLockWakingWaiters<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
         let (result, woken) = guarded.withLock { guarded in
             (body(&guarded.state), Self.takeWaiters(&guarded))
         }
@@ -64,14 +64,14 @@ public final class BlockingState<State>: Sendable {
 
     /// Wakes every waiter to look at the state again.
     @inlinable
-    public func wakeWaiters() {
+    package func wakeWaiters() {
         for waiter in guarded.withLock({ Self.takeWaiters(&$0) }) { waiter.wake.signal() }
     }
 
     /// Runs `body` under the lock until it returns a value, blocking in between until woken;
     /// nil once `deadline` has passed with `body` still returning nil (it runs once more then).
     @inlinable
-    public func wait<Result: Sendable>(
+    package func wait<Result: Sendable>(
         until deadline: ContinuousClock.Instant? = nil, _ body: (inout State) -> Result?
     ) -> Result? {
         var blocked: UInt64?
@@ -106,7 +106,7 @@ public final class BlockingState<State>: Sendable {
     /// Blocks until `condition` holds (true) or `deadline` has passed (false).
     @inlinable
     @discardableResult
-    public func waitUntil(deadline: ContinuousClock.Instant? = nil, _ condition: (inout State) -> Bool) -> Bool {
+    package func waitUntil(deadline: ContinuousClock.Instant? = nil, _ condition: (inout State) -> Bool) -> Bool {
         wait(until: deadline) { condition(&$0) ? true : nil } ?? false
     }
 

@@ -6,12 +6,12 @@ import Synchronization
 /// thread QuotaWatch starts is one of these, so that when `run` ends nothing it started is
 /// still running, and so that a test's armed ``FaultPlan`` (in a build with fault injection)
 /// reaches the threads started under it.
-public final class JoinableThread: Sendable {
+package final class JoinableThread: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let done = Atomic<Bool>(false)
 
     /// Starts `body` on a new thread named `name` (as `top -H` and /proc/PID/task show it).
-    public init(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
+    package init(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
         let faults = InheritedFaults()
         let thread = Thread { [self] in
             faults.run(body)
@@ -24,11 +24,11 @@ public final class JoinableThread: Sendable {
     }
 
     /// True once the body has returned: ``join()`` will not wait.
-    public var hasFinished: Bool { done.load(ordering: .acquiring) }
+    package var hasFinished: Bool { done.load(ordering: .acquiring) }
 
     /// Waits until the body has returned. Calling it again, from any thread, returns at once
     /// once the body is done.
-    public func join() {
+    package func join() {
         finished.wait()
         finished.signal()
     }

@@ -1,19 +1,19 @@
 /// A yes/no question before something that cannot be undone.
-public struct ConfirmDialog: Hashable, Sendable {
-    public enum Answer: Hashable, Sendable {
+package struct ConfirmDialog: Hashable, Sendable {
+    package enum Answer: Hashable, Sendable {
         case confirmed, cancelled
     }
 
-    public var question: String
-    public var detail: [String]
+    package var question: String
+    package var detail: [String]
 
-    public init(question: String, detail: [String] = []) {
+    package init(question: String, detail: [String] = []) {
         self.question = question
         self.detail = detail
     }
 
     /// `y` confirms; `n`, `q` and escape cancel; nil for any other key (keep asking).
-    public func answer(to key: TerminalKey) -> Answer? {
+    package func answer(to key: TerminalKey) -> Answer? {
         switch key {
         case .character("y"), .character("Y"): .confirmed
         case .character("n"), .character("N"), .character("q"), .escape: .cancelled
@@ -24,19 +24,19 @@ public struct ConfirmDialog: Hashable, Sendable {
     /// Like ``answer(to:)``, but `y` counts only when the question was drawn whole
     /// (`shownWhole`): a key pressed blind, in a window too small for the question or before
     /// it was drawn at the current size, confirms nothing.
-    public func answer(to key: TerminalKey, shownWhole: Bool) -> Answer? {
+    package func answer(to key: TerminalKey, shownWhole: Bool) -> Answer? {
         let answer = answer(to: key)
         return answer == .confirmed && !shownWhole ? nil : answer
     }
 
     /// Whether the question shows whole on a screen of `rows` by `columns`.
-    public func fits(rows: Int, columns: Int, width: DisplayWidth) -> Bool {
+    package func fits(rows: Int, columns: Int, width: DisplayWidth) -> Bool {
         overlay.fits(rows: rows, columns: columns, width: width)
     }
 
     /// What a window too small for the question shows instead of it: that it is too small, and
     /// that no key deletes until the question can be read.
-    public func tooSmallNotice(rows: Int, columns: Int, width: DisplayWidth) -> [StyledLine] {
+    package func tooSmallNotice(rows: Int, columns: Int, width: DisplayWidth) -> [StyledLine] {
         let message = [
             "window too small to show the question (\(columns)x\(rows)): nothing is done",
             "enlarge it to read it, or press n to cancel",
@@ -49,7 +49,7 @@ public struct ConfirmDialog: Hashable, Sendable {
         return lines
     }
 
-    public var overlay: Overlay {
+    package var overlay: Overlay {
         Overlay(
             title: "Confirm", lines: [StyledLine(question, .bold)] + detail.map { StyledLine($0) },
             footer: "y: yes   n / esc: no")

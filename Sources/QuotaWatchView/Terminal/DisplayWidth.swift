@@ -4,14 +4,14 @@ import QuotaWatchCore
 /// marks, 1 otherwise. The terminal toolkit hands layouts the C library's `wcwidth` so they
 /// agree with what the terminal draws; ``builtIn`` is a pure table close to it, for tests and
 /// for code that runs without a terminal.
-public struct DisplayWidth: Sendable {
+package struct DisplayWidth: Sendable {
     /// Columns of one scalar; negative for one that cannot be shown (a control character).
-    public let scalarWidth: @Sendable (Unicode.Scalar) -> Int
+    package let scalarWidth: @Sendable (Unicode.Scalar) -> Int
 
-    public init(scalarWidth: @escaping @Sendable (Unicode.Scalar) -> Int) { self.scalarWidth = scalarWidth }
+    package init(scalarWidth: @escaping @Sendable (Unicode.Scalar) -> Int) { self.scalarWidth = scalarWidth }
 
     /// Columns of `text` once ``printable(_:)`` has replaced what cannot be shown.
-    public func columns(_ text: String) -> Int {
+    package func columns(_ text: String) -> Int {
         var total = 0
         for scalar in text.unicodeScalars { total += max(0, scalarWidth(scalar)) }
         return total
@@ -21,7 +21,7 @@ public struct DisplayWidth: Sendable {
     /// scalar the table says cannot be shown written as its UTF-8 bytes in `\xNN` form, as every
     /// human output writes them, so a name holding a newline, an escape sequence or a
     /// direction override cannot move the cursor or break the layout.
-    public func printable(_ text: String) -> String {
+    package func printable(_ text: String) -> String {
         let shown = HumanText.escaped(text)
         guard shown.unicodeScalars.contains(where: { scalarWidth($0) < 0 }) else { return shown }
         var output = ""
@@ -39,7 +39,7 @@ public struct DisplayWidth: Sendable {
 
     /// The longest prefix of `text` that fits in `columns`, with `…` at the end when something
     /// was cut; never splits a wide character across the edge (a gap is padded with a space).
-    public func truncated(_ text: String, to columns: Int) -> String {
+    package func truncated(_ text: String, to columns: Int) -> String {
         guard columns > 0 else { return "" }
         if self.columns(text) <= columns { return text }
         var output = ""
@@ -57,7 +57,7 @@ public struct DisplayWidth: Sendable {
 
     /// The end of `text` that fits in `columns`, with `…` in front when something was cut:
     /// for paths, whose last components say most.
-    public func truncatedFront(_ text: String, to columns: Int) -> String {
+    package func truncatedFront(_ text: String, to columns: Int) -> String {
         guard columns > 0 else { return "" }
         if self.columns(text) <= columns { return text }
         var kept: [Unicode.Scalar] = []
@@ -75,14 +75,14 @@ public struct DisplayWidth: Sendable {
     }
 
     /// `text` truncated or padded with spaces to exactly `columns`.
-    public func padded(_ text: String, to columns: Int, alignRight: Bool = false) -> String {
+    package func padded(_ text: String, to columns: Int, alignRight: Bool = false) -> String {
         let cut = truncated(text, to: columns)
         let gap = String(repeating: " ", count: max(0, columns - self.columns(cut)))
         return alignRight ? gap + cut : cut + gap
     }
 
     /// A pure approximation of glibc's `wcwidth` for the ranges names and emoji use.
-    public static let builtIn = DisplayWidth { scalar in
+    package static let builtIn = DisplayWidth { scalar in
         let value = scalar.value
         if value < 0x20 || (0x7f..<0xa0).contains(value) { return -1 }
         if zeroWidth.contains(where: { $0.contains(value) }) { return 0 }

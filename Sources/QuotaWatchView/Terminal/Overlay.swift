@@ -1,17 +1,17 @@
 /// A framed box drawn over the middle of a screen: the help screen, a confirmation.
-public struct Overlay: Hashable, Sendable {
-    public var title: String
-    public var lines: [StyledLine]
-    public var footer: String
+package struct Overlay: Hashable, Sendable {
+    package var title: String
+    package var lines: [StyledLine]
+    package var footer: String
 
-    public init(title: String, lines: [StyledLine], footer: String) {
+    package init(title: String, lines: [StyledLine], footer: String) {
         self.title = title
         self.lines = lines
         self.footer = footer
     }
 
     /// A help screen: one line per key, the keys in bold and aligned.
-    public static func help(title: String, keys: [(key: String, action: String)], footer: String) -> Overlay {
+    package static func help(title: String, keys: [(key: String, action: String)], footer: String) -> Overlay {
         let keyColumns = keys.map(\.key.count).max() ?? 0
         let lines = keys.map { entry in
             StyledLine([
@@ -24,7 +24,7 @@ public struct Overlay: Hashable, Sendable {
 
     /// Whether the box shows whole on a screen of `rows` by `columns`: every line, none cut.
     /// A question the user is asked to answer counts as asked only then.
-    public func fits(rows: Int, columns: Int, width: DisplayWidth) -> Bool {
+    package func fits(rows: Int, columns: Int, width: DisplayWidth) -> Bool {
         rows >= lines.count + 4 && columns >= contentColumns(width) + 4
     }
 
@@ -33,7 +33,7 @@ public struct Overlay: Hashable, Sendable {
     }
 
     /// `screen` (`rows` lines of `columns`) with the box drawn over its middle, cut to fit.
-    public func drawn(
+    package func drawn(
         over screen: [StyledLine], rows: Int, columns: Int, width: DisplayWidth
     ) -> [StyledLine] {
         var result = screen + Array(repeating: StyledLine.blank, count: max(0, rows - screen.count))

@@ -1,21 +1,21 @@
 import QuotaWatchCore
 
 /// The eight colours every colour terminal has; what they look like is the terminal's choice.
-public enum TerminalColor: Int16, Sendable, CaseIterable {
+package enum TerminalColor: Int16, Sendable, CaseIterable {
     case black = 0
     case red, green, yellow, blue, magenta, cyan, white
 }
 
 /// How a run of text looks. nil colours are the terminal's own (its default foreground and
 /// background), so the view respects light and dark themes.
-public struct TextStyle: Hashable, Sendable {
-    public var foreground: TerminalColor?
-    public var background: TerminalColor?
-    public var bold: Bool
-    public var reverse: Bool
-    public var dim: Bool
+package struct TextStyle: Hashable, Sendable {
+    package var foreground: TerminalColor?
+    package var background: TerminalColor?
+    package var bold: Bool
+    package var reverse: Bool
+    package var dim: Bool
 
-    public init(
+    package init(
         foreground: TerminalColor? = nil, background: TerminalColor? = nil, bold: Bool = false, reverse: Bool = false,
         dim: Bool = false
     ) {
@@ -26,20 +26,20 @@ public struct TextStyle: Hashable, Sendable {
         self.dim = dim
     }
 
-    public static let plain = TextStyle()
-    public static let bold = TextStyle(bold: true)
-    public static let dim = TextStyle(dim: true)
-    public static let reverse = TextStyle(reverse: true)
+    package static let plain = TextStyle()
+    package static let bold = TextStyle(bold: true)
+    package static let dim = TextStyle(dim: true)
+    package static let reverse = TextStyle(reverse: true)
 }
 
 /// A run of text in one style. Its text never holds a character a terminal would act on:
 /// whatever a layout hands in is escaped (``HumanText/escaped(_:)``) as every human output
 /// escapes names, so no name can reach the screen raw.
-public struct StyledSpan: Hashable, Sendable {
-    public private(set) var text: String
-    public var style: TextStyle
+package struct StyledSpan: Hashable, Sendable {
+    package private(set) var text: String
+    package var style: TextStyle
 
-    public init(_ text: String, _ style: TextStyle = .plain) {
+    package init(_ text: String, _ style: TextStyle = .plain) {
         self.text = HumanText.escaped(text)
         self.style = style
     }
@@ -47,23 +47,23 @@ public struct StyledSpan: Hashable, Sendable {
 
 /// One screen line: spans drawn left to right from column 0. What goes past the screen's
 /// width is cut by the screen; layouts cut by display width first (``DisplayWidth``).
-public struct StyledLine: Hashable, Sendable {
-    public var spans: [StyledSpan]
+package struct StyledLine: Hashable, Sendable {
+    package var spans: [StyledSpan]
 
-    public init(_ spans: [StyledSpan] = []) { self.spans = spans }
-    public init(_ text: String, _ style: TextStyle = .plain) { spans = [StyledSpan(text, style)] }
+    package init(_ spans: [StyledSpan] = []) { self.spans = spans }
+    package init(_ text: String, _ style: TextStyle = .plain) { spans = [StyledSpan(text, style)] }
 
-    public static let blank = StyledLine()
+    package static let blank = StyledLine()
 
     /// The text without styles, as a test or a pipe would see it.
-    public var text: String { spans.map(\.text).joined() }
+    package var text: String { spans.map(\.text).joined() }
 
-    public mutating func append(_ text: String, _ style: TextStyle = .plain) {
+    package mutating func append(_ text: String, _ style: TextStyle = .plain) {
         spans.append(StyledSpan(text, style))
     }
 
     /// The line cut to `columns` display columns, styles kept.
-    public func clipped(to columns: Int, width: DisplayWidth) -> StyledLine {
+    package func clipped(to columns: Int, width: DisplayWidth) -> StyledLine {
         var result = StyledLine()
         var used = 0
         for span in spans {
@@ -88,5 +88,5 @@ public struct StyledLine: Hashable, Sendable {
     }
 
     /// The line's columns.
-    public func columns(_ width: DisplayWidth) -> Int { spans.reduce(0) { $0 + width.columns($1.text) } }
+    package func columns(_ width: DisplayWidth) -> Int { spans.reduce(0) { $0 + width.columns($1.text) } }
 }

@@ -1,5 +1,5 @@
 /// A key press as a view sees it, whatever the terminal sent for it.
-public enum TerminalKey: Hashable, Sendable {
+package enum TerminalKey: Hashable, Sendable {
     case character(Character)
     case up, down, left, right
     case pageUp, pageDown, home, end

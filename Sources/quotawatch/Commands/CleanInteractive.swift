@@ -24,17 +24,15 @@ enum CleanInteractive {
         TerminationSignals.block()
         let interrupted = Atomic<Int32>(0)
         let waiter = try? TerminationSignalWaiter()
-        let finished = DispatchSemaphore(value: 0)
-        if let waiter {
-            Thread.detachNewThread {
+        let signalThread = waiter.map { waiter in
+            JoinableThread(name: "clean-signals") {
                 if let signal = waiter.wait() { interrupted.store(signal, ordering: .relaxed) }
-                finished.signal()
             }
         }
         defer {
             if let waiter {
                 waiter.stop()
-                finished.wait()
+                signalThread?.join()
                 waiter.close()
             }
         }

@@ -69,7 +69,7 @@ enum CleanNowCommand {
     static func run(_ given: Options) -> ExitStatus {
         let socket = given.address.socketPath
         let timeout = given.timeout
-        let request = ControlRequest(.clean(CleanRequest(trigger: given.trigger, dryRun: given.dryRun)))
+        let request = ControlRequest(.clean(CleanupRunRequest(trigger: given.trigger, dryRun: given.dryRun)))
         let reply: [UInt8]
         do {
             reply = try ControlClient.request(socketPath: socket, request, timeout: .seconds(timeout))
@@ -124,10 +124,10 @@ enum CleanNowCommand {
 }
 
 extension ValueGrammar where Value == String {
-    /// A manual run's trigger name, as ``CleanRequest/isValidName(_:)`` allows.
+    /// A manual run's trigger name, as ``CleanupRunRequest/isValidName(_:)`` allows.
     static var triggerName: Self {
         Self { word, _ throws(InvalidValue) in
-            guard let text = String(validating: word.bytes, as: UTF8.self), CleanRequest.isValidName(text) else {
+            guard let text = String(validating: word.bytes, as: UTF8.self), CleanupRunRequest.isValidName(text) else {
                 throw InvalidValue(
                     message: "Invalid trigger name '\(word.shown)': use 1 to 64 letters, digits, '-', '_' or '.'")
             }

@@ -5,38 +5,38 @@ import QuotaWatchPolicy
 /// (`--quota GLOB=SIZE`, `--leftover-after DURATION`, `--level-free WARNING,CRITICAL`,
 /// `--hook EVENTS=COMMAND`), which the command line's one parser reads them in, and how the
 /// values read are merged over a loaded config.
-public enum CommandLinePolicy {
+package enum CommandLinePolicy {
     /// A bad option value: which option, which value, what is wrong and what is allowed.
-    public struct OptionError: Error, Equatable, CustomStringConvertible {
-        public var option: String
-        public var value: String
-        public var reason: String
-        public var description: String {
+    package struct OptionError: Error, Equatable, CustomStringConvertible {
+        package var option: String
+        package var value: String
+        package var reason: String
+        package var description: String {
             HumanText.escaped("invalid value '\(value)' for '\(option)': \(reason)")
         }
     }
 
     /// `--level-free`'s two thresholds.
-    public struct LevelFree: Sendable, Hashable {
-        public var warning: SpaceThreshold
-        public var critical: SpaceThreshold
+    package struct LevelFree: Sendable, Hashable {
+        package var warning: SpaceThreshold
+        package var critical: SpaceThreshold
     }
 
     /// A `--hook` as given: it is named (`hook-N`) when applied, after the config's hooks.
-    public struct HookCommand: Sendable, Hashable {
+    package struct HookCommand: Sendable, Hashable {
         /// Empty for every kind.
-        public var events: Set<String>
-        public var command: [[UInt8]]
+        package var events: Set<String>
+        package var command: [[UInt8]]
     }
 
     /// The option values, each already read in its grammar.
-    public struct Overrides: Sendable, Equatable {
-        public var quotas: [QuotaRule]
-        public var leftoverAge: Duration?
-        public var levelFree: LevelFree?
-        public var hooks: [HookCommand]
+    package struct Overrides: Sendable, Equatable {
+        package var quotas: [QuotaRule]
+        package var leftoverAge: Duration?
+        package var levelFree: LevelFree?
+        package var hooks: [HookCommand]
 
-        public init(
+        package init(
             quotas: [QuotaRule] = [], leftoverAge: Duration? = nil, levelFree: LevelFree? = nil,
             hooks: [HookCommand] = []
         ) {
@@ -49,7 +49,7 @@ public enum CommandLinePolicy {
 
     /// `base` with the options applied: quotas and hooks are added after the file's, the
     /// leftover age and free-space thresholds replace the file's.
-    public static func apply(_ overrides: Overrides, over base: PolicyConfig = PolicyConfig()) -> PolicyConfig {
+    package static func apply(_ overrides: Overrides, over base: PolicyConfig = PolicyConfig()) -> PolicyConfig {
         var config = base
         config.quotas += overrides.quotas
         if let age = overrides.leftoverAge { config.leftovers.age = age }
@@ -65,7 +65,7 @@ public enum CommandLinePolicy {
     }
 
     /// A duration of at least ``ValueRanges/leftoverAge``.
-    public static func leftoverAge(_ text: String) throws(OptionError) -> Duration {
+    package static func leftoverAge(_ text: String) throws(OptionError) -> Duration {
         do {
             return try TimeSpan(parsing: text, in: ValueRanges.leftoverAge).duration
         } catch {
@@ -74,7 +74,7 @@ public enum CommandLinePolicy {
     }
 
     /// `GLOB=SIZE`, split at the last `=` (a size never holds one; a glob may).
-    public static func quota(_ word: [UInt8]) throws(OptionError) -> QuotaRule {
+    package static func quota(_ word: [UInt8]) throws(OptionError) -> QuotaRule {
         let text = HumanText.name(word)
         func fail(_ reason: String) -> OptionError { OptionError(option: "--quota", value: text, reason: reason) }
         guard let equals = word.lastIndex(of: UInt8(ascii: "=")) else {
@@ -95,7 +95,7 @@ public enum CommandLinePolicy {
     }
 
     /// `WARNING,CRITICAL`, each a size or a share: `10%,5%` or `5GB,1GB`.
-    public static func levelFree(_ text: String) throws(OptionError) -> LevelFree {
+    package static func levelFree(_ text: String) throws(OptionError) -> LevelFree {
         func fail(_ reason: String) -> OptionError { OptionError(option: "--level-free", value: text, reason: reason) }
         // Spaces after the comma are the list's, not the values'.
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimming(" ") }
@@ -115,7 +115,7 @@ public enum CommandLinePolicy {
 
     /// `EVENTS=COMMAND`: EVENTS comma-separated kinds or `all`; COMMAND split on spaces into
     /// argv (no quoting; write a script for anything more).
-    public static func hook(_ word: [UInt8]) throws(OptionError) -> HookCommand {
+    package static func hook(_ word: [UInt8]) throws(OptionError) -> HookCommand {
         let text = HumanText.name(word)
         func fail(_ reason: String) -> OptionError { OptionError(option: "--hook", value: text, reason: reason) }
         guard let equals = word.firstIndex(of: UInt8(ascii: "=")) else {

@@ -15,7 +15,8 @@ extension WatchSession {
         let socketPath = self.socketPath
         let shown = HumanText.name(path)
         feed.notice("deleting ./\(shown)…")
-        Thread.detachNewThread {
+        // Not joined: the request ends within its timeout, and the process may end first.
+        _ = JoinableThread(name: "watch-delete") {
             var selection = CleanSelection()
             selection.paths = [path]
             do {

@@ -25,10 +25,11 @@ struct WatchSession {
         let feed = self.feed
         let socketPath = self.socketPath
         feed.notice("cleanup requested…")
-        Thread.detachNewThread {
+        // Not joined: the request ends within its timeout, and the process may end first.
+        _ = JoinableThread(name: "watch-clean-now") {
             do {
                 let reply = try ControlClient.request(
-                    socketPath: socketPath, ControlRequest(.clean(CleanRequest(trigger: "manual"))),
+                    socketPath: socketPath, ControlRequest(.clean(CleanupRunRequest(trigger: "manual"))),
                     timeout: .seconds(600))
                 let summary = try? CleanupSummaryDocument.decode(reply)
                 let removed = summary?.removed ?? 0

@@ -1,10 +1,9 @@
+import QuotaWatchCleaning
 import QuotaWatchCore
 import QuotaWatchPolicy
 import QuotaWatchSystem
 import QuotaWatchTestSupport
 import Synchronization
-
-@testable import QuotaWatchCleaning
 
 /// What is on the simulated disk, as the deleter sees it, and every deletion asked of it: the
 /// removal backend of ``CleaningSimulation``. It checks what the real deleter checks that the

@@ -4,31 +4,31 @@ import QuotaWatchCore
 /// engine drains after each turn, for the policy layer to place them under its rules. The
 /// tree keeps none (``LiveTree/structureChanges`` is nil) when no rule is configured, so
 /// logging then costs one nil check.
-public struct StructureChanges: Sendable, Equatable {
+package struct StructureChanges: Sendable, Equatable {
     /// Tops of subtrees that were added (created, moved in from outside, crawled again) or
     /// renamed: each one and everything below it needs placing again.
-    public var placed: [DirectoryID] = []
+    package var placed: [DirectoryID] = []
     /// Every directory that left the tree, subtree members included. Their ids may already
     /// have been reused by the time the log is drained, so these are applied first.
-    public var removed: [DirectoryID] = []
+    package var removed: [DirectoryID] = []
     /// Files re-stat'ed in the directories listed in ``LiveTree/fileLogDirectories`` (those
     /// that may hold leftover candidates): written, renamed in, or gone.
-    public var files: [FileName] = []
+    package var files: [FileName] = []
 
     /// A name in a directory of the tree.
-    public struct FileName: Hashable, Sendable {
-        public var directory: DirectoryID
-        public var name: [UInt8]
+    package struct FileName: Hashable, Sendable {
+        package var directory: DirectoryID
+        package var name: [UInt8]
     }
 
-    public init() {}
+    package init() {}
 
-    public var isEmpty: Bool { placed.isEmpty && removed.isEmpty && files.isEmpty }
+    package var isEmpty: Bool { placed.isEmpty && removed.isEmpty && files.isEmpty }
 }
 
 extension LiveTree {
     /// Starts (or stops, with false) logging structure changes.
-    public mutating func logStructureChanges(_ enabled: Bool) {
+    package mutating func logStructureChanges(_ enabled: Bool) {
         structureChanges = enabled ? StructureChanges() : nil
     }
 
@@ -42,7 +42,7 @@ extension LiveTree {
     }
 
     /// The changes logged since the last call, leaving the log empty (and still on).
-    public mutating func drainStructureChanges() -> StructureChanges {
+    package mutating func drainStructureChanges() -> StructureChanges {
         guard let changes = structureChanges else { return StructureChanges() }
         structureChanges = StructureChanges()
         return changes

@@ -1,32 +1,32 @@
 import QuotaWatchCore
 import QuotaWatchPolicy
 
-public struct EngineOptions: Sendable {
-    public var root: [UInt8]
+package struct EngineOptions: Sendable {
+    package var root: [UInt8]
     /// The root as shown in reports: absolute, escaped.
-    public var rootDisplay: String
-    public var socketPath: [UInt8]
-    public var crawl = CrawlOptions()
+    package var rootDisplay: String
+    package var socketPath: [UInt8]
+    package var crawl = CrawlOptions()
     /// Changes to one file are stat'ed at most once per this period.
-    public var settle: Duration = .milliseconds(20)
+    package var settle: Duration = .milliseconds(20)
     /// Subtrees without a watch are re-listed this often.
-    public var pollInterval: Duration = .seconds(2)
-    public var emitsEvents = false
-    public var traces = false
+    package var pollInterval: Duration = .seconds(2)
+    package var emitsEvents = false
+    package var traces = false
     /// `--backend`: inotify watches, a fanotify filesystem mark, or fanotify where it works.
-    public var backend: BackendChoice = .inotify
+    package var backend: BackendChoice = .inotify
     /// Quotas, budgets, disk levels and forecasts (see ``PolicyMonitor``).
-    public var policy = PolicyConfig()
+    package var policy = PolicyConfig()
     /// Reads the config again on SIGHUP; nil when there is no file to read (the rules came
     /// from the command line only). A thrown error's description is reported as it is.
-    public var reloadPolicy: (@Sendable () throws -> PolicyConfig)?
+    package var reloadPolicy: (@Sendable () throws -> PolicyConfig)?
     /// Told of the engine's life, its events and, when they ask, its tree (``EngineObserver``).
-    public var observers: [any EngineObserver] = []
+    package var observers: [any EngineObserver] = []
     /// Built outside the engine, taking part in it on its thread, in the order they hear
     /// events: the alert hooks, the cleaners (``EngineParticipant``).
-    public var participants: [any EngineParticipant] = []
+    package var participants: [any EngineParticipant] = []
 
-    public init(root: [UInt8], rootDisplay: String, socketPath: [UInt8]) {
+    package init(root: [UInt8], rootDisplay: String, socketPath: [UInt8]) {
         self.root = root
         self.rootDisplay = rootDisplay
         self.socketPath = socketPath
@@ -34,7 +34,7 @@ public struct EngineOptions: Sendable {
 }
 
 /// Why `quotawatch run` stopped.
-public enum EngineExit: Sendable, Equatable {
+package enum EngineExit: Sendable, Equatable {
     case signal(Int32)
     /// ``LiveEngine/stop()`` asked it to.
     case stopped

@@ -4,16 +4,16 @@ import QuotaWatchSystem
 /// ``LiveFileSystem`` on the real kernel: stats relative to directory descriptors, crawls
 /// with each directory watched by the ``ChangeBackend`` before it is listed, and a small cache
 /// of open directory descriptors.
-public struct KernelFileSystem: LiveFileSystem {
-    public let root: FileDescriptor
-    public let backend: any ChangeBackend
+package struct KernelFileSystem: LiveFileSystem {
+    package let root: FileDescriptor
+    package let backend: any ChangeBackend
     var handles: DirectoryHandles
     private let scanner: TreeScanner
     private let options: CrawlOptions
 
     /// `root` stays owned by the caller. Incremental crawls run on the engine thread alone
     /// (one worker): a new directory is usually small, and a thread hand-off would cost more.
-    public init(root: FileDescriptor, backend: any ChangeBackend, options: CrawlOptions) {
+    package init(root: FileDescriptor, backend: any ChangeBackend, options: CrawlOptions) {
         self.root = root
         self.backend = backend
         self.options = options
@@ -23,7 +23,7 @@ public struct KernelFileSystem: LiveFileSystem {
         scanner = TreeScanner(options: incremental)
     }
 
-    public mutating func status(of name: [UInt8], in directory: DirectoryID, tree: TallyTree) -> Lookup {
+    package mutating func status(of name: [UInt8], in directory: DirectoryID, tree: TallyTree) -> Lookup {
         do {
             return try handles.withDescriptor(for: directory, in: tree) { Self.lookUp(name, in: $0) }
         } catch .permissionDenied {
@@ -48,7 +48,7 @@ public struct KernelFileSystem: LiveFileSystem {
     }
 
     /// Stat'ed through its parent, which works for a directory that may not be read.
-    public mutating func status(of directory: DirectoryID, tree: TallyTree) -> Lookup {
+    package mutating func status(of directory: DirectoryID, tree: TallyTree) -> Lookup {
         guard let parent = tree.parent(of: directory) else {
             guard let status = try? root.status() else { return .missing }
             return .found(status)
@@ -61,7 +61,7 @@ public struct KernelFileSystem: LiveFileSystem {
         return lookup
     }
 
-    public mutating func readability(of directory: DirectoryID, tree: TallyTree) -> Readability {
+    package mutating func readability(of directory: DirectoryID, tree: TallyTree) -> Readability {
         // A descriptor opened earlier keeps working after a chmod, so ask afresh.
         let fresh: FileDescriptor
         do {
@@ -80,7 +80,7 @@ public struct KernelFileSystem: LiveFileSystem {
         return Crawler.maySearch(fresh) ? .readable : .unreadable
     }
 
-    public mutating func crawl(_ directory: DirectoryID, tree: inout TallyTree) -> CrawlReport {
+    package mutating func crawl(_ directory: DirectoryID, tree: inout TallyTree) -> CrawlReport {
         let fresh: FileDescriptor
         do {
             fresh = try openReleasingCache(directory, tree: tree)
@@ -132,24 +132,24 @@ public struct KernelFileSystem: LiveFileSystem {
         return Int(min(256, max(2, limit / 8)))
     }
 
-    public mutating func removeWatch(_ watch: Int32) { backend.unwatch(watch) }
+    package mutating func removeWatch(_ watch: Int32) { backend.unwatch(watch) }
 
-    public mutating func watchOpens(in directory: DirectoryID, tree: TallyTree) -> Bool {
+    package mutating func watchOpens(in directory: DirectoryID, tree: TallyTree) -> Bool {
         let key = tree.watch(of: directory)
         guard key >= 0 else { return false }
         let backend = self.backend
         return (try? handles.withDescriptor(for: directory, in: tree) { backend.watchOpens($0, key: key) }) == true
     }
 
-    public mutating func forget(_ directory: DirectoryID) { handles.forget(directory) }
+    package mutating func forget(_ directory: DirectoryID) { handles.forget(directory) }
 
-    public mutating func crawlRoot() -> (TallyTree, CrawlReport)? {
+    package mutating func crawlRoot() -> (TallyTree, CrawlReport)? {
         handles.forgetAll()
         return try? crawlWhole(progress: nil)
     }
 
     /// The first crawl at start-up, with the same watches.
-    public func crawlInitial(progress: ((CrawlProgress) -> Void)?) throws(RootError) -> (TallyTree, CrawlReport) {
+    package func crawlInitial(progress: ((CrawlProgress) -> Void)?) throws(RootError) -> (TallyTree, CrawlReport) {
         do {
             return try crawlWhole(progress: progress)
         } catch {
@@ -181,7 +181,7 @@ public struct KernelFileSystem: LiveFileSystem {
     /// Watches the root's parent for the deletion or renaming of `rootName`, if that name in
     /// the parent is the root (not so when the root was given through a symlink). Nil when
     /// there is no such parent to watch, as for `/`.
-    public func watchRootParent(rootName: [UInt8], rootStatus: FileStatus) -> Int32? {
+    package func watchRootParent(rootName: [UInt8], rootStatus: FileStatus) -> Int32? {
         guard !rootName.isEmpty, rootName != [UInt8(ascii: ".")], rootName != [UInt8(ascii: "."), UInt8(ascii: ".")],
             let parent = try? root.openDirectory([UInt8(ascii: "."), UInt8(ascii: ".")])
         else { return nil }

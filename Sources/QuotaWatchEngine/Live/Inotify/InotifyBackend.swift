@@ -2,18 +2,18 @@ import QuotaWatchCore
 import QuotaWatchSystem
 
 /// ``ChangeBackend`` on inotify: a watch per directory, its descriptor the directory's key,
-/// read by an ``InotifyReader`` thread that turns each event into a ``FileSystemChange``.
-public final class InotifyBackend: ChangeBackend {
+/// read by an ``KernelEventReader`` thread that turns each event into a ``FileSystemChange``.
+package final class InotifyBackend: ChangeBackend {
     private let inotify: InotifyDescriptor
-    private let reader: InotifyReader
+    private let reader: KernelEventReader
 
     /// Takes `inotify` over: ``stop()`` closes it, which also drops every watch.
-    public init(inotify: InotifyDescriptor) throws(Errno) {
+    package init(inotify: InotifyDescriptor) throws(Errno) {
         self.inotify = inotify
-        reader = try InotifyReader(inotify: inotify)
+        reader = try KernelEventReader(inotify: inotify)
     }
 
-    public func watch(_ directory: FileDescriptor) -> Int32 {
+    package func watch(_ directory: FileDescriptor) -> Int32 {
         do throws(Errno) {
             return try inotify.addWatch(directory, mask: .quotaWatch)
         } catch .noSpace {
@@ -26,21 +26,21 @@ public final class InotifyBackend: ChangeBackend {
     }
 
     /// inotify hands back the watch an inode already has, with the mask replaced.
-    public func watchOpens(_ directory: FileDescriptor, key: Int32) -> Bool {
+    package func watchOpens(_ directory: FileDescriptor, key: Int32) -> Bool {
         (try? inotify.addWatch(directory, mask: [.quotaWatch, .open])) == key
     }
 
-    public func watchRemovals(in parent: FileDescriptor) -> Int32? {
+    package func watchRemovals(in parent: FileDescriptor) -> Int32? {
         try? inotify.addWatch(parent, mask: [.delete, .movedFrom, .onlyDirectory, .excludeUnlinked])
     }
 
-    public func unwatch(_ key: Int32) { inotify.removeWatch(key) }
+    package func unwatch(_ key: Int32) { inotify.removeWatch(key) }
 
-    public func start(
+    package func start(
         changes: @escaping @Sendable ([FileSystemChange]) -> Void, failed: @escaping @Sendable (Errno) -> Void
     ) {
         reader.start(changes: changes, failed: failed)
     }
 
-    public func stop() { reader.stop() }
+    package func stop() { reader.stop() }
 }

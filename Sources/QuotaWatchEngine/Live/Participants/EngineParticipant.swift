@@ -42,7 +42,7 @@ import QuotaWatchSystem
 ///
 /// What a participant may keep: values (paths, ids it re-checks against the tree each turn,
 /// since directory ids are reused after ``forgetting(_:_:)``), never a reference into the tree.
-public protocol EngineParticipant: AnyObject, Sendable {
+package protocol EngineParticipant: AnyObject, Sendable {
     /// Starts it, after the policy layer has placed the first crawl. Returns why it cannot
     /// start, which stops the engine.
     func start(_ start: ParticipantStart) -> EngineFailure?
@@ -99,57 +99,57 @@ public protocol EngineParticipant: AnyObject, Sendable {
 }
 
 /// What a participant is given when it starts.
-public struct ParticipantStart {
+package struct ParticipantStart {
     /// Hands a message to the engine thread, which gives it back to
     /// ``EngineParticipant/received(_:_:)``.
-    public let post: @Sendable (any Sendable) -> Void
+    package let post: @Sendable (any Sendable) -> Void
     /// ROOT's descriptor, open for the whole run.
-    public let root: FileDescriptor
+    package let root: FileDescriptor
     /// The config the policy layer placed.
-    public let config: PolicyConfig
+    package let config: PolicyConfig
     /// Programs registered as cleaners on the control socket.
-    public let registeredCleaners: RegisteredCleaners
+    package let registeredCleaners: RegisteredCleaners
     /// The engine clock's reading.
-    public let now: UInt64
+    package let now: UInt64
 }
 
 /// Where a participant's events leave the engine.
-public struct ParticipantOutput {
-    public let publish: (PolicyEvent) -> Void
-    public let emit: (EngineEvent) -> Void
+package struct ParticipantOutput {
+    package let publish: (PolicyEvent) -> Void
+    package let emit: (EngineEvent) -> Void
     /// The engine clock's reading.
-    public let now: UInt64
+    package let now: UInt64
 }
 
 /// A control request handed to the participants, with what answering it may read.
-public struct ParticipantRequest {
-    public let command: ControlCommand
-    public let reply: ControlReply
+package struct ParticipantRequest {
+    package let command: ControlCommand
+    package let reply: ControlReply
     /// The policy layer, as it stands.
-    public let monitor: PolicyMonitor?
+    package let monitor: PolicyMonitor?
     /// The engine's counters, for a reply that shows them.
-    public let counters: EngineReport
+    package let counters: EngineReport
 }
 
 extension EngineParticipant {
-    public var nextDeadline: UInt64? { nil }
-    public func turn(now: UInt64) {}
-    public func changes(_ batch: [FileSystemChange], in live: LiveTree<KernelFileSystem>) -> [FileSystemChange] {
+    package var nextDeadline: UInt64? { nil }
+    package func turn(now: UInt64) {}
+    package func changes(_ batch: [FileSystemChange], in live: LiveTree<KernelFileSystem>) -> [FileSystemChange] {
         batch
     }
-    public func endTurn(
+    package func endTurn(
         _ live: inout LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor?, now: UInt64
     )
         -> Bool
     { false }
-    public func forgetting(_ removed: [DirectoryID], _ monitor: inout PolicyMonitor) -> [PolicyEvent] { [] }
-    public func evaluated(
+    package func forgetting(_ removed: [DirectoryID], _ monitor: inout PolicyMonitor) -> [PolicyEvent] { [] }
+    package func evaluated(
         _ live: inout LiveTree<KernelFileSystem>, _ monitor: inout PolicyMonitor,
         changed: [StructureChanges.FileName], now: UInt64
     ) -> [PolicyEvent] { [] }
-    public func answer(_ request: ParticipantRequest, _ live: inout LiveTree<KernelFileSystem>) -> Bool { false }
-    public func published(_ event: PolicyEvent) {}
-    public func received(_ message: any Sendable, _ output: ParticipantOutput) {}
-    public func reloaded(_ config: PolicyConfig) {}
-    public func standing(_ events: [PolicyEvent]) {}
+    package func answer(_ request: ParticipantRequest, _ live: inout LiveTree<KernelFileSystem>) -> Bool { false }
+    package func published(_ event: PolicyEvent) {}
+    package func received(_ message: any Sendable, _ output: ParticipantOutput) {}
+    package func reloaded(_ config: PolicyConfig) {}
+    package func standing(_ events: [PolicyEvent]) {}
 }

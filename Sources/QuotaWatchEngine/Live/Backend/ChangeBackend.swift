@@ -2,7 +2,7 @@ import QuotaWatchCore
 import QuotaWatchSystem
 
 /// A kernel interface that reports what changes in the tree: the one protocol a backend
-/// implements to plug into the engine (``InotifyBackend`` today; fanotify next).
+/// implements to plug into the engine (``InotifyBackend`` and ``FanotifyBackend``).
 ///
 /// The engine asks a backend for two things only. While crawling, it hands over each
 /// directory's open descriptor just before listing it and keeps the key it gets back in the
@@ -19,7 +19,7 @@ import QuotaWatchSystem
 ///   ``ChangeKind/movedFrom`` and a ``ChangeKind/movedTo`` with one cookie (the `movedTo`
 ///   within `LiveTree.moveWindow` of its `movedFrom`), and lost changes as one
 ///   ``FileSystemChange/overflow``.
-public protocol ChangeBackend: AnyObject, Sendable {
+package protocol ChangeBackend: AnyObject, Sendable {
     /// Starts reporting changes in `directory`, an open descriptor of a directory about to be
     /// listed (before the listing, so that nothing created meanwhile is missed). Returns the
     /// key its changes will carry, or a ``WatchOutcome`` code: ``WatchOutcome/limitReached``

@@ -22,34 +22,19 @@ struct KernelEventBatch {
 
 /// A file changed through a name the changes do not carry (fanotify reports a write through
 /// a hard link outside the root, or a link count change, by the file's handle).
-public struct ChangedFile: Sendable, Hashable {
-    public var device: UInt64
-    public var inode: UInt64
+package struct ChangedFile: Sendable, Hashable {
+    package var device: UInt64
+    package var inode: UInt64
 }
 
-/// The one place an inotify event becomes a change.
-struct InotifyEventSource: KernelEventSource {
-    let inotify: InotifyDescriptor
-    var descriptor: FileDescriptor { inotify.descriptor }
-
-    func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> Bool {
-        var events: [InotifyEvent] = []
-        guard try inotify.readEvents(buffer: &buffer, into: &events) else { return false }
-        batch.changes += events.map(FileSystemChange.init)
-        return true
-    }
-
-    func close() { inotify.close() }
-}
-
-/// ``InotifyBackend``'s reader (and ``FanotifyBackend``'s, on another source): a thread that does nothing but drain the kernel's inotify
-/// queue, handing each batch on as ``FileSystemChange``s (the one place an inotify event
-/// becomes a change), so the queue never overflows while the engine is busy (a stalled reader overflows the
-/// default 16 384-event queue after about 5 500 new files).
+/// Both backends' reader: a thread that does nothing but drain the kernel's queue (an inotify
+/// descriptor, or a fanotify group), handing each batch on as ``FileSystemChange``s made by
+/// its ``KernelEventSource``, so the queue never overflows while the engine is busy (a stalled
+/// reader overflows inotify's default 16 384-event queue after about 5 500 new files).
 ///
-/// The reader owns the inotify descriptor from ``start(changes:failed:)`` on: ``stop()`` joins
-/// the thread and closes it, which also drops every watch.
-final class InotifyReader: Sendable {
+/// The reader owns its source's descriptor from ``start(changes:failed:)`` on: ``stop()`` joins
+/// the thread and closes it, which also drops every watch or mark.
+final class KernelEventReader: Sendable {
     private let source: any KernelEventSource
     private let wakeup: WakeupEvent
     private let thread = Mutex<JoinableThread?>(nil)
@@ -62,7 +47,7 @@ final class InotifyReader: Sendable {
 
     /// `holdMilliseconds` bounds how long files changed outside the tree wait for a change to
     /// travel with (tests lengthen it to see the hold without a clock).
-    init(source: any KernelEventSource, holdMilliseconds: Int32 = InotifyReader.holdMilliseconds) throws(Errno) {
+    init(source: any KernelEventSource, holdMilliseconds: Int32 = KernelEventReader.holdMilliseconds) throws(Errno) {
         self.source = source
         self.holdMilliseconds = holdMilliseconds
         wakeup = try WakeupEvent()

@@ -8,8 +8,8 @@ import Testing
 
 /// The reader thread inherits the plan armed where it was started: EINTR and EAGAIN on its
 /// read of the inotify queue neither stop it nor lose an event.
-@Suite("InotifyReader under injected read faults")
-struct InotifyReaderFaultTests {
+@Suite("KernelEventReader under injected read faults")
+struct KernelEventReaderFaultTests {
     @Test("EINTR and a spurious EAGAIN on the reader thread's read: the events still arrive")
     func readerSurvivesInterruptAndAgain() throws {
         let temp = try TempTree()
@@ -18,7 +18,7 @@ struct InotifyReaderFaultTests {
         defer { directory.close() }
         _ = try inotify.addWatch(directory, mask: [.create])
         try temp.makeDirectory("made-before-the-reader")
-        let reader = try InotifyReader(inotify: inotify)
+        let reader = try KernelEventReader(inotify: inotify)
         let faults = FaultPlan()
         let queue = inotify.descriptor.rawValue
         faults.fail(.read, with: .interrupted, times: 2, descriptor: queue)

@@ -1,14 +1,14 @@
 import QuotaWatchCore
 
 /// Counters that `status --json` reports under `"engine"`.
-public struct EngineCounters: Sendable, Equatable {
+package struct EngineCounters: Sendable, Equatable {
     /// inotify events read.
-    public var events: UInt64 = 0
+    package var events: UInt64 = 0
     /// Directories listed since the first crawl finished.
-    public var rescannedDirectories: UInt64 = 0
-    public var overflows: UInt64 = 0
+    package var rescannedDirectories: UInt64 = 0
+    package var overflows: UInt64 = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// A name in a directory of the tree, waiting to be stat'ed.
@@ -32,47 +32,47 @@ struct PendingName: Hashable {
 /// collected and stat'ed once per settle period, however many events they caused.
 /// Directories are listed only when new, moved in from outside, made readable again, or
 /// during recovery.
-public struct LiveTree<FileSystem: LiveFileSystem> {
-    public internal(set) var tree: TallyTree
-    public var fileSystem: FileSystem
-    public internal(set) var counters = EngineCounters()
+package struct LiveTree<FileSystem: LiveFileSystem> {
+    package internal(set) var tree: TallyTree
+    package var fileSystem: FileSystem
+    package internal(set) var counters = EngineCounters()
 
     /// Set by a queue overflow: events were lost, so only a fresh crawl can be trusted.
-    public internal(set) var needsResync = false
+    package internal(set) var needsResync = false
     /// Set when the root itself was deleted or moved away.
-    public internal(set) var rootIsGone = false
+    package internal(set) var rootIsGone = false
     /// Names of sync markers whose creation has been seen, oldest first.
-    public internal(set) var markersSeen: [[UInt8]] = []
+    package internal(set) var markersSeen: [[UInt8]] = []
 
     /// Files are re-stat'ed this long after their last write, since allocation can still
     /// change after close (delayed allocation, preallocation trimming).
-    public var lateRestatDelay: UInt64 = 3_000_000_000
+    package var lateRestatDelay: UInt64 = 3_000_000_000
     /// After its late re-stat, a file is re-stat'ed once more this much later: writeback can
     /// still add a block with no event (ext4 gives a file with more extents than its inode holds
     /// an extent-tree block when it writes the data back, up to `vm.dirty_expire_centisecs`,
     /// 30 s, plus one writeback period after the write).
-    public var writebackRestatDelay: UInt64 = 32_000_000_000
+    package var writebackRestatDelay: UInt64 = 32_000_000_000
     /// How long a `moved_from` waits for its `moved_to` before it counts as a move out.
-    public var moveWindow: UInt64 = 50_000_000
+    package var moveWindow: UInt64 = 50_000_000
     /// Names in the root starting with this are the engine's own sync markers.
-    public let markerPrefix: [UInt8]
+    package let markerPrefix: [UInt8]
     /// A watch on the root's parent, for the root's own deletion: while the engine holds the
     /// root open, the kernel holds back the root's IN_DELETE_SELF until it lets go.
-    public var rootParent: (watch: Int32, rootName: [UInt8])?
+    package var rootParent: (watch: Int32, rootName: [UInt8])?
 
     /// Whether a sync re-stats one name of every inode with several names, for writes through
     /// names outside the root that raise no event in it. The fanotify backend reports those
     /// writes by the inode (``fileChanged(device:inode:now:)``) and turns this off.
-    public var restatsLinkedInodesAtSync = true
+    package var restatsLinkedInodesAtSync = true
 
     var directoryByWatch: [Int32: DirectoryID] = [:]
     /// The other records of a watch: one directory shown at several places by bind mounts
     /// has one inode, so inotify gives all of them the one watch (LiveTree+Mounts.swift).
     var otherPlacesByWatch: [Int32: [DirectoryID]] = [:]
     /// Leave out directories on another file system than the root's (`--one-file-system`).
-    public var oneFileSystem = false
+    package var oneFileSystem = false
     /// Set by `IN_UNMOUNT`: the engine reads the mount table again.
-    public internal(set) var mountTableMayHaveChanged = false
+    package internal(set) var mountTableMayHaveChanged = false
     /// Moves by cookie and by which record of the watch they are for (`place << 32 | cookie`),
     /// so that the records of one directory at two places each keep their own move.
     var inTransit: [UInt64: Transit] = [:]
@@ -105,10 +105,10 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// Unwatched directories that could not be listed for lack of descriptors.
     var shortOfDescriptors: Set<DirectoryID> = []
     /// Directories added, renamed and removed, for the policy layer; nil when it has no rules.
-    public internal(set) var structureChanges: StructureChanges?
+    package internal(set) var structureChanges: StructureChanges?
     /// Directories whose re-stat'ed files go into the log (`files`): where the policy layer
     /// looks for leftovers.
-    public var fileLogDirectories: Set<DirectoryID> = []
+    package var fileLogDirectories: Set<DirectoryID> = []
 
     /// An entry whose `moved_from` was seen, parked under a name no real file can have.
     struct Transit {
@@ -122,7 +122,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     }
 
     /// Starts from a finished first crawl.
-    public init(tree: TallyTree, crawl: CrawlReport, fileSystem: FileSystem, markerPrefix: [UInt8]) {
+    package init(tree: TallyTree, crawl: CrawlReport, fileSystem: FileSystem, markerPrefix: [UInt8]) {
         self.tree = tree
         self.fileSystem = fileSystem
         self.markerPrefix = markerPrefix
@@ -131,17 +131,17 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
 
     // MARK: What the engine reports
 
-    public var watchCount: Int { directoryByWatch.count }
+    package var watchCount: Int { directoryByWatch.count }
 
-    public func directory(forWatch watch: Int32) -> DirectoryID? { directoryByWatch[watch] }
+    package func directory(forWatch watch: Int32) -> DirectoryID? { directoryByWatch[watch] }
 
     /// The topmost directories without a watch, which are polled instead.
     /// Whether any directory is polled: cheap enough to ask on every turn of the loop.
-    public var hasUnwatchedDirectories: Bool { !unwatched.isEmpty }
+    package var hasUnwatchedDirectories: Bool { !unwatched.isEmpty }
     /// Whether some degraded subtree is so for lack of descriptors rather than of watches.
-    public var isShortOfDescriptors: Bool { shortOfDescriptors.contains { tree.contains($0) } }
+    package var isShortOfDescriptors: Bool { shortOfDescriptors.contains { tree.contains($0) } }
 
-    public var degradedDirectories: [DirectoryID] {
+    package var degradedDirectories: [DirectoryID] {
         unwatched.filter { directory in
             guard let parent = tree.parent(of: directory) else { return true }
             return !unwatched.contains(parent)
@@ -150,23 +150,23 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
 
     /// The directories that cannot be read, outermost first; what is inside them is not in
     /// the tally.
-    public var unreadableDirectories: [DirectoryID] {
+    package var unreadableDirectories: [DirectoryID] {
         unreadable.filter { tree.contains($0) }.sorted()
     }
 
-    public var hasPendingWork: Bool {
+    package var hasPendingWork: Bool {
         !pendingNames.isEmpty || !pendingDirectories.isEmpty || !deferredNames.isEmpty || !deferredDirectories.isEmpty
             || !deferredReadabilityChecks.isEmpty || !watchRetries.isEmpty
     }
 
     /// The earliest moment a timer of the tree's is due, if any.
-    public var nextDeadline: UInt64? {
+    package var nextDeadline: UInt64? {
         [transitQueue.nextDeadline, restats.nextDeadline, nextDisplacedDeadline].compactMap { $0 }.min()
     }
 
     // MARK: Changes
 
-    public mutating func apply(_ changes: [FileSystemChange], now: UInt64) {
+    package mutating func apply(_ changes: [FileSystemChange], now: UInt64) {
         for change in changes {
             apply(change, now: now)
             checkConsistency(after: "change \(change)")
@@ -175,7 +175,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         checkConsistency(after: "settling displaced directories")
     }
 
-    public mutating func apply(_ change: FileSystemChange, now: UInt64) {
+    package mutating func apply(_ change: FileSystemChange, now: UInt64) {
         counters.events += 1
         latestNow = now
         if change.kind.contains(.overflowed) {
@@ -264,7 +264,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// A file changed through a name the events did not give (fanotify reports the write by
     /// the file's handle): every name the tree holds for the inode is stat'ed, and re-stat'ed
     /// late as a written file is. An inode the tree does not hold is none of its business.
-    public mutating func fileChanged(device: UInt64, inode: UInt64, now: UInt64) {
+    package mutating func fileChanged(device: UInt64, inode: UInt64, now: UInt64) {
         latestNow = now
         for file in tree.files(withInode: inode, device: device) {
             let pending = PendingName(directory: tree.directory(containing: file), name: Array(tree.name(of: file)))
@@ -279,9 +279,9 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
         restats.written(pending, lateDeadline: now + lateRestatDelay)
     }
 
-    public mutating func noteRootGone() { rootIsGone = true }
+    package mutating func noteRootGone() { rootIsGone = true }
 
-    public mutating func acknowledgeMarker(_ name: [UInt8]) {
+    package mutating func acknowledgeMarker(_ name: [UInt8]) {
         markersSeen.removeAll { $0 == name }
     }
 }

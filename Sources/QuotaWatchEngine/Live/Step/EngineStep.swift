@@ -9,22 +9,22 @@ import QuotaWatchCore
 /// The step owns the order of the turn and what is due; what the engine adds at each point
 /// (answering syncs, emitting events, the participants' turns) comes from an
 /// ``EngineStepActions``.
-public struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
-    public var live: LiveTree<FileSystem>
-    public var schedule: EngineSchedule
-    public var clock: Clock
+package struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
+    package var live: LiveTree<FileSystem>
+    package var schedule: EngineSchedule
+    package var clock: Clock
 
-    public init(live: LiveTree<FileSystem>, schedule: EngineSchedule, clock: Clock) {
+    package init(live: LiveTree<FileSystem>, schedule: EngineSchedule, clock: Clock) {
         self.live = live
         self.schedule = schedule
         self.clock = clock
     }
 
-    public var now: UInt64 { clock.now }
+    package var now: UInt64 { clock.now }
 
     /// What the schedule needs to know of the tree; `policyDeadline` is the participants'
     /// earliest wish, which only sets when the loop wakes.
-    public func conditions(policyDeadline: UInt64? = nil) -> LoopConditions {
+    package func conditions(policyDeadline: UInt64? = nil) -> LoopConditions {
         LoopConditions(
             hasPendingWork: live.hasPendingWork, timerDeadline: live.nextDeadline,
             hasUnwatchedDirectories: live.hasUnwatchedDirectories, needsResync: live.needsResync,
@@ -32,13 +32,13 @@ public struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
     }
 
     /// When the loop must wake at the latest.
-    public func wakeDeadline(policyDeadline: UInt64?) -> UInt64? {
+    package func wakeDeadline(policyDeadline: UInt64?) -> UInt64? {
         schedule.wakeDeadline(conditions(policyDeadline: policyDeadline))
     }
 
     /// A batch from the backend, applied to the tree. True when it is the overflow that made
     /// the tree untrustworthy (the resync's backoff starts counting from it).
-    public mutating func apply(_ changes: [FileSystemChange]) -> Bool {
+    package mutating func apply(_ changes: [FileSystemChange]) -> Bool {
         let wasOverflowed = live.needsResync
         live.apply(changes, now: clock.now)
         guard live.needsResync && !wasOverflowed else { return false }
@@ -48,7 +48,7 @@ public struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
 
     /// The tree's own resync: a fresh crawl, and the backoff's clock restarted. The number of
     /// directories listed, or nil when the root could not be crawled (tried again later).
-    public mutating func resyncTree() -> Int? {
+    package mutating func resyncTree() -> Int? {
         guard let listed = live.resync() else { return nil }
         live.checkConsistency(after: "a resync")
         schedule.resynced(at: clock.now)
@@ -59,7 +59,7 @@ public struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
     /// the settled flush, the poll of unwatched subtrees, then the participants. Each is asked
     /// in turn, since each changes what the next one finds: an expired sync no longer forces a
     /// resync, and a resync changes what is pending.
-    public mutating func turn<Actions: EngineStepActions>(_ actions: inout Actions)
+    package mutating func turn<Actions: EngineStepActions>(_ actions: inout Actions)
     where Actions.FileSystem == FileSystem, Actions.Clock == Clock {
         let now = clock.now
         live.runTimers(now: now)
@@ -88,7 +88,7 @@ public struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
 
 /// What the engine adds at the fixed points of an ``EngineStep``'s turn. Every method has a
 /// default that does only the tree's part, which is what a test of the tree wants.
-public protocol EngineStepActions {
+package protocol EngineStepActions {
     associatedtype FileSystem: LiveFileSystem
     associatedtype Clock: EngineClock
     typealias Step = EngineStep<FileSystem, Clock>
@@ -108,17 +108,17 @@ public protocol EngineStepActions {
 }
 
 extension EngineStepActions {
-    public mutating func completeSyncs(_ step: inout Step) {}
-    public mutating func expireSyncs(_ markers: [[UInt8]], _ step: inout Step) {
+    package mutating func completeSyncs(_ step: inout Step) {}
+    package mutating func expireSyncs(_ markers: [[UInt8]], _ step: inout Step) {
         for marker in markers { step.schedule.syncEnded(marker) }
     }
-    public mutating func resync(_ step: inout Step) { _ = step.resyncTree() }
-    public mutating func reload(_ step: inout Step) {}
-    public mutating func polled(_ step: inout Step) {}
-    public mutating func endTurn(_ step: inout Step, now: UInt64) {}
+    package mutating func resync(_ step: inout Step) { _ = step.resyncTree() }
+    package mutating func reload(_ step: inout Step) {}
+    package mutating func polled(_ step: inout Step) {}
+    package mutating func endTurn(_ step: inout Step, now: UInt64) {}
 }
 
 /// The tree's part of a turn and nothing else.
-public struct TreeOnlyActions<FileSystem: LiveFileSystem, Clock: EngineClock>: EngineStepActions {
-    public init() {}
+package struct TreeOnlyActions<FileSystem: LiveFileSystem, Clock: EngineClock>: EngineStepActions {
+    package init() {}
 }

@@ -4,11 +4,11 @@ import QuotaWatchPolicy
 /// Cleanup candidates from the live tree, on the engine thread. Each name is stat'ed relative
 /// to its directory's descriptor (``LiveFileSystem/status(of:in:tree:)``), so no path is
 /// resolved through a symlink; the cost is one stat per name looked at. These are what the
-/// cleaning module (QuotaWatchCleaning) reads of the tree, so the public ones are its surface.
+/// cleaning module (QuotaWatchCleaning) reads of the tree, so the package-visible ones are its surface.
 extension LiveTree {
     /// Every non-directory name below `directory`, its hard links inside grouped
     /// (``CleanupCandidate/namesInDirectory``). O(names in the subtree).
-    public mutating func cleanupFiles(
+    package mutating func cleanupFiles(
         below directory: DirectoryID, rule: String, lastOpen: (FileID) -> Int64? = { _ in nil }
     ) -> [CleanupCandidate] {
         var candidates: [CleanupCandidate] = []
@@ -29,7 +29,7 @@ extension LiveTree {
     /// The names (files, and directories when `directories` is set) matching `glob` inside
     /// `start`'s subtree, walking only where the glob can still match. With `filesBelowMatches`
     /// a matching directory stands for the files below it instead.
-    public mutating func cleanupEntries(
+    package mutating func cleanupEntries(
         matching glob: PathGlob, within start: DirectoryID, rule: String, directories: Bool,
         filesBelowMatches: Bool = false
     ) -> [CleanupCandidate] {
@@ -66,7 +66,7 @@ extension LiveTree {
     }
 
     /// The directories matching `glob` (ROOT excluded), walking only where it can still match.
-    public func directories(matching glob: PathGlob) -> [DirectoryID] {
+    package func directories(matching glob: PathGlob) -> [DirectoryID] {
         var found: [DirectoryID] = []
         var stack = [(tree.root, glob.rootState)]
         while let (directory, state) = stack.popLast() {
@@ -80,7 +80,7 @@ extension LiveTree {
     }
 
     /// The name at `path` (a file, or a directory as a whole), if the tree has it.
-    public mutating func cleanupEntry(at path: [UInt8], rule: String) -> CleanupCandidate? {
+    package mutating func cleanupEntry(at path: [UInt8], rule: String) -> CleanupCandidate? {
         let components = PathComponents.split(path)
         guard let last = components.last, let parent = tree.directory(atComponents: Array(components.dropLast()))
         else { return nil }

@@ -5,39 +5,39 @@ import QuotaWatchSystem
 /// directory handles (``FanotifyWatches``) instead of a watch per directory, read by a reader
 /// thread on a ``FanotifyEventSource``. Also reports files changed through names outside the
 /// tree, by inode, to `changedFiles`, before the changes of the same batch.
-public final class FanotifyBackend: ChangeBackend {
-    public let watches: FanotifyWatches
-    private let reader: InotifyReader
+package final class FanotifyBackend: ChangeBackend {
+    package let watches: FanotifyWatches
+    private let reader: KernelEventReader
     private let changedFiles: @Sendable ([ChangedFile]) -> Void
 
     /// Takes `watches` over: ``stop()`` closes the group, which drops every mark.
-    public init(watches: FanotifyWatches, changedFiles: @escaping @Sendable ([ChangedFile]) -> Void) throws(Errno) {
+    package init(watches: FanotifyWatches, changedFiles: @escaping @Sendable ([ChangedFile]) -> Void) throws(Errno) {
         self.watches = watches
         self.changedFiles = changedFiles
-        reader = try InotifyReader(source: FanotifyEventSource(watches: watches))
+        reader = try KernelEventReader(source: FanotifyEventSource(watches: watches))
     }
 
-    public func watch(_ directory: FileDescriptor) -> Int32 { watches.register(directory) }
+    package func watch(_ directory: FileDescriptor) -> Int32 { watches.register(directory) }
 
     /// `FAN_OPEN` on the directory's own inode, with `FAN_EVENT_ON_CHILD`: the opens of the
     /// files in it, reported with the directory's handle and the name, as inotify's `IN_OPEN`.
     /// Never on the file system's mark, where every open on it would come.
-    public func watchOpens(_ directory: FileDescriptor, key: Int32) -> Bool {
+    package func watchOpens(_ directory: FileDescriptor, key: Int32) -> Bool {
         (try? watches.group.markInode(directory, mask: .opensOfChildren)) != nil
     }
 
-    public func watchRemovals(in parent: FileDescriptor) -> Int32? {
+    package func watchRemovals(in parent: FileDescriptor) -> Int32? {
         let key = watches.register(parent)
         return key >= 0 ? key : nil
     }
 
-    public func unwatch(_ key: Int32) { watches.remove(key) }
+    package func unwatch(_ key: Int32) { watches.remove(key) }
 
-    public func start(
+    package func start(
         changes: @escaping @Sendable ([FileSystemChange]) -> Void, failed: @escaping @Sendable (Errno) -> Void
     ) {
         reader.start(changes: changes, files: changedFiles, failed: failed)
     }
 
-    public func stop() { reader.stop() }
+    package func stop() { reader.stop() }
 }

@@ -3,7 +3,7 @@ import QuotaWatchCore
 /// What the live tree asks of the file system. The kernel implementation is
 /// ``KernelFileSystem``; tests drive ``LiveTree`` with an in-memory one that also produces
 /// the inotify events its operations would cause.
-public protocol LiveFileSystem {
+package protocol LiveFileSystem {
     /// The status of `name` inside a directory of the tree, read relative to that very
     /// directory (not to a path that a pending rename may have made stale).
     mutating func status(of name: [UInt8], in directory: DirectoryID, tree: TallyTree) -> Lookup
@@ -33,14 +33,14 @@ public protocol LiveFileSystem {
     mutating func crawlRoot() -> (TallyTree, CrawlReport)?
 }
 
-public enum Readability: Equatable {
+package enum Readability: Equatable {
     case readable
     case unreadable
     /// Its path in the tree does not lead to it now: a rename is still in the queue.
     case elsewhere
 }
 
-public enum Lookup: Equatable {
+package enum Lookup: Equatable {
     case found(FileStatus)
     /// The name does not exist in that directory now.
     case missing
@@ -52,28 +52,28 @@ public enum Lookup: Equatable {
 }
 
 /// What a crawl found besides the entries themselves.
-public struct CrawlReport: Sendable {
+package struct CrawlReport: Sendable {
     /// Directories listed.
-    public var listed = 0
+    package var listed = 0
     /// The top directory could not be opened at its path (renamed or removed meanwhile).
-    public var failed = false
+    package var failed = false
     /// Directories that could not be listed: their own inode is counted, as du does.
-    public var unreadable: [DirectoryID] = []
+    package var unreadable: [DirectoryID] = []
     /// Directories that got no watch because the watch limit is reached.
-    public var unwatched: [DirectoryID] = []
+    package var unwatched: [DirectoryID] = []
     /// Directories that could not be opened, listed or watched for lack of descriptors
     /// (EMFILE, ENFILE): their own inode is counted, and they are polled like unwatched ones
     /// until a listing succeeds.
-    public var shortOfDescriptors: [DirectoryID] = []
+    package var shortOfDescriptors: [DirectoryID] = []
     /// Directories whose watch failed for another reason: inotify needs read permission, so a
     /// chmod between the open and the watch refuses it while the listing (through the open
     /// descriptor) still succeeds. Such a directory would hear nothing: it is listed again.
-    public var watchFailed: [DirectoryID] = []
+    package var watchFailed: [DirectoryID] = []
     /// Watches added, with the directory each one watches.
-    public var watches: [(watch: Int32, directory: DirectoryID)] = []
+    package var watches: [(watch: Int32, directory: DirectoryID)] = []
     /// Files listed whose last write is recent enough that writeback may still change their
     /// allocation with no event: they get the late re-stats an event-written file gets.
-    public var recentlyWritten: [(directory: DirectoryID, name: [UInt8])] = []
+    package var recentlyWritten: [(directory: DirectoryID, name: [UInt8])] = []
 
-    public init() {}
+    package init() {}
 }

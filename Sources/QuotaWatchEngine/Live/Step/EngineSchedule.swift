@@ -4,25 +4,25 @@ import QuotaWatchCore
 /// Where the engine reads the time: nanoseconds since an origin of the clock's choosing, the
 /// unit ``LiveTree`` takes. The daemon uses ``MonotonicEngineClock``; tests move a
 /// ``ManualEngineClock`` by hand.
-public protocol EngineClock {
+package protocol EngineClock {
     var now: UInt64 { get }
 }
 
 /// The monotonic clock, counted from when it was made.
-public struct MonotonicEngineClock: EngineClock, Sendable {
+package struct MonotonicEngineClock: EngineClock, Sendable {
     private let origin = ContinuousClock.now
 
-    public init() {}
+    package init() {}
 
-    public var now: UInt64 { nanoseconds(of: ContinuousClock.now) }
+    package var now: UInt64 { nanoseconds(of: ContinuousClock.now) }
 
     /// The clock's reading at `instant`.
-    public func nanoseconds(of instant: ContinuousClock.Instant) -> UInt64 {
+    package func nanoseconds(of instant: ContinuousClock.Instant) -> UInt64 {
         origin.duration(to: instant).nanoseconds
     }
 
     /// The instant of a reading, for waiting until it.
-    public func instant(of nanoseconds: UInt64) -> ContinuousClock.Instant {
+    package func instant(of nanoseconds: UInt64) -> ContinuousClock.Instant {
         origin.advanced(by: .nanoseconds(Int64(clamping: nanoseconds)))
     }
 
@@ -34,28 +34,28 @@ public struct MonotonicEngineClock: EngineClock, Sendable {
 }
 
 /// A clock that moves only when told to.
-public struct ManualEngineClock: EngineClock, Sendable {
-    public private(set) var now: UInt64
+package struct ManualEngineClock: EngineClock, Sendable {
+    package private(set) var now: UInt64
 
-    public init(now: UInt64 = 1_000_000_000) { self.now = now }
+    package init(now: UInt64 = 1_000_000_000) { self.now = now }
 
-    public mutating func advance(by duration: Duration) { now += duration.nanoseconds }
+    package mutating func advance(by duration: Duration) { now += duration.nanoseconds }
 }
 
 /// What the loop knows about the tree when it decides what is due.
-public struct LoopConditions: Sendable, Equatable {
+package struct LoopConditions: Sendable, Equatable {
     /// Names or directories wait to be stat'ed.
-    public var hasPendingWork = false
+    package var hasPendingWork = false
     /// The tree's earliest timer (late re-stats, unpaired moves), if any.
-    public var timerDeadline: UInt64?
+    package var timerDeadline: UInt64?
     /// Some subtree has no watch and is polled.
-    public var hasUnwatchedDirectories = false
+    package var hasUnwatchedDirectories = false
     /// An overflow left the tree untrustworthy.
-    public var needsResync = false
+    package var needsResync = false
     /// The policy layer's earliest timer (a free-space reading, a budget re-split), if any.
-    public var policyDeadline: UInt64?
+    package var policyDeadline: UInt64?
 
-    public init(
+    package init(
         hasPendingWork: Bool = false, timerDeadline: UInt64? = nil, hasUnwatchedDirectories: Bool = false,
         needsResync: Bool = false, policyDeadline: UInt64? = nil
     ) {
@@ -68,16 +68,16 @@ public struct LoopConditions: Sendable, Equatable {
 }
 
 /// The work one turn of the loop should do now.
-public struct DueWork: Sendable, Equatable {
-    public var flush = false
-    public var poll = false
-    public var resync = false
+package struct DueWork: Sendable, Equatable {
+    package var flush = false
+    package var poll = false
+    package var resync = false
     /// Syncs whose marker has not come back in time, to be answered with an error.
-    public var expiredSyncs: [[UInt8]] = []
+    package var expiredSyncs: [[UInt8]] = []
     /// The config is to be read again: one or more SIGHUPs have settled.
-    public var reload = false
+    package var reload = false
 
-    public init(
+    package init(
         flush: Bool = false, poll: Bool = false, resync: Bool = false, expiredSyncs: [[UInt8]] = [],
         reload: Bool = false
     ) {
@@ -93,37 +93,37 @@ public struct DueWork: Sendable, Equatable {
 /// wake, whether the settle period has passed, when to poll, when a resync may run after
 /// overflows, when a sync has waited too long. Pure: `now` is always passed in, so tests
 /// drive it with a manual clock and the engine with the monotonic one.
-public struct EngineSchedule: Sendable {
+package struct EngineSchedule: Sendable {
     /// Changes to one file are stat'ed at most once per this period.
-    public let settle: Duration
+    package let settle: Duration
     /// Subtrees without a watch are re-listed this often.
-    public let pollInterval: Duration
+    package let pollInterval: Duration
     /// A marker that has not come back by then never will (its event was lost with an
     /// overflow that is still backing off, say): the request gets an error, not a hang.
-    public let syncTimeout: Duration
+    package let syncTimeout: Duration
 
     /// Overflows this close to the last resync back off; a quieter gap starts over at zero.
-    public static let overflowMemory: Duration = .seconds(60)
-    public static let firstBackoff: Duration = .milliseconds(500)
-    public static let longestBackoff: Duration = .seconds(30)
+    package static let overflowMemory: Duration = .seconds(60)
+    package static let firstBackoff: Duration = .milliseconds(500)
+    package static let longestBackoff: Duration = .seconds(30)
     /// SIGHUPs coalesce: the config is read again once none has come for this long…
-    public static let reloadSettle: Duration = .milliseconds(100)
+    package static let reloadSettle: Duration = .milliseconds(100)
     /// …or this long after the first one still waiting, so that an endless storm of them
     /// still reloads, once a second, instead of queueing a reload per signal.
-    public static let reloadLongestWait: Duration = .seconds(1)
+    package static let reloadLongestWait: Duration = .seconds(1)
 
     private var lastFlush: UInt64
     private var nextPoll: UInt64
     /// The earliest a resync may start, after the last overflow.
-    public private(set) var resyncNotBefore: UInt64
+    package private(set) var resyncNotBefore: UInt64
     /// The gap the last overflow imposed.
-    public private(set) var resyncBackoff: Duration = .zero
+    package private(set) var resyncBackoff: Duration = .zero
     private var lastResync: UInt64?
     private var syncDeadlines: [[UInt8]: UInt64] = [:]
     /// The first SIGHUP not yet applied, and the latest.
     private var reloadRequests: (first: UInt64, last: UInt64)?
 
-    public init(
+    package init(
         settle: Duration = .milliseconds(20), pollInterval: Duration = .seconds(2),
         syncTimeout: Duration = .seconds(30), now: UInt64
     ) {
@@ -136,10 +136,10 @@ public struct EngineSchedule: Sendable {
     }
 
     /// Syncs still waiting for their marker.
-    public var waitingSyncs: Int { syncDeadlines.count }
+    package var waitingSyncs: Int { syncDeadlines.count }
 
     /// When the loop must wake at the latest to do what is due; nil when nothing is timed.
-    public func wakeDeadline(_ conditions: LoopConditions) -> UInt64? {
+    package func wakeDeadline(_ conditions: LoopConditions) -> UInt64? {
         var deadlines: [UInt64] = []
         if conditions.hasPendingWork { deadlines.append(lastFlush + settle.nanoseconds) }
         if let timer = conditions.timerDeadline { deadlines.append(timer) }
@@ -154,7 +154,7 @@ public struct EngineSchedule: Sendable {
     /// What is due at `now`. A resync is due once its backoff has passed, or at once while a
     /// sync waits: the marker may have been lost with the overflow, and the fresh crawl
     /// answers the sync anyway.
-    public func due(_ conditions: LoopConditions, now: UInt64) -> DueWork {
+    package func due(_ conditions: LoopConditions, now: UInt64) -> DueWork {
         DueWork(
             flush: conditions.hasPendingWork && now >= lastFlush + settle.nanoseconds,
             poll: conditions.hasUnwatchedDirectories && now >= nextPoll,
@@ -166,7 +166,7 @@ public struct EngineSchedule: Sendable {
     }
 
     /// When the waiting SIGHUPs are applied as one reload; nil when none waits.
-    public var reloadDeadline: UInt64? {
+    package var reloadDeadline: UInt64? {
         reloadRequests.map {
             min(
                 Saturating.sum($0.last, Self.reloadSettle.nanoseconds),
@@ -175,21 +175,21 @@ public struct EngineSchedule: Sendable {
     }
 
     /// A SIGHUP (or several, taken together) arrived at `now`.
-    public mutating func reloadRequested(at now: UInt64) {
+    package mutating func reloadRequested(at now: UInt64) {
         reloadRequests = (first: reloadRequests?.first ?? now, last: now)
     }
 
     /// The config was read again: every SIGHUP until now is answered.
-    public mutating func reloaded() { reloadRequests = nil }
+    package mutating func reloaded() { reloadRequests = nil }
 
-    public mutating func flushed(at now: UInt64) { lastFlush = now }
+    package mutating func flushed(at now: UInt64) { lastFlush = now }
 
-    public mutating func polled(at now: UInt64) { nextPoll = now + pollInterval.nanoseconds }
+    package mutating func polled(at now: UInt64) { nextPoll = now + pollInterval.nanoseconds }
 
     /// Records an overflow seen at `now` and sets when the resync may start: at once after a
     /// quiet minute, else 0.5 s, 1 s, 2 s … 30 s after the last resync, doubling each time, so
     /// that a sustained storm cannot become a recrawl storm.
-    public mutating func overflowed(at now: UInt64) {
+    package mutating func overflowed(at now: UInt64) {
         if let lastResync, now - lastResync < Self.overflowMemory.nanoseconds {
             resyncBackoff = min(max(resyncBackoff * 2, Self.firstBackoff), Self.longestBackoff)
         } else {
@@ -198,23 +198,23 @@ public struct EngineSchedule: Sendable {
         resyncNotBefore = (lastResync ?? now) + resyncBackoff.nanoseconds
     }
 
-    public mutating func resynced(at now: UInt64) { lastResync = now }
+    package mutating func resynced(at now: UInt64) { lastResync = now }
 
     /// A sync whose marker was created at `now`; it expires after ``syncTimeout``.
-    public mutating func syncStarted(_ marker: [UInt8], at now: UInt64) {
+    package mutating func syncStarted(_ marker: [UInt8], at now: UInt64) {
         syncDeadlines[marker] = now + syncTimeout.nanoseconds
     }
 
     /// The sync was answered (or expired): it no longer sets a deadline.
-    public mutating func syncEnded(_ marker: [UInt8]) { syncDeadlines.removeValue(forKey: marker) }
+    package mutating func syncEnded(_ marker: [UInt8]) { syncDeadlines.removeValue(forKey: marker) }
 
-    public mutating func allSyncsEnded() { syncDeadlines.removeAll() }
+    package mutating func allSyncsEnded() { syncDeadlines.removeAll() }
 }
 
 extension Duration {
     /// Whole nanoseconds; negative durations count as zero, and one longer than `UInt64.max`
     /// nanoseconds (584 years) as `UInt64.max`, so a deadline far away never traps.
-    public var nanoseconds: UInt64 {
+    package var nanoseconds: UInt64 {
         let (seconds, attoseconds) = components
         guard seconds >= 0, attoseconds >= 0 else { return 0 }
         return Saturating.sum(Saturating.product(UInt64(seconds), 1_000_000_000), UInt64(attoseconds / 1_000_000_000))

@@ -2,7 +2,7 @@ import QuotaWatchCore
 import QuotaWatchSystem
 
 /// `--backend`: which kernel interface tells the engine about changes.
-public enum BackendChoice: String, Sendable, CaseIterable {
+package enum BackendChoice: String, Sendable, CaseIterable {
     /// fanotify where it can work here, else inotify.
     case auto
     case inotify
@@ -11,15 +11,15 @@ public enum BackendChoice: String, Sendable, CaseIterable {
 
 /// The backend in use and the reason it was chosen, as the `ready` event, `status --json`
 /// (`engine.backend`) and the log say it.
-public struct SelectedBackend: Sendable {
-    public var backend: any ChangeBackend
+package struct SelectedBackend: Sendable {
+    package var backend: any ChangeBackend
     /// "inotify" or "fanotify".
-    public var name: String
-    public var reason: String
+    package var name: String
+    package var reason: String
 }
 
 /// Opens the backend `--backend` asks for, or says why it cannot work.
-public enum WatchBackendSelection {
+package enum WatchBackendSelection {
     /// Whether fanotify can work for the root open at `root`: CAP_SYS_ADMIN, a kernel with
     /// `FAN_REPORT_DFID_NAME` and `FAN_RENAME`, and a file system with file handles that
     /// takes a filesystem mark. The group is made with `FAN_UNLIMITED_QUEUE`: a filesystem
@@ -27,7 +27,7 @@ public enum WatchBackendSelection {
     /// would overflow (and force a full crawl) from work that is none of the root's; the
     /// reader drains the queue as fast as it fills, and the kernel charges the events to the
     /// daemon's memory cgroup, which bounds them.
-    public static func openFanotify(root: FileDescriptor) -> Result<FanotifyWatches, FanotifyUnavailable> {
+    package static func openFanotify(root: FileDescriptor) -> Result<FanotifyWatches, FanotifyUnavailable> {
         let group: FanotifyDescriptor
         do {
             group = try FanotifyDescriptor(unlimitedQueue: true)
@@ -50,7 +50,7 @@ public enum WatchBackendSelection {
 
     /// The backend for `choice`, with its reason, not started yet. `changedFiles` gets what
     /// fanotify reports by inode (``FanotifyBackend``).
-    public static func open(
+    package static func open(
         _ choice: BackendChoice, root: FileDescriptor, changedFiles: @escaping @Sendable ([ChangedFile]) -> Void
     ) -> Result<SelectedBackend, BackendFailure> {
         func inotifyBackend(_ reason: String) -> Result<SelectedBackend, BackendFailure> {
@@ -101,7 +101,7 @@ public enum WatchBackendSelection {
     }
 }
 
-public enum BackendFailure: Error, Sendable {
+package enum BackendFailure: Error, Sendable {
     /// inotify_init1 failed (the instance limit, most likely).
     case inotify(Errno)
     /// The reader's wake-up event could not be made.
@@ -110,8 +110,8 @@ public enum BackendFailure: Error, Sendable {
 }
 
 /// Why the fanotify backend cannot work, in words that name the cause and the way out.
-public struct FanotifyUnavailable: Error, Sendable, CustomStringConvertible {
-    public var reason: String
+package struct FanotifyUnavailable: Error, Sendable, CustomStringConvertible {
+    package var reason: String
 
     init(initFailure error: Errno) {
         switch error {
@@ -152,5 +152,5 @@ public struct FanotifyUnavailable: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { reason }
+    package var description: String { reason }
 }

@@ -3,7 +3,7 @@ import QuotaWatchCore
 /// Turning pending changes into stats, timers, syncs, polling and recovery.
 extension LiveTree {
     /// Stats every name and directory that changed since the last flush.
-    public mutating func flush() {
+    package mutating func flush() {
         // Taken, not copied: emptying a set that is still shared would allocate a new table
         // as large as the old, on every flush, and keep a burst's peak size for good.
         var names: Set<PendingName> = []
@@ -64,7 +64,7 @@ extension LiveTree {
 
     /// Runs the timers that are due: unpaired moves become removals, quiet files get their
     /// late re-stat, and one more once writeback has run.
-    public mutating func runTimers(now: UInt64) {
+    package mutating func runTimers(now: UInt64) {
         latestNow = max(latestNow, now)
         while let (_, (since, cookie)) = transitQueue.popDue(now: now) {
             if inTransit[cookie]?.since == since, let transit = takeTransit(cookie) { dropUnpaired(transit) }
@@ -79,7 +79,7 @@ extension LiveTree {
 
     /// Brings everything up to date for a sync: moves still unpaired after the marker are
     /// moves out of the root, and recently written files are re-stat'ed now.
-    public mutating func settleForSync() {
+    package mutating func settleForSync() {
         expireDisplaced(now: nil)
         for transit in inTransit.values { dropUnpaired(transit) }
         forgetTransits()
@@ -158,7 +158,7 @@ extension LiveTree {
     }
 
     /// Re-lists the subtrees that have no watch, so their totals stay exact.
-    public mutating func pollDegraded() {
+    package mutating func pollDegraded() {
         for directory in degradedDirectories where tree.contains(directory) {
             unwatched.remove(directory)
             shortOfDescriptors.remove(directory)
@@ -196,7 +196,7 @@ extension LiveTree {
 
     /// Replaces the tree with a fresh crawl after an overflow. Returns the directories listed,
     /// or nil when the root could not be crawled.
-    public mutating func resync() -> Int? {
+    package mutating func resync() -> Int? {
         guard let (fresh, report) = fileSystem.crawlRoot() else { return nil }
         let oldWatches = directoryByWatch
         directoryByWatch.removeAll()

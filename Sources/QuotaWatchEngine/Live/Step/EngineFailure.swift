@@ -2,7 +2,7 @@
 /// an exit code of its own (``exitCode``), so a supervisor or a script can tell a bad root
 /// from a busy socket without reading the message. The message names the bad value and the
 /// way out, as before.
-public enum EngineFailure: Error, Sendable, Equatable, CustomStringConvertible {
+package enum EngineFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The root cannot be opened or crawled at start.
     case root(String)
     /// The control socket cannot be served: another daemon has it, or its directory is not safe.
@@ -18,7 +18,7 @@ public enum EngineFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// While running: the root went away, or reading the change queue failed.
     case runtime(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .root(let message), .controlSocket(let message), .system(let message), .cleanup(let message),
             .hooks(let message), .runtime(let message):
@@ -32,7 +32,7 @@ public enum EngineFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// 64 to 66 (bad usage, a bad or unreadable config), after which the systemd unit never
     /// restarts: a root not mounted yet, or a socket still held by a daemon on its way out, is
     /// tried again as before.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch self {
         case .root: 74
         case .controlSocket: 69

@@ -4,7 +4,7 @@ import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// Engine events for scripts: one JSON object per line, each with an `"event"` field.
-public enum EngineEvent: Sendable {
+package enum EngineEvent: Sendable {
     /// `backend` is "inotify" or "fanotify", `backendReason` why (``SelectedBackend``).
     case ready(directories: Int, files: Int, allocated: UInt64, seconds: Double, backend: String, backendReason: String)
     case overflow
@@ -24,7 +24,7 @@ public enum EngineEvent: Sendable {
     /// ROOT, absolute and escaped as paths are, as in every event line (``PolicyEvent/fields(root:)``).
     /// One encoder, ``PolicyJSON``, writes every event line, so a root or path is written the
     /// same way in all of them.
-    public func jsonLine(root: String) -> String {
+    package func jsonLine(root: String) -> String {
         var fields: [String: PolicyJSON]
         switch self {
         case .ready(let directories, let files, let allocated, let seconds, let backend, let reason):

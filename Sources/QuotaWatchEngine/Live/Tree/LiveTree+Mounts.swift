@@ -80,7 +80,7 @@ extension LiveTree {
     /// subtree it covered (or the mount's, when it went) leaves the tree with its watches.
     /// Nothing happens where the parent is not in the tree (left out, unreadable) or the root
     /// itself would be covered.
-    public mutating func followMountChange(at components: [[UInt8]]) {
+    package mutating func followMountChange(at components: [[UInt8]]) {
         guard let name = components.last else { return }
         var parent = tree.root
         for component in components.dropLast() {
@@ -110,5 +110,5 @@ extension LiveTree {
     }
 
     /// The engine has read the mount table.
-    public mutating func noteMountTableRead() { mountTableMayHaveChanged = false }
+    package mutating func noteMountTableRead() { mountTableMayHaveChanged = false }
 }

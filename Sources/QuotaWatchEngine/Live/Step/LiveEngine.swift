@@ -19,21 +19,21 @@ typealias KernelStep = EngineStep<KernelFileSystem, MonotonicEngineClock>
 /// leave), the ``EnginePolicy`` (the policy layer and the participants' end of turn), the
 /// ``ControlRequestHandler`` (requests and syncs, with the ``EngineResync``) and the
 /// participants themselves. Another thread may only call ``stop()``.
-public final class LiveEngine: Sendable {
+package final class LiveEngine: Sendable {
     let options: EngineOptions
     let mailbox = Mailbox()
     let clock = MonotonicEngineClock()
 
-    public init(options: EngineOptions) {
+    package init(options: EngineOptions) {
         self.options = options
     }
 
     /// Asks ``run(progress:)``, running on another thread, to return ``EngineExit/stopped`` as
     /// it returns after a signal: everything it started stopped and joined.
-    public func stop() { mailbox.post(.stop) }
+    package func stop() { mailbox.post(.stop) }
 
     /// Runs until a signal, ``stop()`` or a fatal condition. `progress` sees the first crawl.
-    public func run(progress: ((CrawlProgress) -> Void)?) -> EngineExit {
+    package func run(progress: ((CrawlProgress) -> Void)?) -> EngineExit {
         let services: EngineServices
         switch EngineServices.start(options, mailbox: mailbox) {
         case .success(let started): services = started

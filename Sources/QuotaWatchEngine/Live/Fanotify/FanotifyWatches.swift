@@ -9,8 +9,8 @@ import Synchronization
 /// so a directory costs a table entry, not a kernel watch.
 ///
 /// Shared by the crawl's workers, the engine thread and the reader thread, behind one lock.
-public final class FanotifyWatches: Sendable {
-    public let group: FanotifyDescriptor
+package final class FanotifyWatches: Sendable {
+    package let group: FanotifyDescriptor
     private let state: Mutex<State>
     /// The root, for `open_by_handle_at` on its file system. No descriptor is kept on another
     /// file system: it would keep that mount busy (umount: target is busy).
@@ -33,7 +33,7 @@ public final class FanotifyWatches: Sendable {
 
     /// `root` is marked at once: a root that cannot be marked is no place for this backend.
     /// It stays the caller's, and open for as long as this table is used.
-    public init(group: FanotifyDescriptor, root: FileDescriptor) throws(Errno) {
+    package init(group: FanotifyDescriptor, root: FileDescriptor) throws(Errno) {
         self.group = group
         self.root = root
         state = Mutex(State())
@@ -47,7 +47,7 @@ public final class FanotifyWatches: Sendable {
     /// at two places, bind mounts). Runs before the directory is listed, as an inotify watch
     /// is added: nothing made after the listing can be missed, and an event read before the
     /// directory had a number was about a change the listing sees.
-    public func register(_ directory: FileDescriptor) -> Int32 {
+    package func register(_ directory: FileDescriptor) -> Int32 {
         let found: (handle: FileHandleKey, mountID: UInt64)
         do {
             found = try directory.fileHandle(fileSystem: 0)
@@ -91,7 +91,7 @@ public final class FanotifyWatches: Sendable {
         }
     }
 
-    public func remove(_ watch: Int32) {
+    package func remove(_ watch: Int32) {
         state.withLock { state in
             guard let handle = state.handleByWatch.removeValue(forKey: watch) else { return }
             if state.watchByHandle[handle] == watch { state.watchByHandle[handle] = nil }
@@ -99,10 +99,10 @@ public final class FanotifyWatches: Sendable {
     }
 
     /// Directories in the table.
-    public var count: Int { state.withLock { $0.handleByWatch.count } }
+    package var count: Int { state.withLock { $0.handleByWatch.count } }
 
     /// File systems that could not be marked, each with its reason.
-    public var unmarkableReasons: [Errno] { state.withLock { Array($0.unmarkable.values) } }
+    package var unmarkableReasons: [Errno] { state.withLock { Array($0.unmarkable.values) } }
 
     /// Translates a batch under one lock; a directory reported removed leaves the table.
     func translate(_ events: [FanotifyEvent], with translator: inout FanotifyTranslator) -> FanotifyTranslator.Output {
@@ -126,5 +126,5 @@ public final class FanotifyWatches: Sendable {
     }
 
     /// Closes the group, which drops every mark; the table is of no use after.
-    public func close() { group.close() }
+    package func close() { group.close() }
 }
