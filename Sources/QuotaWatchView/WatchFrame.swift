@@ -28,24 +28,6 @@ package struct WatchFrame: Sendable, Equatable {
         }
     }
 
-    /// One quota directory, as `status --quotas` reports it.
-    package struct Quota: Sendable, Equatable {
-        /// Relative to the root, escaped as reports write paths.
-        package var path: String
-        package var used: UInt64?
-        package var limit: UInt64
-        package var effectiveLimit: UInt64
-        package var state: QuotaState
-
-        package init(path: String, used: UInt64?, limit: UInt64, effectiveLimit: UInt64, state: QuotaState) {
-            self.path = path
-            self.used = used
-            self.limit = limit
-            self.effectiveLimit = effectiveLimit
-            self.state = state
-        }
-    }
-
     /// The root, absolute and escaped.
     package var root: String
     /// The directory `entries` belong to, raw bytes relative to the root; empty for the root.
@@ -66,8 +48,8 @@ package struct WatchFrame: Sendable, Equatable {
     /// The largest names directly in `directory`, subdirectories and files together, largest
     /// allocated first.
     package var entries: [Entry] = []
-    /// Every quota directory; empty without quotas.
-    package var quotas: [Quota] = []
+    /// Every quota directory and rule, as `status --quotas` reports it; empty without quotas.
+    package var quotas: [QuotaStatus.Row] = []
     /// The disk level; nil before the policy starts.
     package var level: DiskLevel?
     package var free: UInt64?
@@ -105,10 +87,10 @@ package struct WatchFrame: Sendable, Equatable {
     }
 }
 
-extension WatchFrame.Quota {
+extension QuotaStatus.Row {
     /// Whether this rule's state is more urgent than `other`'s: breach before warning before
     /// ok, then the larger share of its limit in use.
-    func isStricter(than other: WatchFrame.Quota) -> Bool {
+    func isStricter(than other: QuotaStatus.Row) -> Bool {
         func rank(_ state: QuotaState) -> Int {
             switch state {
             case .breach: 2

@@ -236,7 +236,7 @@ package struct WatchRow: Sendable, Equatable {
     package var files: UInt64
     /// Bytes per second over the last seconds; nil until known.
     package var growth: Double?
-    package var quota: WatchFrame.Quota?
+    package var quota: QuotaStatus.Row?
     /// False for a file: drawn without the `/` and without a file count, and not opened.
     package var isDirectory: Bool = true
 }

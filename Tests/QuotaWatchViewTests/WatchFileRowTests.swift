@@ -22,7 +22,7 @@ struct WatchFileRowTests {
                 name: Array("empty".utf8), allocated: 0, apparent: 0, files: 1, dirs: 0, isDirectory: false),
         ]
         frame.quotas = [
-            WatchFrame.Quota(path: "offline.pack", used: 1, limit: 10, effectiveLimit: 10, state: .ok)
+            quotaRow(path: "offline.pack", used: 1, limit: 10, effectiveLimit: 10, state: .ok)
         ]
         return frame
     }

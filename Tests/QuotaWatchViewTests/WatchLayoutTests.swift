@@ -66,7 +66,7 @@ let layout80 = WatchLayout(rows: 24, columns: 80, width: .builtIn)
         var model = WatchModel()
         var breached = frame([("Feed", 15_000_000), ("Other", 1_000)])
         breached.quotas = [
-            WatchFrame.Quota(
+            quotaRow(
                 path: "Feed", used: 15_000_000, limit: 10_000_000, effectiveLimit: 10_000_000, state: .breach)
         ]
         model.receive(breached, listRows: 10)

@@ -13,12 +13,12 @@ func sandboxModel(deletes: Bool? = false) throws -> WatchModel {
             ("SystemData", 4_096),
         ], seconds: 0, events: 0)
     first.quotas = [
-        WatchFrame.Quota(
+        quotaRow(
             path: "Documents", used: 2_100_000, limit: 50_000_000, effectiveLimit: 50_000_000, state: .ok),
-        WatchFrame.Quota(
+        quotaRow(
             path: "Library/Caches/com.example.video", used: 3_000_000, limit: 1_000_000, effectiveLimit: 1_000_000,
             state: .breach),
-        WatchFrame.Quota(
+        quotaRow(
             path: "Library/Caches/com.example.feed", used: 1_500_000, limit: 1_000_000, effectiveLimit: 1_000_000,
             state: .breach),
     ]
@@ -44,7 +44,7 @@ func sandboxModel(deletes: Bool? = false) throws -> WatchModel {
 }
 
 extension WatchFrame {
-    func withQuotas(_ quotas: [Quota]) -> WatchFrame {
+    func withQuotas(_ quotas: [QuotaStatus.Row]) -> WatchFrame {
         var copy = self
         copy.quotas = quotas
         return copy

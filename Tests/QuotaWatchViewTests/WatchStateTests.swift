@@ -231,13 +231,13 @@ struct WatchListSelectionTests {
         var model = WatchModel()
         var shown = frame("Library/Caches", [("com.example.video", 22_000_000)])
         shown.quotas = [
-            WatchFrame.Quota(
+            quotaRow(
                 path: "Library/Caches/com.example.video", used: 22_000_000, limit: 50_000_000,
                 effectiveLimit: 50_000_000, state: .ok),
-            WatchFrame.Quota(
+            quotaRow(
                 path: "Library/Caches/com.example.video", used: 22_000_000, limit: 16_000_000,
                 effectiveLimit: 16_000_000, state: .breach),
-            WatchFrame.Quota(
+            quotaRow(
                 path: "Library/Caches/com.example.video", used: 22_000_000, limit: 20_000_000,
                 effectiveLimit: 30_000_000, state: .warning),
         ]

@@ -109,10 +109,7 @@ final class WatchObserver: EngineObserver {
 
     /// The quota rows and the disk level, from the engine or from a daemon's reply.
     static func apply(_ status: QuotaStatus, to frame: inout WatchFrame) {
-        frame.quotas = status.quotas.map { row in
-            WatchFrame.Quota(
-                path: row.path, used: row.used, limit: row.limit, effectiveLimit: row.effectiveLimit, state: row.state)
-        }
+        frame.quotas = status.quotas
         frame.level = status.level.level
         frame.free = status.level.free
         frame.diskTotal = status.level.total
