@@ -46,7 +46,8 @@ extension LiveTree {
         }
         if directoryByWatch[watch] == directory {
             directoryByWatch.removeValue(forKey: watch)
-            fileSystem.removeWatch(watch)
+            // The watch of ROOT's parent, bind-mounted below ROOT, stays for ROOT's removal.
+            if watch != rootParent?.watch { fileSystem.removeWatch(watch) }
         }
     }
 

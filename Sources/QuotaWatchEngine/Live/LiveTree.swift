@@ -187,7 +187,9 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             if change.name == rootParent.rootName && !change.kind.isDisjoint(with: [.removed, .movedFrom]) {
                 rootIsGone = true
             }
-            return
+            // ROOT's parent bind-mounted below ROOT (`mount --bind a a/b/c`, ROOT a/b) is a
+            // directory of the tree on this very watch: its events are the tree's too.
+            guard directoryByWatch[change.watch] != nil else { return }
         }
         guard let directory = directoryByWatch[change.watch] else { return }
         if change.kind.contains(.forgotten) {
