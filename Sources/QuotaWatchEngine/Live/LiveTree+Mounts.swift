@@ -112,4 +112,18 @@ extension LiveTree {
 
     /// The engine has read the mount table.
     public mutating func noteMountTableRead() { mountTableMayHaveChanged = false }
+
+    /// An event in `directory` on an overlayfs: the directory and each one above it on the same
+    /// overlay are stat'ed again at the next flush, since a copy-up gives each of them an upper
+    /// directory carrying overlay's extended attributes (often a block of their own) without an
+    /// event. O(depth), and nothing off an overlay.
+    mutating func restatCopiedUpDirectories(above directory: DirectoryID) {
+        let device = tree.device(of: directory)
+        guard copyUpDevices.contains(device) else { return }
+        var current: DirectoryID? = directory
+        while let place = current, tree.device(of: place) == device {
+            pendingDirectories.insert(place)
+            current = tree.parent(of: place)
+        }
+    }
 }

@@ -59,6 +59,10 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
     /// A watch on the root's parent, for the root's own deletion: while the engine holds the
     /// root open, the kernel holds back the root's IN_DELETE_SELF until it lets go.
     public var rootParent: (watch: Int32, rootName: [UInt8])?
+    /// Devices of overlayfs mounts (from the mount table): an event in a directory on one may
+    /// come with a copy-up that changed the blocks of that directory and of those above it on
+    /// the overlay, with no event of their own (``MountEntry/copyUpDevices(in:)``).
+    public var copyUpDevices: Set<UInt64> = []
 
     /// Whether a sync re-stats one name of every inode with several names, for writes through
     /// names outside the root that raise no event in it. The fanotify backend reports those
@@ -217,6 +221,7 @@ public struct LiveTree<FileSystem: LiveFileSystem> {
             return
         }
         guard tree.contains(directory) else { return }
+        if !copyUpDevices.isEmpty { restatCopiedUpDirectories(above: directory) }
         if change.name.isEmpty {
             pendingDirectories.insert(directory)
             if change.kind.contains(.attributes) { checkReadability(of: directory) }
