@@ -19,6 +19,22 @@ struct MountEntryTests {
         #expect(entries[2].mountPoint == Array("/srv/data dir/line\nbreak".utf8))
     }
 
+    @Test("each line's device is st_dev's encoding of major:minor, and overlay mounts give the copy-up devices")
+    func devicesAndTypes() {
+        let text = """
+            22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw
+            40 22 0:35 / /srv/ov rw shared:7 master:2 - overlay overlay rw,lowerdir=/l,upperdir=/u,workdir=/w
+            41 22 259:65537 / /big rw - xfs /dev/nvme0n1p1 rw
+
+            """
+        let entries = MountEntry.parse(mountinfo: Array(text.utf8))
+        #expect(entries.map(\.fileSystemType) == [Array("ext4".utf8), Array("overlay".utf8), Array("xfs".utf8)])
+        let nvme: UInt64 = (259 << 8) | 0x01 | (0x10000 << 12)
+        let devices: [UInt64?] = [0x801, 35, nvme]
+        #expect(entries.map(\.device) == devices)
+        #expect(MountEntry.copyUpDevices(in: entries) == [35])
+    }
+
     @Test("the places below a root are every place something is or was mounted, shallowest first")
     func placesBelowRoot() {
         let root = Array("/srv/root".utf8)

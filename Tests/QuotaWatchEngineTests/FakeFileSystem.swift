@@ -52,6 +52,14 @@ struct FakeFileSystem {
 
     /// Events queued and not yet taken by the test.
     private(set) var queue: [InotifyEvent] = []
+    /// fanotify's way instead of inotify's: an event names the directory's inode and is tied to
+    /// a watch only when it is taken, by the watches that exist then (the fanotify reader looks
+    /// a directory's handle up in the table as it reads), so an event about a directory that
+    /// was not watched yet when it happened still comes once a crawl has watched it.
+    var resolvesWatchesWhenRead = false
+    /// The events of that mode, each with the inode of the directory it is about (nil: one
+    /// already tied to its watch, IN_IGNORED or the overflow).
+    private(set) var unresolved: [(inode: InodeNumber?, event: InotifyEvent)] = []
     /// The kernel's max_queued_events: past it, events are dropped and one overflow is queued.
     var queueCapacity = Int.max
     /// The user's max_user_watches: past it, adding a watch fails with ENOSPC.
@@ -294,12 +302,26 @@ struct FakeFileSystem {
     // MARK: The queue
 
     mutating func takeEvents(_ count: Int = .max) -> [InotifyEvent] {
+        if resolvesWatchesWhenRead {
+            let taken = Array(unresolved.prefix(count))
+            unresolved.removeFirst(taken.count)
+            return taken.compactMap { inode, event in
+                guard let inode else { return event }
+                guard let watch = watchByInode[inode] else { return nil }
+                var resolved = event
+                resolved.watch = watch
+                return resolved
+            }
+        }
         let taken = Array(queue.prefix(count))
         queue.removeFirst(taken.count)
         return taken
     }
 
-    mutating func discardEvents() { queue.removeAll() }
+    mutating func discardEvents() {
+        queue.removeAll()
+        unresolved.removeAll()
+    }
 
     /// Adds a watch the way inotify_add_watch(2) does: one per inode.
     mutating func addWatch(_ inode: InodeNumber) -> Int32 {
@@ -379,16 +401,21 @@ struct FakeFileSystem {
     }
 
     mutating func notify(_ directory: InodeNumber, _ mask: InotifyMask, _ name: [UInt8], cookie: UInt32 = 0) {
+        if resolvesWatchesWhenRead {
+            return enqueueUnresolved(directory, InotifyEvent(watch: 0, mask: mask, cookie: cookie, name: name))
+        }
         guard let watch = watchByInode[directory] else { return }
         enqueue(InotifyEvent(watch: watch, mask: mask, cookie: cookie, name: name))
     }
 
     mutating func notifySelf(_ inode: InodeNumber, _ mask: InotifyMask) {
+        if resolvesWatchesWhenRead { return enqueueUnresolved(inode, InotifyEvent(watch: 0, mask: mask)) }
         guard let watch = watchByInode[inode] else { return }
         enqueue(InotifyEvent(watch: watch, mask: mask))
     }
 
     private mutating func enqueue(_ event: InotifyEvent) {
+        if resolvesWatchesWhenRead { return enqueueUnresolved(nil, event) }
         if queue.count >= queueCapacity {
             if queue.last?.mask != .queueOverflow { queue.append(InotifyEvent(watch: -1, mask: .queueOverflow)) }
             return
@@ -396,5 +423,16 @@ struct FakeFileSystem {
         // inotify drops an event identical to the one queued last.
         if queue.last == event { return }
         queue.append(event)
+    }
+
+    /// fanotify's queue: bounded as inotify's, ending in one overflow, merging nothing.
+    private mutating func enqueueUnresolved(_ inode: InodeNumber?, _ event: InotifyEvent) {
+        if unresolved.count >= queueCapacity {
+            if unresolved.last?.event.mask != .queueOverflow {
+                unresolved.append((nil, InotifyEvent(watch: -1, mask: .queueOverflow)))
+            }
+            return
+        }
+        unresolved.append((inode, event))
     }
 }

@@ -26,9 +26,13 @@ struct LiveTreeHarness {
     }
 
     /// Crawls `fileSystem` as the engine's first crawl does; events of the set-up are dropped.
-    init(_ fileSystem: FakeFileSystem) {
+    init(_ fileSystem: FakeFileSystem) { self.init(fileSystem, keepingEvents: false) }
+
+    /// With `keepingEvents`, the events queued before the crawl stay for the test to deliver:
+    /// changes made while the first crawl ran, read after it.
+    init(_ fileSystem: FakeFileSystem, keepingEvents: Bool) {
         var fileSystem = fileSystem
-        fileSystem.discardEvents()
+        if !keepingEvents { fileSystem.discardEvents() }
         let (tree, report) = fileSystem.crawlRoot()!
         let clock = ManualEngineClock()
         step = EngineStep(

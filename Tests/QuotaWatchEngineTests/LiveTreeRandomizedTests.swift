@@ -143,10 +143,15 @@ struct RandomRun {
         var handleCapacity: Int
         var queueCapacity: Int
         var watchLimit: Int
+        /// Events tied to watches when read, as fanotify's reader does
+        /// (``FakeFileSystem/resolvesWatchesWhenRead``), not when they happen.
+        var resolvesWatchesWhenRead = false
 
         var description: String {
             "descriptor cache \(handleCapacity), queue \(queueCapacity == .max ? "unbounded" : "\(queueCapacity)"), "
-                + "watch limit \(watchLimit == .max ? "none" : "\(watchLimit)")"
+                + "watch limit \(watchLimit == .max ? "none" : "\(watchLimit)"), "
+                + (resolvesWatchesWhenRead
+                    ? "watches resolved when read (fanotify)" : "watches resolved at once (inotify)")
         }
     }
 
@@ -171,7 +176,7 @@ struct RandomRun {
         self.init(
             configuration: Configuration(
                 handleCapacity: [0, 2, 256][Int(seed % 3)], queueCapacity: seed % 4 == 3 ? 40 : .max,
-                watchLimit: seed % 5 == 4 ? 8 : .max),
+                watchLimit: seed % 5 == 4 ? 8 : .max, resolvesWatchesWhenRead: (seed / 7) % 2 == 1),
             random: SeededGenerator(seed: seed))
     }
 
@@ -185,6 +190,7 @@ struct RandomRun {
         fs.watchLimit = configuration.watchLimit
         h = LiveTreeHarness(fs)
         h.fs.queueCapacity = configuration.queueCapacity
+        h.fs.resolvesWatchesWhenRead = configuration.resolvesWatchesWhenRead
     }
 
     // MARK: Replaying and shrinking

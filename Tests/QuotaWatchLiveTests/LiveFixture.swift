@@ -58,6 +58,16 @@ final class LiveFixture {
         return started
     }
 
+    /// Starts the daemon on the root without waiting for anything: a test that races the
+    /// first crawl waits for `ready` itself.
+    @discardableResult
+    func launch(options: [String] = [], wrapper: [String] = []) throws -> Daemon {
+        let started = try Daemon.launch(
+            cli, root: rootPath, socket: socketPath, options: options, as: user, wrapper: wrapper)
+        daemon = started
+        return started
+    }
+
     var running: Daemon {
         get throws {
             guard let daemon else { throw DaemonError("the test has not started a daemon") }

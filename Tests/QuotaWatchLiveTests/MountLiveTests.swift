@@ -47,6 +47,39 @@ struct MountLiveTests {
         try fixture.stopCleanly()
     }
 
+    /// `mount --bind a a/b/c` with ROOT `a/b` (coreutils' `bind-mount-dir-cycle-v2`): `c` is
+    /// ROOT's parent, so du goes into it, skips `c/b` (ROOT itself, a cycle) without a word and
+    /// counts the rest; the daemon watches ROOT's parent for ROOT's removal, and that watch is
+    /// `c`'s too. Compared with `du ROOT`'s own rows and with a scan: at ready, and after
+    /// changes made in `c` (through either name) while the daemon watches.
+    @Test("a bind mount of ROOT's parent below ROOT is counted as du counts it, and followed")
+    func bindMountOfRootParent() throws {
+        let fixture = try LiveFixture()
+        try fixture.tree.makeDirectory(root / "c")
+        try fixture.tree.writeFile(root / "file", byteCount: 7_000)
+        try fixture.tree.writeFile(LiveFixture.outside / "old", byteCount: 9_000)
+        let daemon = try fixture.start(
+            wrapper: MountNamespace.wrapper(root: fixture.rootPath, setup: #"mount --bind "$R/.." "$R/c""#))
+        var problems = try MountNamespace.mismatchesWithDuOfRoot(fixture, daemon)
+        #expect(problems.isEmpty, "at ready:\n\(problems.joined(separator: "\n"))")
+
+        try MountNamespace.inside(
+            daemon,
+            #"head -c 20000 /dev/zero > "$R/c/new" && mkdir "$R/c/made" && head -c 5000 /dev/zero > "$R/c/made/f" "#
+                + #"&& head -c 12000 /dev/zero > "$R/../outside/more" && rm "$R/c/outside/old""#)
+        problems = try MountNamespace.mismatchesWithDuOfRoot(fixture, daemon)
+        #expect(problems.isEmpty, "after changes in c:\n\(problems.joined(separator: "\n"))")
+        let status = try daemon.syncStatus()
+        #expect(status.report.directoriesByPath["c/made"] != nil, "c/made is missing: \(status.report.directories)")
+
+        // ROOT's parent is still watched for ROOT's removal once the bind mount goes.
+        try MountNamespace.inside(daemon, #"umount "$R/c""#)
+        problems = try MountNamespace.mismatchesWithDuOfRoot(fixture, daemon)
+        #expect(problems.isEmpty, "after the unmount:\n\(problems.joined(separator: "\n"))")
+        try MountNamespace.inside(daemon, #"mv "$R" "$R.moved""#)
+        _ = try daemon.waitForEvent("root_gone", timeout: .seconds(30))
+    }
+
     /// One directory mounted at two places, no cycle: du counts both names, and so must the
     /// daemon, through changes made at either place, without re-listing anything while
     /// nothing changes.

@@ -92,4 +92,41 @@ enum MountNamespace {
             .map { "du: \($0)" }
         return problems.isEmpty ? [] : problems + ["engine: \(status.engine)"]
     }
+
+    /// Every directory where the daemon's `status --sync` differs from a scan, or from the row
+    /// `du -B1 ROOT` and `du -b ROOT` give it, in the daemon's namespace, one per line. Where
+    /// ROOT's traversal meets a cycle, a directory's row in du's listing of ROOT (the cycle
+    /// skipped) differs from `du -s` of that directory alone (which goes round it once more),
+    /// and the row is what the daemon keeps.
+    static func mismatchesWithDuOfRoot(_ fixture: LiveFixture, _ daemon: Daemon) throws -> [String] {
+        let status = try daemon.syncStatus()
+        let scan = try scan(fixture, daemon)
+        var problems = ReportComparison.differences(live: status.report, scan: scan).map { "scan: \($0)" }
+        let result = try run(daemon, #"cd "$R" && du -0 -B1 . && printf '\0-\0' && du -0 -b ."#)
+        guard result.exitStatus == 0 else { throw DaemonError("du of the root failed", result: result) }
+        let records = result.standardOutput.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        var allocated: [String: Int64] = [:]
+        var apparent: [String: Int64] = [:]
+        var sizes = true
+        for record in records {
+            if record == "-" {
+                sizes = false
+                continue
+            }
+            let fields = record.split(separator: "\t", maxSplits: 1)
+            guard fields.count == 2, let size = Int64(fields[0]) else { continue }
+            let path = fields[1] == "." ? "." : String(fields[1].dropFirst(2))
+            if sizes { allocated[path] = size } else { apparent[path] = size }
+        }
+        let rows = status.report.directoriesByPath
+        for path in Set(allocated.keys).union(rows.keys).sorted() {
+            let row = rows[path]
+            if row?.allocated != allocated[path] || row?.apparent != apparent[path] {
+                problems.append(
+                    "du: \(path): daemon \(row.map { "\($0.allocated) \($0.apparent)" } ?? "none"), du "
+                        + "\(allocated[path].map(String.init) ?? "none") \(apparent[path].map(String.init) ?? "none")")
+            }
+        }
+        return problems.isEmpty ? [] : problems + ["engine: \(status.engine)"]
+    }
 }

@@ -144,7 +144,7 @@ struct RandomOperations {
         note("mkdir", path)
     }
 
-    private mutating func makeChain() throws {
+    mutating func makeChain() throws {
         var path = pick(directories)
         for _ in 0..<random(2...6) {
             path = freshName(in: path)
@@ -157,7 +157,7 @@ struct RandomOperations {
         note("mkdir -p", path)
     }
 
-    private mutating func removeSubtree() throws {
+    mutating func removeSubtree() throws {
         guard let path = smallSubtree() else { return try createFile() }
         try tree.removeSubtree(path)
         forget(below: path)
@@ -182,7 +182,7 @@ struct RandomOperations {
         }
     }
 
-    private mutating func renameDirectory() throws {
+    mutating func renameDirectory() throws {
         guard directories.count > 1 else { return }
         let source = directories[random(1..<directories.count)]
         let candidates = directories.filter { !$0.isWithin(source) }

@@ -1,3 +1,4 @@
+import Foundation
 import QuotaWatchTestSupport
 import Testing
 
@@ -9,6 +10,13 @@ import Testing
 /// QUOTAWATCH_TEST_SEED (decimal or 0x-hex, comma-separated) adds seeds, to reproduce or
 /// explore; QUOTAWATCH_TEST_SEED_ONLY=1 runs only those; QUOTAWATCH_TEST_STEPS sets the
 /// number of operations per seed. `scripts/sweep` runs many seeds this way.
+///
+/// QUOTAWATCH_TEST_MOVES_DURING_CRAWL=1 makes a bulk of subtrees for the first crawl to spend
+/// its time on and, once the daemon is started, issues operations that race a crawl
+/// (directory moves, renames over, atomic replacements; RandomOperations+Crawl.swift) from the
+/// moment it says it is watching (its backend started, the crawl about to begin) before
+/// waiting for `ready`: how many of them came before it is printed. QUOTAWATCH_CPU_LOAD=N
+/// spins N busy threads beside the test for its whole length.
 @Suite("live tallies under random operations")
 struct RandomizedLiveTests {
     // Seed 5 failed against the daemon without the fix for renames over fresh leaves.
@@ -22,18 +30,44 @@ struct RandomizedLiveTests {
         let fixture = try LiveFixture(as: setting.user, in: setting.base)
         var operations = try RandomOperations(
             tree: fixture.tree, root: LiveFixture.root, outside: LiveFixture.outside, seed: seed)
+        let load = CPULoad.requested > 0 ? CPULoad(threads: CPULoad.requested) : nil
+        defer { load?.stop() }
         for _ in 0..<40 { try operations.step() }
+        var bulk = Self.movesDuringCrawl ? try operations.makeBulk(subtrees: Self.bulkSubtrees) : []
         // Written back before the first crawl stats them (see TempTree.writeBack).
         fixture.tree.writeBack()
         let withMounts = Self.mountsAvailable(fixture)
-        let daemon = try fixture.start(wrapper: withMounts ? MountNamespace.wrapper(root: fixture.rootPath) : [])
+        let wrapper = withMounts ? MountNamespace.wrapper(root: fixture.rootPath) : []
+        let daemon: Daemon
+        if Self.movesDuringCrawl {
+            daemon = try fixture.launch(wrapper: wrapper)
+            // Logged as the backend has started, just before the first crawl begins.
+            try daemon.waitForStandardError(containing: "watching ")
+            var beforeReady = 0
+            for done in 1...Self.crawlOperations {
+                do {
+                    try operations.crawlRaceStep(bulk: &bulk)
+                } catch {
+                    Issue.record("\(TestSeeds.describe(seed)): operation \(done) during the crawl failed: \(error)")
+                    throw error
+                }
+                if daemon.events("ready").isEmpty { beforeReady += 1 }
+            }
+            _ = try daemon.waitForEvent("ready", timeout: .seconds(120))
+            print(
+                "\(TestSeeds.describe(seed)): \(beforeReady) of \(Self.crawlOperations) operations were done "
+                    + "before ready (\(load?.threads ?? 0) busy threads)")
+        } else {
+            daemon = try fixture.start(wrapper: wrapper)
+        }
         operations.catchUp = { _ = try daemon.syncStatus() }
         if withMounts { operations.mounts = MountOperations(processID: daemon.processID) }
         var pacing = Pacing(seed: seed)
 
         for done in 1...Self.steps {
             func context() -> String {
-                "\(TestSeeds.describe(seed)) (\(setting)), \(Self.steps) steps, after \(done) operations; "
+                "\(TestSeeds.describe(seed)) (\(setting)\(Self.modeDescription)), \(Self.steps) steps, "
+                    + "after \(done) operations; "
                     + "\(operations.summary)\n"
                     + "last operations:\n" + operations.recent.joined(separator: "\n")
             }
@@ -62,6 +96,18 @@ struct RandomizedLiveTests {
             }
         }
         try fixture.stopCleanly()
+    }
+
+    /// QUOTAWATCH_TEST_MOVES_DURING_CRAWL=1: operations race the first crawl.
+    static let movesDuringCrawl = ProcessInfo.processInfo.environment["QUOTAWATCH_TEST_MOVES_DURING_CRAWL"] == "1"
+    /// Bulk subtrees of 85 directories each, so that the crawl lasts while they are moved.
+    static let bulkSubtrees = 24
+    static let crawlOperations = 60
+
+    static var modeDescription: String {
+        (movesDuringCrawl ? ", moves during the first crawl" : "")
+            + (CPULoad.requested > 0 ? ", \(CPULoad.requested) busy threads" : "")
+            + ", backend \(DaemonBackend.requested)"
     }
 
     /// The daemon runs in a private mount namespace of its own when mounts can be made there

@@ -22,6 +22,8 @@ package struct InotifyMask: OptionSet, Sendable, Hashable {
     package static let onlyDirectory = InotifyMask(rawValue: 0x0100_0000)
     package static let dontFollow = InotifyMask(rawValue: 0x0200_0000)
     package static let excludeUnlinked = InotifyMask(rawValue: 0x0400_0000)
+    /// Adds to the mask of a watch the inode already has, instead of replacing it.
+    package static let maskAdd = InotifyMask(rawValue: 0x2000_0000)
     package static let isDirectory = InotifyMask(rawValue: 0x4000_0000)
 
     /// What QuotaWatch watches on every directory. Never open or access: the engine's own

@@ -4,10 +4,24 @@ package struct MountEntry: Hashable, Sendable {
     package var mountID: UInt64
     /// Where it is mounted, absolute, as raw bytes (the kernel's octal escapes undone).
     package var mountPoint: [UInt8]
+    /// The `st_dev` of what is mounted (the third field, `major:minor`, in glibc's encoding).
+    package var device: UInt64?
+    /// The file system type (`ext4`, `overlay`), the first field after the ` - ` separator.
+    package var fileSystemType: [UInt8]
 
-    package init(mountID: UInt64, mountPoint: [UInt8]) {
+    package init(mountID: UInt64, mountPoint: [UInt8], device: UInt64? = nil, fileSystemType: [UInt8] = []) {
         self.mountID = mountID
         self.mountPoint = mountPoint
+        self.device = device
+        self.fileSystemType = fileSystemType
+    }
+
+    /// The devices of the overlayfs mounts in `table`. A copy-up (a lower file written, or
+    /// chmod'ed, through the overlay) gives each directory above it an upper directory with
+    /// overlay's extended attributes, so their own blocks change, and no event on the overlay
+    /// says so: an event below such a directory is when to stat it again.
+    package static func copyUpDevices(in table: [MountEntry]) -> Set<UInt64> {
+        Set(table.filter { $0.fileSystemType.elementsEqual("overlay".utf8) }.compactMap(\.device))
     }
 
     /// Every well-formed line of a `mountinfo` file; a line that is not is skipped.
@@ -16,9 +30,28 @@ package struct MountEntry: Hashable, Sendable {
         for line in bytes.split(separator: UInt8(ascii: "\n")) {
             let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: true)
             guard fields.count >= 5, let mountID = decimal(fields[0]) else { continue }
-            entries.append(MountEntry(mountID: mountID, mountPoint: unescaped(fields[4])))
+            var fileSystemType: [UInt8] = []
+            if fields.count == 6 {
+                // Optional fields, then "-", then the type.
+                let rest = fields[5].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
+                if let dash = rest.firstIndex(where: { $0.elementsEqual([UInt8(ascii: "-")]) }), dash + 1 < rest.count {
+                    fileSystemType = Array(rest[dash + 1])
+                }
+            }
+            entries.append(
+                MountEntry(
+                    mountID: mountID, mountPoint: unescaped(fields[4]), device: device(fields[2]),
+                    fileSystemType: fileSystemType))
         }
         return entries
+    }
+
+    /// `major:minor` (decimal) as `makedev(3)` encodes it, which is what `st_dev` holds.
+    private static func device(_ field: ArraySlice<UInt8>) -> UInt64? {
+        let parts = field.split(separator: UInt8(ascii: ":"))
+        guard parts.count == 2, let major = decimal(parts[0]), let minor = decimal(parts[1]) else { return nil }
+        return ((major & 0xffff_f000) << 32) | ((major & 0x0000_0fff) << 8) | ((minor & 0xffff_ff00) << 12)
+            | (minor & 0x0000_00ff)
     }
 
     private static func decimal(_ field: ArraySlice<UInt8>) -> UInt64? {

@@ -131,6 +131,15 @@ package struct Crawler: Sendable {
                 return state.publish(result, children: [], finishing: true, isOwner: isOwner)
             }
         }
+        // The ancestors below are told apart by identity: this directory's own is the inode it
+        // opened. The parent's listing stat'ed the name a moment earlier, and a directory
+        // renamed away from the name in between and then moved inside the one now holding it
+        // would look like a cycle with that stale identity, and be left out.
+        var ancestors = item.ancestors
+        if let opened = result.openedStatus, let chain = ancestors {
+            let identity = DirectoryIdentity(device: opened.device, inode: opened.inode)
+            if chain.identity != identity { ancestors = AncestorChain(identity, parent: chain.parent) }
+        }
         while true {
             var problems = DirectoryReader.Problems()
             var more = false
@@ -149,7 +158,7 @@ package struct Crawler: Sendable {
             if let rootDevice {
                 result.listing.entries.removeAll { $0.status.kind == .directory && $0.status.device != rootDevice }
             }
-            if let chain = item.ancestors {
+            if let chain = ancestors {
                 // du skips a directory that is one of its own ancestors (a bind mount of an
                 // ancestor below it) without a word: nothing of it is counted, not even its inode.
                 result.listing.entries.removeAll { entry in
@@ -163,7 +172,7 @@ package struct Crawler: Sendable {
                 children.append(
                     WorkItem(
                         crawlIndex: entry.crawlIndex, source: .child(owned, Array(result.listing.name(of: entry))),
-                        ancestors: AncestorChain(identity, parent: item.ancestors)))
+                        ancestors: AncestorChain(identity, parent: ancestors)))
             }
             state.publish(result, children: children, finishing: !more, isOwner: isOwner)
             if !more { return }

@@ -28,7 +28,17 @@ package final class FanotifyWatches: Sendable {
         var fileSystemByMount: [UInt64: UInt64] = [:]
         /// File systems that could not be marked, with the reason; their directories are
         /// polled like directories past inotify's watch limit.
-        var unmarkable: [UInt64: Errno] = [:]
+        var unmarkable: [UInt64: Unmarkable] = [:]
+    }
+
+    /// Why a file system takes no part in the table: the call that failed and its error.
+    package struct Unmarkable: Sendable, Equatable, CustomStringConvertible {
+        /// `name_to_handle_at` (the file system gives no file handles, overlayfs without
+        /// `nfs_export` say) or `fanotify_mark`.
+        package var call: String
+        package var error: Errno
+
+        package var description: String { "\(call): \(error)" }
     }
 
     /// `root` is marked at once: a root that cannot be marked is no place for this backend.
@@ -54,6 +64,10 @@ package final class FanotifyWatches: Sendable {
         } catch .tooManyOpenFiles, .tooManyOpenFilesInSystem {
             return WatchOutcome.outOfDescriptors
         } catch {
+            // No handle, no key for its events: polled like a directory past the watch limit,
+            // and the reason is the one the degraded message gives.
+            let fileSystem = (try? directory.fileSystemID()) ?? 0
+            state.withLock { $0.unmarkable[fileSystem] = Unmarkable(call: "name_to_handle_at", error: error) }
             return WatchOutcome.limitReached
         }
         var handle = found.handle
@@ -86,7 +100,7 @@ package final class FanotifyWatches: Sendable {
         } catch {
             state.withLock { state in
                 state.fileSystemByMount[mountID] = fileSystem
-                state.unmarkable[fileSystem] = error
+                state.unmarkable[fileSystem] = Unmarkable(call: "fanotify_mark", error: error)
             }
         }
     }
@@ -102,7 +116,7 @@ package final class FanotifyWatches: Sendable {
     package var count: Int { state.withLock { $0.handleByWatch.count } }
 
     /// File systems that could not be marked, each with its reason.
-    package var unmarkableReasons: [Errno] { state.withLock { Array($0.unmarkable.values) } }
+    package var unmarkableReasons: [Unmarkable] { state.withLock { Array($0.unmarkable.values) } }
 
     /// Translates a batch under one lock; a directory reported removed leaves the table.
     func translate(_ events: [FanotifyEvent], with translator: inout FanotifyTranslator) -> FanotifyTranslator.Output {

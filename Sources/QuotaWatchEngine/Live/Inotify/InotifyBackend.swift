@@ -31,7 +31,9 @@ package final class InotifyBackend: ChangeBackend {
     }
 
     package func watchRemovals(in parent: FileDescriptor) -> Int32? {
-        try? inotify.addWatch(parent, mask: [.delete, .movedFrom, .onlyDirectory, .excludeUnlinked])
+        // Added to the mask, not put in its place: ROOT's parent may be a directory of the tree
+        // too (bind-mounted below ROOT), whose watch is this one and needs all of its events.
+        try? inotify.addWatch(parent, mask: [.delete, .movedFrom, .onlyDirectory, .excludeUnlinked, .maskAdd])
     }
 
     package func unwatch(_ key: Int32) { inotify.removeWatch(key) }

@@ -65,6 +65,7 @@ package final class LiveEngine: Sendable {
             return .failure(.root(error.description))
         }
         step.live.oneFileSystem = options.crawl.oneFileSystem
+        step.live.copyUpDevices = services.mounts?.copyUpDevices ?? []
         step.live.restatsLinkedInodesAtSync = !(backend is FanotifyBackend)
         // The crawl's listings are freed by now; what they leave free in the heap goes back
         // before the daemon says it is ready, not at the first quiet moment after an event.

@@ -46,7 +46,8 @@ extension LiveTree {
         }
         if directoryByWatch[watch] == directory {
             directoryByWatch.removeValue(forKey: watch)
-            fileSystem.removeWatch(watch)
+            // The watch of ROOT's parent, bind-mounted below ROOT, stays for ROOT's removal.
+            if watch != rootParent?.watch { fileSystem.removeWatch(watch) }
         }
     }
 
@@ -111,4 +112,18 @@ extension LiveTree {
 
     /// The engine has read the mount table.
     package mutating func noteMountTableRead() { mountTableMayHaveChanged = false }
+
+    /// An event in `directory` on an overlayfs: the directory and each one above it on the same
+    /// overlay are stat'ed again at the next flush, since a copy-up gives each of them an upper
+    /// directory carrying overlay's extended attributes (often a block of their own) without an
+    /// event. O(depth), and nothing off an overlay.
+    mutating func restatCopiedUpDirectories(above directory: DirectoryID) {
+        let device = tree.device(of: directory)
+        guard copyUpDevices.contains(device) else { return }
+        var current: DirectoryID? = directory
+        while let place = current, tree.device(of: place) == device {
+            pendingDirectories.insert(place)
+            current = tree.parent(of: place)
+        }
+    }
 }

@@ -59,6 +59,10 @@ package struct LiveTree<FileSystem: LiveFileSystem> {
     /// A watch on the root's parent, for the root's own deletion: while the engine holds the
     /// root open, the kernel holds back the root's IN_DELETE_SELF until it lets go.
     package var rootParent: (watch: Int32, rootName: [UInt8])?
+    /// Devices of overlayfs mounts (from the mount table): an event in a directory on one may
+    /// come with a copy-up that changed the blocks of that directory and of those above it on
+    /// the overlay, with no event of their own (``MountEntry/copyUpDevices(in:)``).
+    package var copyUpDevices: Set<UInt64> = []
 
     /// Whether a sync re-stats one name of every inode with several names, for writes through
     /// names outside the root that raise no event in it. The fanotify backend reports those
@@ -187,7 +191,9 @@ package struct LiveTree<FileSystem: LiveFileSystem> {
             if change.name == rootParent.rootName && !change.kind.isDisjoint(with: [.removed, .movedFrom]) {
                 rootIsGone = true
             }
-            return
+            // ROOT's parent bind-mounted below ROOT (`mount --bind a a/b/c`, ROOT a/b) is a
+            // directory of the tree on this very watch: its events are the tree's too.
+            guard directoryByWatch[change.watch] != nil else { return }
         }
         guard let directory = directoryByWatch[change.watch] else { return }
         if change.kind.contains(.forgotten) {
@@ -215,6 +221,7 @@ package struct LiveTree<FileSystem: LiveFileSystem> {
             return
         }
         guard tree.contains(directory) else { return }
+        if !copyUpDevices.isEmpty { restatCopiedUpDirectories(above: directory) }
         if change.name.isEmpty {
             pendingDirectories.insert(directory)
             if change.kind.contains(.attributes) { checkReadability(of: directory) }

@@ -11,6 +11,8 @@ import Synchronization
 final class MountFollower: Sendable {
     private let table: MountTable
     private let points: Mutex<MountPointsBelowRoot>
+    /// The overlayfs devices as of the last reading (``MountEntry/copyUpDevices(in:)``).
+    private let overlays: Mutex<Set<UInt64>>
     private let thread = Mutex<JoinableThread?>(nil)
 
     /// Reads the table as it is before the first crawl, so that every later change is seen.
@@ -23,7 +25,11 @@ final class MountFollower: Sendable {
         }
         self.table = table
         points = Mutex(MountPointsBelowRoot(root: rootPath, table: entries))
+        overlays = Mutex(MountEntry.copyUpDevices(in: entries))
     }
+
+    /// The devices of the overlayfs mounts as of the last reading of the table.
+    var copyUpDevices: Set<UInt64> { overlays.withLock { $0 } }
 
     func start(mailbox: Mailbox) {
         let table = self.table
@@ -36,6 +42,7 @@ final class MountFollower: Sendable {
     /// The places to look at again, shallowest first (none when the table cannot be read).
     func placesToCheck() -> [[[UInt8]]] {
         guard let entries = try? table.read() else { return [] }
+        overlays.withLock { $0 = MountEntry.copyUpDevices(in: entries) }
         return points.withLock { $0.update(entries) }
     }
 
@@ -55,6 +62,8 @@ extension MountFollower {
     static func follow(_ follower: MountFollower?, in live: inout LiveTree<KernelFileSystem>) {
         live.noteMountTableRead()
         guard let follower else { return }
-        for place in follower.placesToCheck() { live.followMountChange(at: place) }
+        let places = follower.placesToCheck()
+        live.copyUpDevices = follower.copyUpDevices
+        for place in places { live.followMountChange(at: place) }
     }
 }
