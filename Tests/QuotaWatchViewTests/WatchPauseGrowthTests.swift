@@ -12,6 +12,10 @@ import Testing
         Dictionary(uniqueKeysWithValues: model.rows().map { (String(decoding: $0.name, as: UTF8.self), $0.growth) })
     }
 
+    static func size(_ model: WatchModel, _ name: String) -> UInt64? {
+        model.rows().first { $0.name == Array(name.utf8) }?.size
+    }
+
     @Test func aDirectoryTheSameSizeAtPauseAndResumeNeverShowsNegativeGrowth() {
         var model = WatchModel()
         // Longer than the rate's window with nothing changing.
@@ -33,5 +37,27 @@ import Testing
             let shown = Self.growth(model)
             #expect(shown == ["a": 0, "c": 0], "at \(second) s")
         }
+    }
+
+    @Test func aDirectoryThatGrewWhilePausedShowsWhatItGrewOverTheTimeSince() {
+        var model = WatchModel()
+        for second in 0...60 {
+            model.receive(frame([("a", Self.idle), ("c", Self.small)], seconds: Double(second)), listRows: 10)
+        }
+        _ = model.handle(.character("p"), listRows: 10, now: 60_000)
+        for second in 61...80 {
+            let c = second >= 70 ? Self.small + 1_000_000 : Self.small
+            model.receive(frame([("a", Self.idle), ("c", c)], seconds: Double(second)), listRows: 10)
+        }
+        // Paused, the screen holds what it showed.
+        #expect(Self.size(model, "c") == Self.small)
+        #expect(Self.growth(model) == ["a": 0, "c": 0])
+        _ = model.handle(.character("p"), listRows: 10, now: 80_000)
+        // Resumed, before the next frame: the newest sizes with their rates, both of the same
+        // moment. 1 MB came 10 s ago: 100 kB/s, neither lost nor a spike.
+        #expect(Self.size(model, "c") == Self.small + 1_000_000)
+        let rate = Self.growth(model)["c"].flatMap { $0 }
+        #expect(rate.map { abs($0 - 100_000) < 1 } == true, "c grows at \(String(describing: rate)) B/s")
+        #expect(Self.growth(model)["a"] == 0)
     }
 }
