@@ -163,8 +163,14 @@ package struct EventLine: Sendable, Equatable {
             line.details = "\(paths.count) subtree(s) polled, not watched: " + paths.prefix(3).joined(separator: ", ")
             line.severity = .warning
         case "subscribed":
+            // Asked for, the events from before come first: this line is where they end.
+            let earlier = fields.integer("recent") ?? 0
+            let kept = "(\(fields.integer("capacity") ?? 0) kept if this view lags)"
             line.details =
-                "to the daemon's events from now on (\(fields.integer("capacity") ?? 0) kept if this view lags)"
+                earlier > 0
+                ? "the \(earlier == 1 ? "event" : "\(earlier) events") above came before this view attached; "
+                    + "live from here on \(kept)"
+                : "to the daemon's events from now on \(kept)"
             line.severity = .good
         case "dropped":
             line.details = "\(fields.integer("count") ?? 0) event(s) dropped: this view read them too slowly"

@@ -29,6 +29,9 @@ package struct WatchModel: Sendable {
     private var leftForGone: [UInt8]?
     /// Everything drawn besides the frame, as it was when `p` paused the view; nil while live.
     private var frozen: Frozen?
+    /// The newest frame of the directory shown that came while paused: shown as `p` resumes,
+    /// so that the sizes on the screen are of the moment the rates beside them are of.
+    private var heldFrame: WatchFrame?
 
     private struct Frozen: Sendable {
         var growth: GrowthTracker
@@ -65,17 +68,29 @@ package struct WatchModel: Sendable {
             let gone = DisplayWidth.builtIn.printable(EscapedName.string(left))
             let command = state.showParent()
             restorePending = true
+            heldFrame = nil
             showBlankFrame()
             let parent = DisplayWidth.builtIn.printable("./" + EscapedName.string(state.directory))
             post(notice: "./\(gone) is gone (removed or moved): showing \(parent)", now: now)
             return command
         }
         leftForGone = nil
+        // Paused too: the rates go on from every frame, so that none spans the pause.
         if newFrame.crawl == nil { growth.record(newFrame) }
         // Paused, the list stays as it was, except that a directory just entered is shown once.
-        guard !state.paused || restorePending else { return .none }
+        guard !state.paused || restorePending else {
+            heldFrame = newFrame
+            return .none
+        }
+        show(newFrame, listRows: rowsFor)
+        return .none
+    }
+
+    /// Puts `newFrame` on the screen, the highlight kept on its item.
+    private mutating func show(_ newFrame: WatchFrame, listRows rowsFor: (WatchModel) -> Int) {
         let selected = selectedName()
         frame = newFrame
+        heldFrame = nil
         let items = rowItems()
         let listRows = rowsFor(self)
         if restorePending {
@@ -87,7 +102,6 @@ package struct WatchModel: Sendable {
             keepSelection(on: selected, listRows: listRows)
         }
         state.cursor.clamp(count: items.count, visibleRows: listRows)
-        return .none
     }
 
     /// The name of the highlighted row, if any. A name is unique among a directory's entries,
@@ -165,10 +179,14 @@ package struct WatchModel: Sendable {
         if order != (state.sort, state.showsApparent) { keepSelection(on: selected, listRows: listRows) }
         if state.paused != wasPaused {
             frozen = state.paused ? Frozen(growth: growth, log: log, candidates: candidates, at: now) : nil
+            // Resumed: what came meanwhile at once, not the paused sizes beside the live rates
+            // until the next frame.
+            if !state.paused, let held = heldFrame { show(held, listRows: { _ in listRows }) }
         }
         if case .showDirectory = command {
             restorePending = true
             leftForGone = nil
+            heldFrame = nil
             // Paused, the rates held were of the other directory's children: none until resumed.
             frozen?.growth = GrowthTracker()
             // Paused or not, the new directory's first frame is shown.

@@ -148,6 +148,8 @@ struct GoldenJSONTests {
     @Test("the events stream's own lines, and a registered cleaner's greeting")
     func streamLines() throws {
         Self.expectFixture(ControlEventFeed(capacity: 4096, root: Self.root).subscribedLine, "event-subscribed")
+        Self.expectFixture(
+            ControlEventFeed(capacity: 4096, root: Self.root).subscribedLine(recent: 2), "event-subscribed-recent")
         Self.expectFixture(ControlEventFeed.droppedLine(17, root: Self.root), "event-dropped")
         let registration = RegisteredCleaners.Registration(
             id: 1, name: "feed", paths: [Self.oddPath], requestedTimeout: nil)
@@ -174,7 +176,8 @@ struct GoldenJSONTests {
         ("request-status-quotas", ControlRequest(.status(.quotas), sync: true)),
         ("request-clean", ControlRequest(.clean(CleanupRunRequest(trigger: "clean-now", dryRun: true)))),
         ("request-clean_list", ControlRequest(.cleanList)),
-        ("request-events", ControlRequest(.events)),
+        ("request-events", ControlRequest(.events(recent: 0))),
+        ("request-events-recent", ControlRequest(.events(recent: 200))),
         (
             "request-register_cleaner",
             ControlRequest(

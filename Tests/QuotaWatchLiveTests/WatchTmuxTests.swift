@@ -104,7 +104,8 @@ struct WatchTmuxTests {
 
         tmux.type("LANG=C.UTF-8 '\(cli.executablePath)' watch --socket '\(socket)'")
         try tmux.waitFor("the attached header") { $0.contains("attached: ") && $0.contains("level normal") }
-        try tmux.waitFor("the subscription") { $0.contains("subscribed to the daemon's events") }
+        // The daemon's ready event came before: the subscription's line says so.
+        try tmux.waitFor("the subscription") { $0.contains("above came before this view attached") }
         try tree.writeFile("root/Caches/Feed/download", byteCount: 2_000_000)
         try tmux.waitFor("the breach from the daemon") {
             $0.contains("1 breach") && $0.contains("quota_breach Caches/Feed")

@@ -144,6 +144,27 @@ struct BudgetForecastTests {
         #expect(fast.contains { $0.prediction.bytesPerSecond > 4_000 }, "\(fast.map(\.prediction))")
     }
 
+    @Test("after an idle window the first change counts: one write is spread, a file come and gone is no growth")
+    func firstChangeAfterIdle() {
+        var rate = GrowthRate(window: .seconds(30))
+        rate.record(4_096, at: .seconds(0))
+        // Longer than the window with nothing, then one write of 1 MB.
+        rate.record(1_004_096, at: .seconds(40))
+        #expect(rate.bytesPerSecond(at: .seconds(41)) == 200_000)
+        #expect(rate.bytesPerSecond(at: .seconds(50)) == 100_000)
+        // The file goes again: back where it was a window ago, so nothing grew.
+        rate.record(4_096, at: .seconds(51))
+        for second in 51...69 {
+            #expect(rate.bytesPerSecond(at: .seconds(Double(second))) == 0, "at \(second) s")
+        }
+        // While the window's start lies in the 11 s the file was there, the size a window ago
+        // was the larger one: over the window, the directory shrank. Then nothing again.
+        #expect(rate.bytesPerSecond(at: .seconds(75)) == -1_000_000.0 / 30)
+        for second in 81...90 {
+            #expect(rate.bytesPerSecond(at: .seconds(Double(second))) == 0, "at \(second) s")
+        }
+    }
+
     @Test("readings are bounded: a window holds at most about 65 whatever the sampling rate")
     func bounded() {
         var rate = GrowthRate(window: .seconds(30))

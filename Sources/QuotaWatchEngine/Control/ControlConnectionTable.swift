@@ -160,7 +160,9 @@ struct ControlConnectionTable {
         case .failure(let failure): return refuse(&connection, id: id, failure.description, now: now)
         }
         connection.input = []
-        if request.command == .events { return subscribe(&connection, id: id, now: now) }
+        if case .events(let recent) = request.command {
+            return subscribe(&connection, id: id, recent: recent, now: now)
+        }
         if case .registerCleaner(let registration) = request.command {
             return register(&connection, registration, id: id, now: now, loop: loop)
         }
@@ -171,16 +173,21 @@ struct ControlConnectionTable {
         loop.handOver(request, slot: slot)
     }
 
-    private mutating func subscribe(_ connection: inout ControlConnection, id: UInt64, now: ContinuousClock.Instant) {
+    /// Starts a stream: the greeting, then the `recent` newest events remembered (when asked
+    /// for), then every event from the moment of the subscription.
+    private mutating func subscribe(
+        _ connection: inout ControlConnection, id: UInt64, recent: Int, now: ContinuousClock.Instant
+    ) {
         guard subscribers < options.maximumSubscribers else {
             return refuse(
                 &connection, id: id,
                 "the daemon already streams events to \(options.maximumSubscribers) clients; "
                     + "close one (a 'quotawatch watch' attached to this daemon) or try again later", now: now)
         }
-        let subscription = events.subscribe()
+        let (subscription, remembered) = events.subscribe(recent: recent)
         connection.phase = .streaming(subscription)
-        connection.append(Array(events.subscribedLine.utf8) + [0x0A])
+        connection.append(Array(events.subscribedLine(recent: recent > 0 ? remembered.count : nil).utf8) + [0x0A])
+        if !remembered.isEmpty { connection.append(ControlConnection.eventLines(remembered)) }
         connection.deadline = now + options.sendTimeout
         served -= 1
         subscribers += 1

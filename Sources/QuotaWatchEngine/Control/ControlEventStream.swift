@@ -1,3 +1,4 @@
+import Foundation
 import QuotaWatchCore
 import QuotaWatchSystem
 import Synchronization
@@ -12,16 +13,20 @@ package final class ControlEventStream: Sendable {
     /// The daemon's first line, `{"event":"subscribed","capacity":N}`: events from here on
     /// reach this stream.
     package let greeting: [UInt8]
+    /// The newest events the daemon remembered from before the subscription, oldest first, when
+    /// asked for; ``nextLine()`` goes on from the first event after them.
+    package let recentLines: [[UInt8]]
 
-    /// Connects and subscribes; throws as ``ControlClient/request(socketPath:_:timeout:)``
-    /// does when nothing answers or the daemon refuses.
-    package init(socketPath: [UInt8], timeout: Duration) throws(ControlClientError) {
+    /// Connects and subscribes, asking for up to `recent` of the events that came before;
+    /// throws as ``ControlClient/request(socketPath:_:timeout:)`` does when nothing answers or
+    /// the daemon refuses (a daemon older than `recent` refuses it as an unknown field).
+    package init(socketPath: [UInt8], timeout: Duration, recent: Int = 0) throws(ControlClientError) {
         let connection = try ControlClient.connect(socketPath: socketPath, timeout: timeout)
         self.connection = connection
         do {
             try connection.setReceiveTimeout(timeout)
             // The write side stays open: the daemon takes a closed one for a client gone.
-            try connection.sendAll(ControlRequest(.events).encodedLine())
+            try connection.sendAll(ControlRequest(.events(recent: recent)).encodedLine())
             guard let first = Self.readLine(connection, buffer) else {
                 throw ControlClientError.protocolError(path: socketPath, detail: "the connection closed at once")
             }
@@ -32,8 +37,18 @@ package final class ControlEventStream: Sendable {
                 throw ControlClientError.protocolError(
                     path: socketPath, detail: "the daemon does not stream events (an older quotawatch?)")
             }
+            // The remembered events come right after the greeting, in the same write.
+            var remembered: [[UInt8]] = []
+            for _ in 0..<Self.recentCount(in: first) {
+                guard let line = Self.readLine(connection, buffer) else {
+                    throw ControlClientError.protocolError(
+                        path: socketPath, detail: "the connection closed within the events that came before")
+                }
+                remembered.append(line)
+            }
             try connection.setReceiveTimeout(.zero)
             greeting = first
+            recentLines = remembered
         } catch let error as ControlClientError {
             connection.close()
             throw error
@@ -41,6 +56,12 @@ package final class ControlEventStream: Sendable {
             connection.close()
             throw .system(path: socketPath, (error as? Errno) ?? .invalidArgument)
         }
+    }
+
+    /// How many remembered events follow a greeting: its `recent` field, 0 without one.
+    static func recentCount(in greeting: [UInt8]) -> Int {
+        let object = try? JSONSerialization.jsonObject(with: Data(greeting)) as? [String: Any]
+        return max(0, (object?["recent"] as? NSNumber)?.intValue ?? 0)
     }
 
     /// The next event line without its newline; nil when the daemon closed the stream (it

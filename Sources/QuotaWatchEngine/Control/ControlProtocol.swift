@@ -42,7 +42,10 @@ package enum ControlCommand: Hashable, Sendable {
     case cleanDelete(CleanDeleteRequest)
     /// Keep the connection open and stream every event the engine emits, one JSON line each,
     /// after a first `{"event":"subscribed","capacity":N}` line (see ``ControlEventFeed``).
-    case events
+    /// With `recent` above 0, the greeting says how many of the newest events the daemon
+    /// remembers (at most `recent`) follow it, before the first one emitted since: the
+    /// attached view's log starts with what came before it attached.
+    case events(recent: Int)
     /// Keep the connection open as a cleaner of some paths (``RegisterCleanerRequest``).
     case registerCleaner(RegisterCleanerRequest)
 
@@ -126,8 +129,8 @@ extension ControlRequest: Codable {
                 case .flag(let flag): try container.encode(flag, forKey: Key(key))
                 }
             }
-        case .events:
-            break
+        case .events(let recent):
+            if recent > 0 { try container.encode(recent, forKey: Key("recent")) }
         case .registerCleaner(let register):
             try container.encode(register.name, forKey: Key("name"))
             try container.encode(register.paths.map { EscapedName.string($0) }, forKey: Key("paths"))
@@ -200,11 +203,16 @@ extension ControlRequest: Codable {
                 throw ControlProtocol.Failure(error.description)
             }
         case "events":
-            if let unknown = present.subtracting(["command"]).sorted().first {
-                throw ControlProtocol.Failure("unknown field '\(unknown)' in an events request; it has none")
+            if let unknown = present.subtracting(["command", "recent"]).sorted().first {
+                throw ControlProtocol.Failure(
+                    "unknown field '\(unknown)' in an events request; its one field is recent")
             }
             sync = false
-            command = .events
+            let recent = try Self.field("recent", Int.self, "a whole number, 0 or more", in: container) ?? 0
+            guard recent >= 0 else {
+                throw ControlProtocol.Failure("'recent' must be a whole number, 0 or more, not \(recent)")
+            }
+            command = .events(recent: recent)
         case "register_cleaner":
             if let unknown = present.subtracting(RegisterCleanerRequest.fields).sorted().first {
                 throw ControlProtocol.Failure(

@@ -6,9 +6,9 @@
 /// on a clock), so an idle stretch costs no readings and still counts as zero growth.
 ///
 /// The span the growth is divided by is the window, shortened to the time since the first
-/// reading and to the time since growth resumed after an idle window: a writer that starts on
-/// an idle directory, or right after the daemon started, is not averaged with a minute of
-/// nothing. It is never shorter than `minimumSpan`, so one write after a long idle stretch
+/// reading and to the time since growth resumed after an idle window (the growth counted from
+/// the size before it resumed): a writer that starts on an idle directory, or right after the
+/// daemon started, is not averaged with a minute of nothing. It is never shorter than `minimumSpan`, so one write after a long idle stretch
 /// reads as that write spread over a few seconds, not as an instant burst. A steady writer is
 /// therefore measured exactly once `minimumSpan` has passed, whatever came before.
 ///
@@ -62,9 +62,17 @@ package struct GrowthRate: Sendable, Hashable {
         guard let first = readings.first, let last = readings.last else { return nil }
         let now = max(moment, last.moment)
         var start = now - window
-        if let activeSince, activeSince > start { start = activeSince }
-        if first.moment > start { start = first.moment }
-        let startSize = size(at: start)
+        let startSize: UInt64
+        if let activeSince, activeSince > start, activeSince > first.moment {
+            // Growth resumed with the reading at `activeSince`: it counts from the size before
+            // that reading. Taking the size at it would lose the first change, and read a file
+            // that came and went after an idle window as the directory shrinking.
+            start = activeSince
+            startSize = size(before: start)
+        } else {
+            start = max(start, first.moment)
+            startSize = size(at: start)
+        }
         let span = max(now - start, minimumSpan)
         guard span > .zero else { return nil }
         return ((Double(last.size) - Double(startSize)) / span.secondsValue, now - start >= minimumSpan)
@@ -76,6 +84,17 @@ package struct GrowthRate: Sendable, Hashable {
         var result = readings[0].size
         for reading in readings {
             guard reading.moment <= moment else { break }
+            result = reading.size
+        }
+        return result
+    }
+
+    /// The size just before `moment`: that of the last reading before it (the first reading's
+    /// when none is).
+    private func size(before moment: Moment) -> UInt64 {
+        var result = readings[0].size
+        for reading in readings {
+            guard reading.moment < moment else { break }
             result = reading.size
         }
         return result

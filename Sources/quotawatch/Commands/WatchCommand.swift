@@ -18,7 +18,8 @@ enum WatchCommand {
             backspace goes up, s sorts by size, name or growth, a shows apparent sizes, l shows the
             event log in full, c runs every cleaner now (after a confirmation), p pauses, ? or h
             shows them all, q quits. The terminal must be at least 80x24; the view ends when the
-            terminal goes away.
+            terminal goes away. Attached, the event log starts with the daemon's last events from
+            before (as many as the log keeps), above a line saying they came before it attached.
             d deletes the selected file or directory whole, as 'clean --path' does, after a
             confirmation showing its path, size and files (the engine must run with --clean).
             --ios adds the app's size as the phone shows it to the status line (see 'scan --ios').

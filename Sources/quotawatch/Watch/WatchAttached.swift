@@ -40,7 +40,10 @@ enum WatchAttached {
         let stopping = StopFlag()
         let wake = DispatchSemaphore(value: 0)
 
-        let stream = try ControlEventStream(socketPath: socket, timeout: .seconds(10))
+        let stream = try subscribe(socket, recent: screen ? WatchModel().logCapacity : 0)
+        // The log starts with what the daemon remembers, oldest first; the greeting after them
+        // says where they end and the live events begin.
+        for line in stream.recentLines { feed.append(event: String(decoding: line, as: UTF8.self)) }
         feed.append(event: String(decoding: stream.greeting, as: UTF8.self))
         let events = JoinableThread(name: "watch-events") {
             while let line = stream.nextLine() { feed.append(event: String(decoding: line, as: UTF8.self)) }
@@ -81,6 +84,16 @@ enum WatchAttached {
                 stream.release()
                 signals?.close()
             })
+    }
+
+    /// The event stream, with up to `recent` events from before it; from a daemon older than
+    /// that request, the stream alone.
+    private static func subscribe(_ socket: [UInt8], recent: Int) throws(ControlClientError) -> ControlEventStream {
+        do {
+            return try ControlEventStream(socketPath: socket, timeout: .seconds(10), recent: recent)
+        } catch .daemonError(_, let message) where recent > 0 && message.contains("'recent'") {
+            return try ControlEventStream(socketPath: socket, timeout: .seconds(10))
+        }
     }
 
     /// The daemon's end, seen from the view: an error, whether it was stopped or killed (the

@@ -50,13 +50,14 @@ final class EnginePublisher {
     }
 
     /// To `--events`, the socket's subscribers and the observers, in that order. The line is
-    /// encoded once, and only when a reader of lines is there; it carries the root.
+    /// encoded once, and only when a reader of lines is there (the control socket's feed is
+    /// one always: it remembers the newest lines for a view that attaches later); it carries
+    /// the root.
     private func deliver(_ event: ObservedEvent) {
-        let feed = feed.flatMap { $0.hasSubscribers ? $0 : nil }
         if events != nil || feed != nil {
             let line = event.jsonLine(root: rootDisplay)
             events?.write(line)
-            feed?.publish(line)
+            feed?.publish(line, remembering: event.rememberedLine(line, root: rootDisplay, time: WallTime.now))
         }
         for observer in observers { observer.engineEmitted(event) }
     }

@@ -24,7 +24,11 @@ package enum EngineEvent: Sendable {
     /// ROOT, absolute and escaped as paths are, as in every event line (``PolicyEvent/fields(root:)``).
     /// One encoder, ``PolicyJSON``, writes every event line, so a root or path is written the
     /// same way in all of them.
-    package func jsonLine(root: String) -> String {
+    ///
+    /// `time`, when given, dates a line whose event carries no time of its own (`ready`,
+    /// `overflow`, …): the line remembered for a view that attaches later, which can no longer
+    /// date it by its arrival.
+    package func jsonLine(root: String, time: String? = nil) -> String {
         var fields: [String: PolicyJSON]
         switch self {
         case .ready(let directories, let files, let allocated, let seconds, let backend, let reason):
@@ -58,7 +62,29 @@ package enum EngineEvent: Sendable {
             fields = report.fields
         }
         fields["root"] = .string(root)
+        if let time, fields["time"] == nil { fields["time"] = .string(time) }
         return PolicyJSON.object(fields).encoded
+    }
+
+    /// Whether the event's line has a `time` field of its own.
+    var isDated: Bool {
+        switch self {
+        case .configError, .configReloaded, .cleanup: true
+        case .ready, .overflow, .resynced, .degraded, .rootGone, .cleanupProgress: false
+        }
+    }
+}
+
+extension ObservedEvent {
+    /// The line the control socket's feed remembers for a view that attaches later, given the
+    /// line sent now: nil for a cleanup's progress (over, or soon reported again, by then); the
+    /// line dated `time` when the event carries no time of its own.
+    func rememberedLine(_ line: String, root: String, time: () -> WallTime) -> String? {
+        switch self {
+        case .policy: line
+        case .engine(.cleanupProgress): nil
+        case .engine(let event): event.isDated ? line : event.jsonLine(root: root, time: time().iso8601)
+        }
     }
 }
 
