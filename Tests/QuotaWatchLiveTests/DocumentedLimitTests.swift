@@ -16,7 +16,7 @@ struct DocumentedLimitTests {
     /// files are past it: a wait on the clock, for a window the daemon defines by the clock.
     /// (libfaketime could move the daemon's clock instead, but the `faketime` command forks,
     /// so its pid is not the daemon's, and preloaded directly it stops the daemon at start.)
-    private func waitPastWritebackWindow(_ tree: TempTree, _ paths: [TreePath]) throws {
+    static func waitPastWritebackWindow(_ tree: TempTree, _ paths: [TreePath]) throws {
         var latest = 0
         for path in paths {
             var status = stat()
@@ -67,7 +67,7 @@ struct DocumentedLimitTests {
         let writer = try LineDrivenProcess(
             try #require(Self.python), ["-c", Self.mappingWriter, tree.absolutePath(mapped), "\(256 << 10)"])
         try writer.expectLine("mapped")
-        try waitPastWritebackWindow(tree, [mapped])
+        try Self.waitPastWritebackWindow(tree, [mapped])
         try fixture.start()
         let before = try fixture.expectLiveMatchesScan("mapped, nothing written yet", du: true)
 
@@ -94,7 +94,7 @@ struct DocumentedLimitTests {
         try tree.makeDirectory(root / "a")
         try tree.makeDirectory(root / "b")
         try tree.writeFile(root / "a" / "file", byteCount: 20_000)
-        try waitPastWritebackWindow(tree, [root / "a" / "file"])
+        try Self.waitPastWritebackWindow(tree, [root / "a" / "file"])
         let daemon = try fixture.start()
         let before = try fixture.expectLiveMatchesScan("before", du: true)
 
@@ -162,7 +162,7 @@ struct DocumentedLimitTests {
 }
 
 /// A child that reads a line before each step and prints a line after it.
-private final class LineDrivenProcess {
+final class LineDrivenProcess {
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()

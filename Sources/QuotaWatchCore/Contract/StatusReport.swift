@@ -24,9 +24,11 @@ package struct EngineReport: Codable, Sendable, Equatable {
     /// Directories the daemon cannot read, with why: what is inside them is not counted, so
     /// the totals above them are short. Absent when there are none (and from older daemons).
     package var unreadable: [UnreadableDirectory]?
+    /// The background verification sweep; absent when it is off (and from older daemons).
+    package var verification: VerificationReport?
 
     enum CodingKeys: String, CodingKey {
-        case events, overflows, watches, degraded, requests, backend, unreadable
+        case events, overflows, watches, degraded, requests, backend, unreadable, verification
         case backendReason = "backend_reason"
         case rescannedDirectories = "rescanned_dirs"
         case cpuSeconds = "cpu_seconds"
@@ -35,9 +37,10 @@ package struct EngineReport: Codable, Sendable, Equatable {
     package init(
         events: UInt64, rescannedDirectories: UInt64, overflows: UInt64, watches: Int, degraded: [String],
         requests: UInt64 = 0, cpuSeconds: Double = 0, backend: String? = nil, backendReason: String? = nil,
-        unreadable: [UnreadableDirectory]? = nil
+        unreadable: [UnreadableDirectory]? = nil, verification: VerificationReport? = nil
     ) {
         self.unreadable = unreadable
+        self.verification = verification
         self.backend = backend
         self.backendReason = backendReason
         self.events = events

@@ -43,6 +43,12 @@ package struct MetricsSnapshot: Sendable, Equatable {
         package var removedFiles: UInt64 = 0
         package var removedBytes: UInt64 = 0
         package var hookFailures: UInt64 = 0
+        /// The verification sweep's corrections by reason (every reason, zeros too); empty
+        /// when the sweep is off.
+        package var verifyCorrections: [String: UInt64] = [:]
+        /// Names the verification sweep has stat'ed, and its passes finished.
+        package var verifyChecked: UInt64 = 0
+        package var verifyPasses: UInt64 = 0
 
         package init() {}
     }

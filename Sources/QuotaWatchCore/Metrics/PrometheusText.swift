@@ -115,6 +115,13 @@ package enum PrometheusText {
         out.counter(
             "cleanup_removed_bytes_total", "Disk space the cleaners freed (not in dry runs).", c.removedBytes)
         out.counter("hook_failures_total", "Alert hook runs that failed or timed out.", c.hookFailures)
+        guard !c.verifyCorrections.isEmpty else { return }
+        out.labelledCounter(
+            "verify_corrections_total",
+            "Differences the verification sweep found and corrected that no event had reported, by reason.",
+            c.verifyCorrections.keys.sorted().map { (["reason": $0], c.verifyCorrections[$0]!) })
+        out.counter("verify_checked_total", "Directories and files the verification sweep stat'ed.", c.verifyChecked)
+        out.counter("verify_passes_total", "Verification sweeps finished over the whole tree.", c.verifyPasses)
     }
 
     // MARK: The format
@@ -168,6 +175,10 @@ private struct FamilyWriter {
 
     mutating func counter(_ name: String, _ help: String, _ value: UInt64) {
         family(name, type: "counter", help: help, [([:], "\(value)")])
+    }
+
+    mutating func labelledCounter(_ name: String, _ help: String, _ samples: [([String: String], UInt64)]) {
+        family(name, type: "counter", help: help, samples.map { ($0.0, "\($0.1)") })
     }
 
     private mutating func family(_ name: String, type: String, help: String, _ samples: [([String: String], String)]) {

@@ -33,6 +33,10 @@ struct FileRecord {
 }
 
 extension FileStatus {
+    /// The sizes a file record keeps of this status: what ``TallyTree/usage(of:)`` returns
+    /// after the file is updated with it.
+    package var recordedUsage: Usage { storedInFileRecord.usage }
+
     /// The status as a ``FileRecord`` keeps it: allocated bytes in whole 512-byte blocks, at
     /// most ``FileRecord/largestAllocated`` (only a file system that lies reports more). What a
     /// name adds to the totals is what its removal subtracts, so the two must be the same value.

@@ -129,6 +129,9 @@ package struct TallyTree {
 
     package func inode(of directory: DirectoryID) -> UInt64 { directories[Int(directory.rawValue)].inode }
 
+    /// The directory's own inode's sizes, not counting what is inside it.
+    package func ownUsage(of directory: DirectoryID) -> Usage { directories[Int(directory.rawValue)].own }
+
     /// The owner's per-directory slot: the engine keeps its watch descriptor here.
     package func watch(of directory: DirectoryID) -> Int32 { directories[Int(directory.rawValue)].watch }
 

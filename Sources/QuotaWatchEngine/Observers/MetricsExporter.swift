@@ -130,6 +130,11 @@ package final class MetricsExporter: EngineObserver, Sendable {
         snapshot.counters.inotifyEvents = view.counters.events
         snapshot.counters.overflows = view.counters.overflows
         snapshot.counters.relistedDirectories = view.counters.rescannedDirectories
+        if let verification = view.counters.verification {
+            snapshot.counters.verifyCorrections = verification.corrections
+            snapshot.counters.verifyChecked = verification.checked
+            snapshot.counters.verifyPasses = verification.passes
+        }
 
         var usage: [[UInt8]: Usage] = [:]
         // A directory parked during a move has a name starting with NUL: not a real entry.

@@ -24,6 +24,10 @@ package enum ValueRanges {
     package static let expireAge = TimeSpan.atLeast(.milliseconds(1))
     /// `history.sample_every`, `--history-sample`.
     package static let historySample = TimeSpan.atLeast(.milliseconds(100))
+    /// `--verify-every`: 0 turns the verification sweep off.
+    package static let verifyEvery = TimeSpan.anyDuration
+    /// `--verify-budget`: the share of a core the verification sweep may use.
+    package static let verifyBudget: ClosedRange<Double> = 0.0001...1
     /// `history.keep`, `--history-keep`.
     package static let historyKeep = TimeSpan.atLeast(.seconds(60))
     /// `history.max_size`, `--history-max-size`.

@@ -32,6 +32,20 @@ extension ValueGrammar where Value == Int {
     }
 }
 
+extension ValueGrammar where Value == Double {
+    /// A share within `allowed`, written as a percentage ("1%", "0.5%") (see ``NumberText``).
+    static func share(in allowed: ClosedRange<Double>) -> Self {
+        Self { word, option throws(InvalidValue) in
+            let text = try word.utf8Text(for: option)
+            do throws(NumberParseError) {
+                return try NumberText.share(text, in: allowed)
+            } catch {
+                throw InvalidValue(message: "Invalid value for '\(option)': \(error)")
+            }
+        }
+    }
+}
+
 extension ValueGrammar where Value == Duration {
     /// A duration within `allowed`, such as 500ms or 7d (see ``TimeSpan``).
     static func timeSpan(in allowed: ClosedRange<Duration>) -> Self {
@@ -42,6 +56,17 @@ extension ValueGrammar where Value == Duration {
             } catch {
                 throw InvalidValue(message: "Invalid value for '\(option)': \(error)")
             }
+        }
+    }
+}
+
+extension ValueGrammar where Value == Duration {
+    /// As ``timeSpan(in:)``, and a bare `0` too, for the options that 0 turns off.
+    static func timeSpanOrZero(in allowed: ClosedRange<Duration>) -> Self {
+        let timeSpan = Self.timeSpan(in: allowed)
+        return Self { word, option throws(InvalidValue) in
+            if try word.utf8Text(for: option) == "0" { return .zero }
+            return try timeSpan.parse(word, option)
         }
     }
 }

@@ -1,5 +1,6 @@
 import QuotaWatchCore
 import QuotaWatchEngine
+import QuotaWatchPolicy
 
 /// The options of the engine, which `run` and `watch ROOT` both take: an option declared here
 /// or in one of the groups joined here works in both.
@@ -24,13 +25,20 @@ struct EngineArguments: Sendable {
     static let pollInterval = Option(
         "--poll-interval", value: "<s>", help: "Re-list unwatchable subtrees this often (default 2).",
         .wholeNumber(in: 1...3600))
+    static let verifyEvery = Option(
+        "--verify-every", value: "<duration>",
+        help: "Stat the whole tree again in the background this often, to correct what no event reported "
+            + "(default 6h; 0 turns it off).", .timeSpanOrZero(in: ValueRanges.verifyEvery))
+    static let verifyBudget = Option(
+        "--verify-budget", value: "<percent>",
+        help: "The share of one core that re-stat may use (default 1%).", .share(in: ValueRanges.verifyBudget))
     static let backend = Option(
         "--backend", value: "<auto|inotify|fanotify>", help: "How changes are seen (default auto).", .backendChoice)
 
     /// This group's own, then the groups it joins.
     static let declarations: [OptionSpec] = [
         [socket.spec, events.spec, trace.spec, oneFileSystem.spec, backend.spec],
-        [workers.spec, settle.spec, pollInterval.spec],
+        [workers.spec, settle.spec, pollInterval.spec, verifyEvery.spec, verifyBudget.spec],
         RunPolicy.declarations,
         RunCleanup.declarations,
         RunHistory.declarations,
@@ -45,6 +53,8 @@ struct EngineArguments: Sendable {
     var workers: Int
     var settle: Int
     var pollInterval: Int
+    /// The verification sweep (`--verify-every`, `--verify-budget`).
+    var verification: VerificationSweep.Settings
     var backend: BackendChoice
     var policy: RunPolicy.Options
     var cleanup: RunCleanup.Options
@@ -64,6 +74,9 @@ struct EngineArguments: Sendable {
         workers = try arguments.value(Self.workers) ?? CrawlOptions().workers
         settle = try arguments.value(Self.settle) ?? 20
         pollInterval = try arguments.value(Self.pollInterval) ?? 2
+        verification = VerificationSweep.Settings()
+        if let every = try arguments.value(Self.verifyEvery) { verification.every = every }
+        if let budget = try arguments.value(Self.verifyBudget) { verification.cpuBudget = budget }
         backend = try arguments.value(Self.backend) ?? .auto
         policy = try RunPolicy.Options(arguments)
         cleanup = try RunCleanup.Options(arguments)

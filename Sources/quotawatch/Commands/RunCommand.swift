@@ -77,6 +77,7 @@ enum RunCommand {
         options.crawl = CrawlOptions(workers: given.workers, oneFileSystem: given.oneFileSystem)
         options.settle = .milliseconds(given.settle)
         options.pollInterval = .seconds(given.pollInterval)
+        options.verification = given.verification
         options.backend = given.backend
         options.emitsEvents = given.events != nil
         options.traces = given.trace

@@ -170,8 +170,28 @@ enum StatusCommand {
         if !engine.degraded.isEmpty {
             line += "; polled (no watch): " + engine.degraded.map(TableRenderer.printable).joined(separator: ", ")
         }
+        if let verification = engine.verification {
+            line += "\n" + verificationLine(verification)
+        }
         for directory in engine.unreadable ?? [] {
             line += "\ndegraded: \(TableRenderer.printable(directory.path)) cannot be read (\(directory.reason))"
+        }
+        return line
+    }
+
+    /// The background sweep: the pass going on or the last one, and what every pass corrected.
+    static func verificationLine(_ verification: VerificationReport) -> String {
+        let corrected = verification.corrections.values.reduce(0, +)
+        var line = "verification: \(verification.checked) names re-stat'ed in \(verification.passes) pass(es)"
+        line += ", \(corrected) correction(s) no event had reported"
+        if corrected > 0 {
+            let reasons = verification.corrections.keys.sorted().filter { verification.corrections[$0]! > 0 }
+            line += " (" + reasons.map { "\($0) \(verification.corrections[$0]!)" }.joined(separator: ", ") + ")"
+        }
+        if let current = verification.current {
+            line += "; a pass going on since \(current.started), \(current.checked) checked"
+        } else if let last = verification.last, let ended = last.ended {
+            line += "; last pass ended \(ended)"
         }
         return line
     }

@@ -75,6 +75,13 @@ final class EnginePublisher {
         Log.warning(warning)
     }
 
+    /// Logs what a slice of the verification sweep corrected (``VerificationLog``).
+    func reportCorrections(_ corrections: [VerificationSweep.Correction], sweep: VerificationSweep) {
+        let found = (sweep.current ?? sweep.last)?.corrections ?? UInt64(corrections.count)
+        let earlier = found - min(found, UInt64(corrections.count))
+        for line in VerificationLog.lines(for: corrections, earlier: earlier) { Log.warning(line) }
+    }
+
     // MARK: Observers
 
     /// The earliest moment an observer wants its turn.

@@ -11,6 +11,8 @@ package struct EngineOptions: Sendable {
     package var settle: Duration = .milliseconds(20)
     /// Subtrees without a watch are re-listed this often.
     package var pollInterval: Duration = .seconds(2)
+    /// The background verification sweep (`--verify-every`, `--verify-budget`).
+    package var verification = VerificationSweep.Settings()
     package var emitsEvents = false
     package var traces = false
     /// `--backend`: inotify watches, a fanotify filesystem mark, or fanotify where it works.

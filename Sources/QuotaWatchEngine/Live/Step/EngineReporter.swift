@@ -1,4 +1,5 @@
 import QuotaWatchCore
+import QuotaWatchPolicy
 import QuotaWatchSystem
 
 /// What the engine reports of itself beside the tree's counters (`ready`, `status`, the
@@ -23,7 +24,29 @@ final class EngineReporter {
             overflows: live.counters.overflows, watches: live.watchCount,
             degraded: live.degradedDirectories.map { EscapedName.string(tree.relativePath(of: $0)) },
             requests: requestsAnswered, cpuSeconds: Self.seconds(ThreadCPUTime.current()), backend: backendName,
-            backendReason: backendReason, unreadable: Self.unreadable(of: live))
+            backendReason: backendReason, unreadable: Self.unreadable(of: live),
+            verification: Self.verification(live.verification))
+    }
+
+    /// The verification sweep as `status --json` shows it; nil when it is off.
+    static func verification(_ sweep: VerificationSweep) -> VerificationReport? {
+        guard sweep.isOn else { return nil }
+        func wall(_ nanoseconds: Int64) -> String { WallTime(millisecondsSinceEpoch: nanoseconds / 1_000_000).iso8601 }
+        func pass(_ pass: VerificationSweep.Pass?) -> VerificationReport.Pass? {
+            pass.map {
+                VerificationReport.Pass(
+                    started: wall($0.startedWall), ended: $0.endedWall.map(wall), checked: $0.checked,
+                    corrections: $0.corrections)
+            }
+        }
+        return VerificationReport(
+            everySeconds: Double(sweep.settings.every.nanoseconds) / 1e9, cpuBudget: sweep.settings.cpuBudget,
+            passes: sweep.passesFinished, checked: sweep.checkedTotal,
+            corrections: Dictionary(
+                uniqueKeysWithValues: VerificationSweep.Reason.allCases.map {
+                    ($0.rawValue, sweep.corrections[$0] ?? 0)
+                }),
+            current: pass(sweep.current), last: pass(sweep.last))
     }
 
     /// The unreadable directories as reports show them; nil when there are none.

@@ -54,12 +54,15 @@ package struct LoopConditions: Sendable, Equatable {
     package var needsResync = false
     /// The policy layer's earliest timer (a free-space reading, a budget re-split), if any.
     package var policyDeadline: UInt64?
+    /// When the next slice of the verification sweep is due, if it is on and may run.
+    package var verifyDeadline: UInt64?
 
     package init(
         hasPendingWork: Bool = false, timerDeadline: UInt64? = nil, hasUnwatchedDirectories: Bool = false,
-        needsResync: Bool = false, policyDeadline: UInt64? = nil
+        needsResync: Bool = false, policyDeadline: UInt64? = nil, verifyDeadline: UInt64? = nil
     ) {
         self.policyDeadline = policyDeadline
+        self.verifyDeadline = verifyDeadline
         self.hasPendingWork = hasPendingWork
         self.timerDeadline = timerDeadline
         self.hasUnwatchedDirectories = hasUnwatchedDirectories
@@ -146,6 +149,7 @@ package struct EngineSchedule: Sendable {
         if conditions.hasUnwatchedDirectories { deadlines.append(nextPoll) }
         if conditions.needsResync { deadlines.append(resyncNotBefore) }
         if let policy = conditions.policyDeadline { deadlines.append(policy) }
+        if let verify = conditions.verifyDeadline { deadlines.append(verify) }
         if let sync = syncDeadlines.values.min() { deadlines.append(sync) }
         if let reload = reloadDeadline { deadlines.append(reload) }
         return deadlines.min()

@@ -1,4 +1,6 @@
 import QuotaWatchCore
+import QuotaWatchPolicy
+import QuotaWatchSystem
 
 /// The engine loop's body over any file system and clock: what the loop does with a batch of
 /// changes, and what one turn does as time passes. ``LiveEngine`` drives it with the kernel
@@ -13,6 +15,10 @@ package struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
     package var live: LiveTree<FileSystem>
     package var schedule: EngineSchedule
     package var clock: Clock
+    /// The engine thread's CPU time, which the verification sweep keeps to its budget.
+    package var cpuTime: @Sendable () -> Duration = { ThreadCPUTime.current() }
+    /// Nanoseconds since the epoch, what the verification sweep compares change times with.
+    package var wallNow: @Sendable () -> Int64 = { WallTime.now().millisecondsSinceEpoch &* 1_000_000 }
 
     package init(live: LiveTree<FileSystem>, schedule: EngineSchedule, clock: Clock) {
         self.live = live
@@ -28,7 +34,9 @@ package struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
         LoopConditions(
             hasPendingWork: live.hasPendingWork, timerDeadline: live.nextDeadline,
             hasUnwatchedDirectories: live.hasUnwatchedDirectories, needsResync: live.needsResync,
-            policyDeadline: policyDeadline)
+            policyDeadline: policyDeadline,
+            // While the tree is unsettled the flush or the move timers wake the loop first.
+            verifyDeadline: live.isSettledForVerification ? live.verification.nextDue : nil)
     }
 
     /// When the loop must wake at the latest.
@@ -56,7 +64,8 @@ package struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
     }
 
     /// One turn after the messages: the tree's timers, the syncs, a resync once due, a reload,
-    /// the settled flush, the poll of unwatched subtrees, then the participants. Each is asked
+    /// the settled flush, the poll of unwatched subtrees, a slice of the verification sweep
+    /// once due and the tree is settled, then the participants. Each is asked
     /// in turn, since each changes what the next one finds: an expired sync no longer forces a
     /// resync, and a resync changes what is pending.
     package mutating func turn<Actions: EngineStepActions>(_ actions: inout Actions)
@@ -82,6 +91,12 @@ package struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
             schedule.polled(at: now)
             actions.polled(&self)
         }
+        if live.verification.isDue(now) && live.isSettledForVerification && !live.needsResync {
+            let cpu = cpuTime()
+            let corrections = live.verifySlice(wallNow: wallNow())
+            live.verification.sliceEnded(cpu: cpuTime() - cpu, now: now)
+            if !corrections.isEmpty { actions.verified(corrections, &self) }
+        }
         actions.endTurn(&self, now: now)
     }
 }
@@ -103,6 +118,8 @@ package protocol EngineStepActions {
     mutating func reload(_ step: inout Step)
     /// The unwatched subtrees were listed again.
     mutating func polled(_ step: inout Step)
+    /// A slice of the verification sweep corrected what no event had reported.
+    mutating func verified(_ corrections: [VerificationSweep.Correction], _ step: inout Step)
     /// The end of the turn, the tree settled as far as it will this turn: the participants.
     mutating func endTurn(_ step: inout Step, now: UInt64)
 }
@@ -115,6 +132,7 @@ extension EngineStepActions {
     package mutating func resync(_ step: inout Step) { _ = step.resyncTree() }
     package mutating func reload(_ step: inout Step) {}
     package mutating func polled(_ step: inout Step) {}
+    package mutating func verified(_ corrections: [VerificationSweep.Correction], _ step: inout Step) {}
     package mutating func endTurn(_ step: inout Step, now: UInt64) {}
 }
 

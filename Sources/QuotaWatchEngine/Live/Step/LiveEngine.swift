@@ -66,6 +66,7 @@ package final class LiveEngine: Sendable {
         }
         step.live.oneFileSystem = options.crawl.oneFileSystem
         step.live.copyUpDevices = services.mounts?.copyUpDevices ?? []
+        step.live.verification = VerificationSweep(options.verification, now: clock.now)
         step.live.restatsLinkedInodesAtSync = !(backend is FanotifyBackend)
         // The crawl's listings are freed by now; what they leave free in the heap goes back
         // before the daemon says it is ready, not at the first quiet moment after an event.
@@ -204,6 +205,9 @@ package final class LiveEngine: Sendable {
         func resync(_ step: inout KernelStep) { requests.resync(&step) }
         func reload(_ step: inout KernelStep) { policy.reload(&step.live) }
         func polled(_ step: inout KernelStep) { publisher.reportDegradation(of: step.live) }
+        func verified(_ corrections: [VerificationSweep.Correction], _ step: inout KernelStep) {
+            publisher.reportCorrections(corrections, sweep: step.live.verification)
+        }
         func endTurn(_ step: inout KernelStep, now: UInt64) {
             publisher.reportUnreadable(of: step.live)
             policy.endTurn(&step.live, now: now)

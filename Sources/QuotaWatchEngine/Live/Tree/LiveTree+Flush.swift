@@ -214,6 +214,7 @@ extension LiveTree {
         unreadable.removeAll()
         unwatched.removeAll()
         shortOfDescriptors.removeAll()
+        verification.treeReplaced()
         // A new tree: the policy layer places it whole, so nothing logged before applies.
         if structureChanges != nil { structureChanges = StructureChanges() }
         register(report)

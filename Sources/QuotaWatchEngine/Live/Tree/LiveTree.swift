@@ -113,6 +113,8 @@ package struct LiveTree<FileSystem: LiveFileSystem> {
     /// Directories whose re-stat'ed files go into the log (`files`): where the policy layer
     /// looks for leftovers.
     package var fileLogDirectories: Set<DirectoryID> = []
+    /// The background verification sweep's progress; off until the engine sets it.
+    package var verification = VerificationSweep(.off, now: 0)
 
     /// An entry whose `moved_from` was seen, parked under a name no real file can have.
     struct Transit {

@@ -1,0 +1,196 @@
+import QuotaWatchCore
+import QuotaWatchEngine
+import Synchronization
+import Testing
+
+/// The background verification sweep on the engine's own turn over the fake file system:
+/// what no event reports is found and corrected within one pass, counted only when no event
+/// could still be on its way, within the CPU budget, and never while the tree is unsettled.
+@Suite("verification sweep")
+struct VerificationSweepTests {
+    /// 100 s after the epoch: the wall clock the sweep compares change times with.
+    static let wall: Int64 = 100_000_000_000
+
+    /// A tree of three directories and three files, crawled, with the sweep due in a minute
+    /// and free of CPU (the budget is tested on its own).
+    private func harness(sliceSize: Int = 2) throws -> LiveTreeHarness {
+        var fs = FakeFileSystem()
+        try fs.mkdir("a")
+        try fs.mkdir("a/b")
+        try fs.createFile("a/f", size: 1000)
+        try fs.createFile("a/g", size: 5000)
+        try fs.createFile("a/b/h", size: 9000)
+        var h = LiveTreeHarness(fs)
+        h.live.verification = VerificationSweep(
+            .init(every: .seconds(60), cpuBudget: 1, sliceSize: sliceSize, quietFor: .seconds(2)), now: h.now)
+        h.step.cpuTime = { .zero }
+        h.step.wallNow = { Self.wall }
+        return h
+    }
+
+    /// Turns, each when the sweep asks for one, until the pass going on has finished.
+    private func finishPass(_ h: inout LiveTreeHarness, wall: Int64 = wall) {
+        h.step.wallNow = { wall }
+        let passes = h.live.verification.passesFinished
+        for _ in 0..<1000 where h.live.verification.passesFinished == passes {
+            h.now = max(h.now + 1_000_000, h.conditions.verifyDeadline ?? 0)
+            h.runDueWork()
+        }
+    }
+
+    @Test("a write no event reported is corrected within one pass and counted as a size change")
+    func silentWriteIsCorrected() throws {
+        var h = try harness()
+        try h.fs.write("a/f", size: 50_000)
+        h.fs.discardEvents()
+        #expect(!h.mismatches().isEmpty, "the write is invisible before the sweep")
+
+        h.advance(milliseconds: 59_999)
+        h.runDueWork()
+        #expect(h.live.verification.current == nil, "no pass before its period")
+        #expect(!h.mismatches().isEmpty)
+
+        h.advance(milliseconds: 1)
+        h.runDueWork()
+        #expect(h.live.verification.current != nil, "the pass starts once due")
+        finishPass(&h)
+        expectExact(h, "after one pass")
+        let pass = try #require(h.live.verification.last)
+        #expect(pass.checked == 6, "three directories and three files")
+        #expect(pass.corrections == 1)
+        #expect(h.live.verification.corrections == [.size: 1])
+    }
+
+    @Test("allocation settled with no event is counted as allocation, a name gone as replaced")
+    func reasons() throws {
+        var h = try harness()
+        try h.fs.settleAllocation("a/g", allocated: 1 << 20)
+        try h.fs.unlink("a/b/h")
+        h.fs.discardEvents()
+        h.advance(milliseconds: 60_000)
+        finishPass(&h)
+        expectExact(h, "after one pass")
+        #expect(h.live.verification.corrections[.allocation] == 1)
+        #expect(h.live.verification.corrections[.replaced] == 1)
+    }
+
+    @Test("a recent difference whose event comes is looked at again and not counted")
+    func recentDifferenceWithItsEvent() throws {
+        var h = try harness(sliceSize: 100)
+        h.advance(milliseconds: 60_000)
+        h.fs.wallNow = Self.wall - 500_000_000
+        try h.fs.write("a/f", size: 70_000)
+        // The write's events are still in the queue when the slice stats the file.
+        h.runDueWork()
+        #expect(h.live.verification.current != nil, "the pass waits for its second look")
+        #expect(!h.mismatches().isEmpty, "a recent difference is left to its event")
+        h.deliverAndWait()
+        finishPass(&h, wall: Self.wall + 2_000_000_000)
+        expectExact(h, "after the event and the second look")
+        #expect(h.live.verification.corrections.isEmpty, "the event reported it: \(h.live.verification.corrections)")
+    }
+
+    @Test("a recent difference no event settles is corrected at the second look and counted")
+    func recentDifferenceWithoutEvent() throws {
+        var h = try harness(sliceSize: 100)
+        h.advance(milliseconds: 60_000)
+        h.fs.wallNow = Self.wall - 500_000_000
+        try h.fs.write("a/f", size: 70_000)
+        h.fs.discardEvents()
+        h.runDueWork()
+        #expect(!h.mismatches().isEmpty)
+        let deadline = try #require(h.conditions.verifyDeadline)
+        #expect(deadline >= h.now + 1_500_000_000, "the loop sleeps until the second look is due")
+        finishPass(&h, wall: Self.wall + 2_000_000_000)
+        expectExact(h, "after the second look")
+        #expect(h.live.verification.corrections == [.size: 1])
+    }
+
+    @Test("after a slice that took c of CPU the next waits c ÷ budget")
+    func keepsToItsBudget() throws {
+        var h = try harness()
+        h.live.verification = VerificationSweep(
+            .init(every: .seconds(60), cpuBudget: 0.01, sliceSize: 2), now: h.now)
+        let spent = Mutex(Duration.zero)
+        // Each reading is 2.5 ms after the last: a slice costs 2.5 ms of CPU.
+        h.step.cpuTime = {
+            spent.withLock {
+                $0 += .microseconds(2500)
+                return $0
+            }
+        }
+        h.advance(milliseconds: 60_000)
+        h.runDueWork()
+        #expect(h.live.verification.nextDue == h.now + 250_000_000, "2.5 ms at 1 % is 250 ms")
+        #expect(h.schedule.wakeDeadline(h.conditions) == h.now + 250_000_000)
+        h.advance(milliseconds: 249)
+        let checked = h.live.verification.checkedTotal
+        h.runDueWork()
+        #expect(h.live.verification.checkedTotal == checked, "no slice before its time")
+        h.advance(milliseconds: 1)
+        h.runDueWork()
+        #expect(h.live.verification.checkedTotal > checked)
+    }
+
+    @Test("no slice while a move is half seen; the next pass waits for its period")
+    func waitsForASettledTree() throws {
+        var h = try harness(sliceSize: 100)
+        try h.fs.rename("a/f", "a/f2")
+        h.advance(milliseconds: 60_000)
+        h.deliver(1)
+        h.runDueWork()
+        #expect(!h.live.isSettledForVerification)
+        #expect(h.live.verification.current == nil && h.live.verification.last == nil)
+        #expect(h.conditions.verifyDeadline == nil, "the move's timer wakes the loop, not the sweep")
+        h.deliverAndWait()
+        finishPass(&h)
+        expectExact(h, "after the move and a pass")
+        #expect(h.live.verification.corrections.isEmpty, "\(h.live.verification.corrections)")
+        let pass = try #require(h.live.verification.last)
+        #expect(h.live.verification.nextDue == pass.started + 60_000_000_000)
+    }
+
+    @Test("a resync drops the pass going on")
+    func resyncDropsThePass() throws {
+        var h = try harness(sliceSize: 1)
+        h.advance(milliseconds: 60_000)
+        h.runDueWork()
+        #expect(h.live.verification.current != nil)
+        _ = h.step.resyncTree()
+        #expect(h.live.verification.current == nil)
+        finishPass(&h)
+        #expect(h.live.verification.last?.checked == 6, "a new pass over the new tree")
+    }
+}
+
+@Suite("verification sweep: the log")
+struct VerificationLogTests {
+    private func correction(_ index: Int, _ reason: VerificationSweep.Reason = .size) -> VerificationSweep.Correction {
+        VerificationSweep.Correction(
+            path: Array("a/f\(index)".utf8), before: Usage(allocated: 4096, apparent: 10),
+            after: Usage(allocated: 8192, apparent: 5000), reason: reason)
+    }
+
+    @Test("a line names the path, both sizes and what the reason means")
+    func line() {
+        let size = VerificationLog.line(for: correction(1))
+        #expect(size.contains("'a/f1'"))
+        #expect(size.contains("allocated 4096 → 8192 B, apparent 10 → 5000 B"))
+        #expect(size.contains("please report this line as a QuotaWatch bug"))
+        let allocation = VerificationLog.line(for: correction(2, .allocation))
+        #expect(!allocation.contains("bug"), "writeback after the re-stats is no bug: \(allocation)")
+        var gone = correction(3, .replaced)
+        gone.after = nil
+        #expect(VerificationLog.line(for: gone).contains("→ gone"))
+    }
+
+    @Test("the first 20 of a pass are logged, then one line says the rest are only counted")
+    func capped() {
+        let first = VerificationLog.lines(for: (0..<15).map { correction($0) }, earlier: 0)
+        #expect(first.count == 15)
+        let second = VerificationLog.lines(for: (15..<30).map { correction($0) }, earlier: 15)
+        #expect(second.count == 6, "5 more, then the note")
+        #expect(second.last?.contains("the rest are counted") == true)
+        #expect(VerificationLog.lines(for: [correction(31)], earlier: 31).isEmpty)
+    }
+}
