@@ -150,6 +150,18 @@ struct VerificationSweepTests {
         #expect(h.live.verification.nextDue == pass.started + 60_000_000_000)
     }
 
+    @Test("while an overflow waits for its resync the sweep sets no wake-up of its own")
+    func noWakeUpWhileOverflowed() throws {
+        var h = try harness(sliceSize: 100)
+        h.advance(milliseconds: 60_000)
+        h.fs.queueCapacity = 1
+        for index in 0..<4 { try h.fs.createFile(FakePath(components: [Array("a".utf8), Array("n\(index)".utf8)])) }
+        h.deliver()
+        #expect(h.live.needsResync)
+        #expect(h.live.verification.isDue(h.now))
+        #expect(h.conditions.verifyDeadline == nil, "a due sweep would spin the loop until the resync")
+    }
+
     @Test("a resync drops the pass going on")
     func resyncDropsThePass() throws {
         var h = try harness(sliceSize: 1)

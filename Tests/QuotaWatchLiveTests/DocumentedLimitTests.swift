@@ -46,6 +46,19 @@ struct DocumentedLimitTests {
         sys.stdin.readline()
         """
 
+    /// `m/sparse`, 1 MiB with no blocks, mapped by ``mappingWriter`` (256 KiB of it), once
+    /// past the writeback window: what the daemon will see of it is what events tell.
+    static func mapSparseFile(in tree: TempTree) throws -> LineDrivenProcess {
+        let mapped = LiveFixture.root / "m" / "sparse"
+        try tree.makeDirectory(LiveFixture.root / "m")
+        try tree.makeSparseFile(mapped, size: 1 << 20)
+        let writer = try LineDrivenProcess(
+            try #require(python), ["-c", mappingWriter, tree.absolutePath(mapped), "\(256 << 10)"])
+        try writer.expectLine("mapped")
+        try waitPastWritebackWindow(tree, [mapped])
+        return writer
+    }
+
     private func size(of directory: TreePath, in status: LiveStatus) throws -> SubtreeSizes {
         let entry = try #require(status.report.directoriesByPath[directory.reportPath], "\(directory) not in status")
         return SubtreeSizes(allocated: entry.allocated, apparent: entry.apparent)
@@ -61,13 +74,7 @@ struct DocumentedLimitTests {
     func mappedWritesWaitForTheNextEvent() throws {
         let fixture = try LiveFixture()
         let tree = fixture.tree
-        let mapped = root / "m" / "sparse"
-        try tree.makeDirectory(root / "m")
-        try tree.makeSparseFile(mapped, size: 1 << 20)
-        let writer = try LineDrivenProcess(
-            try #require(Self.python), ["-c", Self.mappingWriter, tree.absolutePath(mapped), "\(256 << 10)"])
-        try writer.expectLine("mapped")
-        try Self.waitPastWritebackWindow(tree, [mapped])
+        let writer = try Self.mapSparseFile(in: tree)
         try fixture.start()
         let before = try fixture.expectLiveMatchesScan("mapped, nothing written yet", du: true)
 

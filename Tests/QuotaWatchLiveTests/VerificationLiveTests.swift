@@ -24,16 +24,9 @@ struct VerificationLiveTests {
     func mappedWriteIsFound() throws {
         let fixture = try LiveFixture()
         let tree = fixture.tree
-        let mapped = root / "m" / "sparse"
-        try tree.makeDirectory(root / "m")
-        try tree.makeSparseFile(mapped, size: 1 << 20)
-        let writer = try LineDrivenProcess(
-            try #require(DocumentedLimitTests.python),
-            ["-c", DocumentedLimitTests.mappingWriter, tree.absolutePath(mapped), "\(256 << 10)"])
-        try writer.expectLine("mapped")
         // Past the late re-stats the daemon gives a recently written file, which would also
         // catch the stores: what is left to find them is the sweep.
-        try DocumentedLimitTests.waitPastWritebackWindow(tree, [mapped])
+        let writer = try DocumentedLimitTests.mapSparseFile(in: tree)
         let daemon = try fixture.start(options: ["--verify-every", "1s", "--verify-budget", "100%"])
         try fixture.expectLiveMatchesScan("mapped, nothing written yet", du: true)
 

@@ -6,6 +6,7 @@
     python3 harness.py eviction --binary BIN --run-dir DIR [--files N] [--runs N]
     python3 harness.py backends --binary BIN --run-dir DIR --grid ROOT [--many ROOT --many-dirs N] [--burst-files N] [--runs N]
     python3 harness.py clean-large --binary BIN --run-dir DIR [--files N]
+    python3 harness.py verify --binary BIN --run-dir DIR --tree NAME=ROOT [--seconds S] [--runs N]
 
 scripts/bench builds, makes the trees, and adds the dated heading and machine facts.
 """
@@ -13,7 +14,7 @@ scripts/bench builds, makes the trees, and adds the dated heading and machine fa
 import argparse
 import sys
 
-from qwbench import backends_bench, clean_large, cleanup_bench, live, memory_bench, scan
+from qwbench import backends_bench, clean_large, cleanup_bench, live, memory_bench, scan, verify_bench
 from qwbench.children import Children
 
 
@@ -78,6 +79,13 @@ def main() -> int:
     clean_large_parser.add_argument("--run-dir", required=True)
     clean_large_parser.add_argument("--files", type=int, default=60_000)
 
+    verify_parser = commands.add_parser("verify")
+    verify_parser.add_argument("--binary", required=True)
+    verify_parser.add_argument("--run-dir", required=True)
+    verify_parser.add_argument("--tree", required=True)
+    verify_parser.add_argument("--seconds", type=float, default=30)
+    verify_parser.add_argument("--runs", type=int, default=3)
+
     arguments = parser.parse_args()
     children = Children()
     if arguments.command == "backends":
@@ -94,6 +102,9 @@ def main() -> int:
             children, arguments.binary, arguments.run_dir, arguments.work, arguments.names, arguments.huge_files,
             arguments.runs,
         )
+    elif arguments.command == "verify":
+        ((name, root),) = trees([arguments.tree]).items()
+        body = verify_bench.run(children, arguments.binary, arguments.run_dir, root, name, arguments.runs, arguments.seconds)
     elif arguments.command == "scan":
         body = scan.run(children, arguments.binary, trees(arguments.trees), arguments.empty, arguments.runs)
     else:

@@ -31,7 +31,8 @@ struct EngineArguments: Sendable {
             + "(default 6h; 0 turns it off).", .timeSpanOrZero(in: ValueRanges.verifyEvery))
     static let verifyBudget = Option(
         "--verify-budget", value: "<percent>",
-        help: "The share of one core the background re-stat may use (default 1%).", .share(in: ValueRanges.verifyBudget))
+        help: "The share of one core the background re-stat may use (default 1%).", .share(in: ValueRanges.verifyBudget)
+    )
     static let backend = Option(
         "--backend", value: "<auto|inotify|fanotify>", help: "How changes are seen (default auto).", .backendChoice)
 

@@ -33,8 +33,10 @@ class Watcher:
         return self.process.pid
 
 
-def start_quotawatch(children: Children, binary: str, root: str, socket_path: str) -> Watcher:
-    argv = [binary, "run", root, "--socket", socket_path, "--events", "jsonl"]
+def start_quotawatch(
+    children: Children, binary: str, root: str, socket_path: str, options: tuple[str, ...] = ()
+) -> Watcher:
+    argv = [binary, "run", root, "--socket", socket_path, "--events", "jsonl", *options]
     started = time.perf_counter()
     process = children.start(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     reader = LineReader(process.stdout.fileno())

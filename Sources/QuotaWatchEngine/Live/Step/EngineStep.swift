@@ -35,8 +35,9 @@ package struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
             hasPendingWork: live.hasPendingWork, timerDeadline: live.nextDeadline,
             hasUnwatchedDirectories: live.hasUnwatchedDirectories, needsResync: live.needsResync,
             policyDeadline: policyDeadline,
-            // While the tree is unsettled the flush or the move timers wake the loop first.
-            verifyDeadline: live.isSettledForVerification ? live.verification.nextDue : nil)
+            // While the tree is unsettled the flush, the move timers or the resync's backoff
+            // wake the loop first.
+            verifyDeadline: live.isSettledForVerification && !live.needsResync ? live.verification.nextDue : nil)
     }
 
     /// When the loop must wake at the latest.
@@ -71,6 +72,9 @@ package struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
     package mutating func turn<Actions: EngineStepActions>(_ actions: inout Actions)
     where Actions.FileSystem == FileSystem, Actions.Clock == Clock {
         let now = clock.now
+        // A turn the sweep is due in is charged to it whole: the turn around a slice (timers,
+        // the participants' and observers' turns) costs as much as a small slice does.
+        let sweepStart = live.verification.isDue(now) ? cpuTime() : nil
         live.runTimers(now: now)
         live.checkConsistency(after: "timers")
         actions.completeSyncs(&self)
@@ -91,13 +95,14 @@ package struct EngineStep<FileSystem: LiveFileSystem, Clock: EngineClock> {
             schedule.polled(at: now)
             actions.polled(&self)
         }
-        if live.verification.isDue(now) && live.isSettledForVerification && !live.needsResync {
-            let cpu = cpuTime()
+        var sliced = false
+        if sweepStart != nil && live.isSettledForVerification && !live.needsResync {
             let corrections = live.verifySlice(wallNow: wallNow())
-            live.verification.sliceEnded(cpu: cpuTime() - cpu, now: now)
+            sliced = true
             if !corrections.isEmpty { actions.verified(corrections, &self) }
         }
         actions.endTurn(&self, now: now)
+        if sliced, let sweepStart { live.verification.sliceEnded(cpu: cpuTime() - sweepStart, now: now) }
     }
 }
 

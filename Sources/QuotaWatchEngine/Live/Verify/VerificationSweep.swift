@@ -24,7 +24,7 @@ package struct VerificationSweep: Sendable {
         package static let off = Settings(every: .zero)
 
         package init(
-            every: Duration = .seconds(6 * 3600), cpuBudget: Double = 0.01, sliceSize: Int = 256,
+            every: Duration = .seconds(6 * 3600), cpuBudget: Double = 0.01, sliceSize: Int = 1024,
             quietFor: Duration = .seconds(2)
         ) {
             self.every = every
