@@ -36,6 +36,35 @@ struct WhoIsServingTests {
             "\(result.errorText)")
     }
 
+    @Test(
+        "root naming another user's daemon by its --socket is told whose it is and how to ask, not to remove it",
+        .enabled(
+            if: UnprivilegedExecution.isAvailable,
+            "needs root and setpriv to run a daemon as another user, and a temp directory it can reach"))
+    func anotherUsersSocket() throws {
+        let owner = UserIdentity(uid: uid_t(200_000 + Int.random(in: 0..<500_000) * 2), gid: 65534)
+        let tree = try TempTree(prefix: "qw-who")
+        try tree.setMode(.root, 0o755)
+        try tree.makeDirectory("root")
+        try tree.makeDirectory("run", mode: 0o755)
+        try tree.setOwner("run", owner)
+        let staging = try TempTree(prefix: "qw-who-binary")
+        let cli = try CLIRunner.locate().executable(by: owner, stagingIn: staging)
+        let socket = tree.absolutePath("run/control.sock")
+        let daemon = try Daemon.start(
+            cli, root: tree.absolutePath("root"), socket: socket, options: ["--no-history"], as: owner)
+        defer { _ = try? daemon.stop() }
+
+        let result = try cli.run(["status", "--socket", socket])
+        #expect(result.exitStatus == 1, "\(result)")
+        #expect(result.errorText.contains("is pid \(daemon.processID)"), "\(result.errorText)")
+        #expect(result.errorText.contains("run by user \(owner.uid)"), "\(result.errorText)")
+        #expect(
+            result.errorText.contains("sudo -u '#\(owner.uid)' quotawatch status --socket \(socket)"),
+            "\(result.errorText)")
+        #expect(!result.errorText.contains("remove"), "\(result.errorText)")
+    }
+
     @Test("status naming no root, with two daemons running, lists each one's root, pid and socket")
     func twoDaemonsListed() throws {
         let tree = try TempTree(prefix: "qw-who-two")
