@@ -66,13 +66,17 @@ package struct EventLine: Sendable, Equatable {
         let milliseconds = (object["time"] as? String).flatMap(Self.millisecondsSinceEpoch) ?? receivedAt
         var line = EventLine(
             time: localTime(milliseconds, utcOffset: utcOffset), kind: kind, details: "", severity: .info)
-        describe(kind, fields, into: &line, reportedAt: milliseconds)
+        describe(kind, fields, json: json, into: &line, reportedAt: milliseconds)
         return line
     }
 
     // MARK: Details per kind
 
-    private static func describe(_ kind: String, _ fields: Fields, into line: inout EventLine, reportedAt: Int64) {
+    private static func describe(
+        _ kind: String, _ fields: Fields, json: String, into line: inout EventLine, reportedAt: Int64
+    ) {
+        let format = fields.format
+        func printable(_ text: String) -> String { DisplayWidth.builtIn.printable(text) }
         switch kind {
         case "quota_warning", "quota_breach", "quota_ok":
             let size = fields.has("apparent") ? "apparent" : "allocated"
@@ -127,13 +131,18 @@ package struct EventLine: Sendable, Equatable {
                 line.removedPaths = cleaners.flatMap { $0["paths"] as? [String] ?? [] }
             }
             line.finishedRun = fields.object["run"] as? String
-        case "cleanup_progress":
-            let dryRun = fields.object["dry_run"] as? Bool == true
+        case CleanupProgressEvent.kind:
+            guard let progress = try? ContractJSON.decode(CleanupProgressEvent.self, from: Array(json.utf8)) else {
+                line.details = "cleaning (an unreadable progress line)"
+                return
+            }
+            let dryRun = progress.dryRun
             line.details =
-                "cleaning (\(fields.string("cleaner")), trigger \(fields.string("trigger"))): "
-                + "\(dryRun ? "would remove" : "removed") \(fields.integer("removed") ?? 0), "
-                + "\(dryRun ? "would free" : "freed") \(fields.size("freed")) so far, \(fields.seconds("seconds"))"
-            line.progressOf = fields.string("run") + "/" + fields.string("cleaner")
+                "cleaning (\(printable(progress.cleaner)), trigger \(printable(progress.trigger))): "
+                + "\(dryRun ? "would remove" : "removed") \(progress.removed), "
+                + "\(dryRun ? "would free" : "freed") \(format.string(progress.freed)) so far, "
+                + String(format: "%.2fs", progress.seconds.value)
+            line.progressOf = printable(progress.run) + "/" + printable(progress.cleaner)
         case "hook_failed":
             var text = "\(fields.string("hook")) for \(fields.string("failed_event")): "
             if let signal = fields.integer("signal") {

@@ -131,8 +131,8 @@ extension ControlConnectionTable {
         loop: ControlLoop
     ) {
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
-        let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]
-        if object?["command"] != nil {
+        let head = ContractLineHead.read(line)
+        if head?.isRequest == true {
             switch ControlProtocol.decodeRequest(line) {
             case .success(let request) where request.command == .status(.quotas):
                 guard session.statusRequests < RegisteredSession.maximumStatusRequests else {
@@ -162,7 +162,7 @@ extension ControlConnectionTable {
             }
             return
         }
-        let context = object.flatMap(RegisteredCleanerWire.contextNumber(in:))
+        let context = head?.context
         guard registry.answer(id: id, context: context, line: line) else {
             let which = context.map { "context \($0)" } ?? "a context"
             connection.append(

@@ -17,7 +17,7 @@ package enum EngineEvent: Sendable {
     case configReloaded(quotas: Int, budgets: Int, time: String)
     /// A cleanup run ended: its summary (``CleanupSummary/jsonLine``).
     case cleanup(CleanupSummary)
-    /// A cleaner of a run going on has got this far (``CleanupProgressReport/fields``).
+    /// A cleaner of a run going on has got this far (``CleanupProgressReport/event(root:)``).
     case cleanupProgress(CleanupProgressReport)
 
     /// The JSON line, without its newline. Keys are sorted, so each line is stable; `root` is
@@ -55,7 +55,7 @@ package enum EngineEvent: Sendable {
         case .cleanup(let summary):
             fields = summary.fields
         case .cleanupProgress(let report):
-            fields = report.fields
+            return ContractJSON.encodedString(report.event(root: root))
         }
         fields["root"] = .string(root)
         return PolicyJSON.object(fields).encoded

@@ -1,0 +1,107 @@
+import Foundation
+import QuotaWatchCleaning
+import QuotaWatchCore
+import QuotaWatchPolicy
+import QuotaWatchTestSupport
+import Testing
+
+@testable import QuotaWatchEngine
+
+/// One shape of the contract and its golden fixture (Tests/Fixtures/json/NAME.json): the type
+/// both the writer and every reader use.
+struct ContractShape: Sendable, CustomTestStringConvertible {
+    var fixture: String
+    var roundTrip: @Sendable ([UInt8]) throws -> [UInt8]
+
+    static func of<Shape: Codable & SendableMetatype>(_ type: Shape.Type, _ fixture: String) -> ContractShape {
+        ContractShape(fixture: fixture) { try ContractJSON.encode(ContractJSON.decode(Shape.self, from: $0)) }
+    }
+
+    var testDescription: String { fixture }
+}
+
+/// Each Codable shape's golden file read with its type and written again: the bytes come back
+/// unchanged, so what a reader decodes is all the writer said (the other way,
+/// ``GoldenJSONTests`` and the tests below encode from fixed inputs and compare with the file).
+@Suite("Contract shapes: each golden file decodes and encodes back to itself")
+struct ContractShapeGoldenTests {
+    static let shapes: [ContractShape] = [
+        .of(TreeReport.self, "scan"),
+        .of(StatusReport.self, "status"),
+        .of(StatusWire.self, "status-reply"),
+        .of(QuotaStatus.self, "status-quotas"),
+        .of(ControlRequest.self, "request-status"),
+        .of(ControlRequest.self, "request-status-selection"),
+        .of(ControlRequest.self, "request-status-quotas"),
+        .of(ControlRequest.self, "request-clean"),
+        .of(ControlRequest.self, "request-clean_list"),
+        .of(ControlRequest.self, "request-events"),
+        .of(ControlRequest.self, "request-register_cleaner"),
+        .of(ControlRequest.self, "request-clean_delete"),
+        .of(RegisteredCleanerContext.self, "registered-context"),
+        .of(RegisteredCleanerContext.self, "registered-context-no_directory"),
+        .of(RegisteredCleanerReplyLine.self, "registered-reply"),
+        .of(RegisteredCleanerReplyLine.self, "registered-reply-error"),
+        .of(CleanupProgressEvent.self, "event-cleanup_progress"),
+    ]
+
+    @Test("decode, then encode, gives the golden bytes", arguments: shapes)
+    func roundTrip(_ shape: ContractShape) throws {
+        let url = GoldenFixture.directory.appendingPathComponent("\(shape.fixture).json")
+        var bytes = try #require(FileManager.default.contents(atPath: url.path).map(Array.init))
+        #expect(bytes.last == 0x0A)
+        bytes.removeLast()
+        let again = try shape.roundTrip(bytes)
+        #expect(again == bytes, "\(String(decoding: again, as: UTF8.self))")
+    }
+
+    static let context = RegisteredCleanerContext(
+        context: 7, cleaner: "feed", run: "4242-3",
+        trigger: .quotaBreach(path: EscapedName.string(GoldenJSONTests.oddPath)),
+        level: .warning, dryRun: false,
+        directory: RegisteredCleanerContext.Directory(
+            path: EscapedName.string(GoldenJSONTests.oddPath), size: .allocated, used: 1_523_712,
+            effectiveLimit: 1_000_000, target: 779_999,
+            tally: RegisteredCleanerContext.Tally(allocated: 1_523_712, apparent: 1_500_000, files: 12, dirs: 0)),
+        candidates: [
+            RegisteredCleanerContext.Candidate(
+                path: EscapedName.string(GoldenJSONTests.oddPath) + "/a.bin", allocated: 131_072, apparent: 130_000,
+                modifiedMilliseconds: 1_577_923_200_000, rule: "Caches/*")
+        ])
+
+    @Test("a registered cleaner's context, its replies, and cleanup_progress, from fixed inputs")
+    func cleanerLines() throws {
+        GoldenJSONTests.expectFixture(ContractJSON.encode(Self.context), "registered-context")
+        var bare = Self.context
+        bare.trigger = .appVersion(old: nil, new: "2.1")
+        bare.directory = nil
+        bare.candidates = []
+        GoldenJSONTests.expectFixture(ContractJSON.encode(bare), "registered-context-no_directory")
+        let reply = RegisteredCleanerReply(
+            freedBytes: 131_072, removed: [GoldenJSONTests.oddPath + Array("/a.bin".utf8)])
+        GoldenJSONTests.expectFixture(Array(reply.line(context: 7).dropLast()), "registered-reply")
+        GoldenJSONTests.expectFixture(
+            Array(RegisteredCleanerReply(error: "index locked").line(context: 7).dropLast()), "registered-reply-error")
+        let progress = CleanupProgressReport(
+            runID: "4242-3", trigger: .breach(path: GoldenJSONTests.oddPath), cleaner: "evict", removed: 1200,
+            freedBytes: 49_152_000, answered: 1250, seconds: 1.23456, dryRun: false)
+        GoldenJSONTests.expectFixture(
+            EngineEvent.cleanupProgress(progress).jsonLine(root: GoldenJSONTests.root), "event-cleanup_progress")
+    }
+
+    @Test("what the Swift client reads is what the daemon wrote; what the daemon reads, the client's reply")
+    func readersUseTheShapes() throws {
+        let line = ContractJSON.encode(Self.context)
+        guard case .context(let read) = RegisteredCleanerConnection.message(line) else {
+            Issue.record("not read as a context")
+            return
+        }
+        #expect(read == Self.context)
+        let reply = RegisteredCleanerReply(freedBytes: 10, removed: [GoldenJSONTests.oddPath + Array("/a.bin".utf8)])
+        let result = try RegisteredCleanerWire.decodeReply(
+            Array(reply.line(context: 7).dropLast()), paths: [GoldenJSONTests.oddPath]
+        ).get()
+        #expect(result.removed.map(\.path) == [GoldenJSONTests.oddPath + Array("/a.bin".utf8)])
+        #expect(ContractLineHead.read(reply.line(context: 7))?.context == 7)
+    }
+}
