@@ -112,25 +112,26 @@ package struct EventLine: Sendable, Equatable {
                 "\(fields.string("path")) breaches in \(DurationWords.compact(fields.integer("seconds_to_breach") ?? 0)) "
                 + "at \(fields.size("bytes_per_second"))/s (rule \(fields.string("rule")))"
             line.severity = .warning
-        case "cleanup":
-            let dryRun = fields.object["dry_run"] as? Bool == true
+        case CleanupSummaryDocument.kind:
+            guard let summary = try? ContractJSON.decode(CleanupSummaryDocument.self, from: Array(json.utf8)) else {
+                line.details = "(an unreadable cleanup line)"
+                return
+            }
+            let dryRun = summary.dryRun
             var text =
-                "trigger \(fields.string("trigger")): \(dryRun ? "would remove" : "removed") "
-                + "\(fields.integer("removed") ?? 0), \(dryRun ? "would free" : "freed") \(fields.size("freed")) "
-                + "in \(fields.seconds("seconds"))"
+                "trigger \(printable(summary.trigger)): \(dryRun ? "would remove" : "removed") "
+                + "\(summary.removed), \(dryRun ? "would free" : "freed") \(format.string(summary.freed)) "
+                + "in " + String(format: "%.2fs", summary.seconds)
             if dryRun { text += " (dry run)" }
-            let cleaners = fields.object["cleaners"] as? [[String: Any]] ?? []
-            let failed = cleaners.compactMap { cleaner -> String? in
-                guard let error = cleaner["error"] as? String else { return nil }
-                return "\(cleaner["name"] as? String ?? "?"): \(error)"
+            let failed = summary.cleaners.compactMap { cleaner -> String? in
+                guard let error = cleaner.error else { return nil }
+                return "\(cleaner.name): \(error)"
             }
             if !failed.isEmpty { text += "; failed: " + failed.joined(separator: "; ") }
             line.details = text
             line.severity = failed.isEmpty ? .good : .bad
-            if fields.object["dry_run"] as? Bool != true {
-                line.removedPaths = cleaners.flatMap { $0["paths"] as? [String] ?? [] }
-            }
-            line.finishedRun = fields.object["run"] as? String
+            if !dryRun { line.removedPaths = summary.cleaners.flatMap(\.paths) }
+            line.finishedRun = summary.run.isEmpty ? nil : summary.run
         case CleanupProgressEvent.kind:
             guard let progress = try? ContractJSON.decode(CleanupProgressEvent.self, from: Array(json.utf8)) else {
                 line.details = "cleaning (an unreadable progress line)"

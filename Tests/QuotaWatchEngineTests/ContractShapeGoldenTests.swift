@@ -43,6 +43,10 @@ struct ContractShapeGoldenTests {
         .of(RegisteredCleanerReplyLine.self, "registered-reply"),
         .of(RegisteredCleanerReplyLine.self, "registered-reply-error"),
         .of(CleanupProgressEvent.self, "event-cleanup_progress"),
+        .of(CleanDeletionDocument.self, "reply-clean_delete"),
+        .of(CleanDeletionDocument.self, "clean-deletion"),
+        .of(CleanupSummaryDocument.self, "reply-clean"),
+        .of(CleanupSummaryDocument.self, "event-cleanup"),
     ]
 
     @Test("decode, then encode, gives the golden bytes", arguments: shapes)

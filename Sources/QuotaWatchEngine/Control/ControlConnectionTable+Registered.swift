@@ -210,9 +210,9 @@ enum RegisteredEventFilter {
         switch event {
         case "level", "dropped":
             return true
-        case "cleanup":
-            let cleaners = object["cleaners"] as? [[String: Any]] ?? []
-            return cleaners.contains { $0["name"] as? String == registration.name }
+        case CleanupSummaryDocument.kind:
+            let summary = try? ContractJSON.decode(CleanupSummaryDocument.self, from: Array(line.utf8))
+            return summary?.cleaners.contains { $0.name == registration.name } == true
         default:
             guard event.hasPrefix("quota_"), let text = object["path"] as? String,
                 let path = EscapedName.bytes(text)

@@ -140,10 +140,10 @@ struct CleanPageOutput {
     }
 
     func deletionJSON(_ report: CleanDeletionReport) -> String {
-        var fields = report.fields
-        fields["root"] = .string(root)
-        fields["source"] = .string(source)
-        return PolicyJSON.object(fields).encoded + "\n"
+        var document = report.document
+        document.root = root
+        document.source = source
+        return ContractJSON.encodedString(document) + "\n"
     }
 
     // MARK: Pieces

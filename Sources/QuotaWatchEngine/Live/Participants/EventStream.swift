@@ -15,7 +15,7 @@ package enum EngineEvent: Sendable {
     case configError(message: String, time: String)
     /// SIGHUP put a new config in force.
     case configReloaded(quotas: Int, budgets: Int, time: String)
-    /// A cleanup run ended: its summary (``CleanupSummary/jsonLine``).
+    /// A cleanup run ended: its summary (``CleanupSummary/document(root:)``).
     case cleanup(CleanupSummary)
     /// A cleaner of a run going on has got this far (``CleanupProgressReport/event(root:)``).
     case cleanupProgress(CleanupProgressReport)
@@ -53,7 +53,7 @@ package enum EngineEvent: Sendable {
                 "budgets": .integer(Int64(budgets)), "time": .string(time),
             ]
         case .cleanup(let summary):
-            fields = summary.fields
+            return ContractJSON.encodedString(summary.document(root: root))
         case .cleanupProgress(let report):
             return ContractJSON.encodedString(report.event(root: root))
         }
