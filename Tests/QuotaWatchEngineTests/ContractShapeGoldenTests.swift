@@ -47,6 +47,9 @@ struct ContractShapeGoldenTests {
         .of(CleanDeletionDocument.self, "clean-deletion"),
         .of(CleanupSummaryDocument.self, "reply-clean"),
         .of(CleanupSummaryDocument.self, "event-cleanup"),
+        .of(AuditRecordDocument.self, "audit-intent"),
+        .of(AuditRecordDocument.self, "audit-outcome"),
+        .of(DeletionEventDocument.self, "event-deletion"),
     ]
 
     @Test("decode, then encode, gives the golden bytes", arguments: shapes)
@@ -91,6 +94,21 @@ struct ContractShapeGoldenTests {
             freedBytes: 49_152_000, answered: 1250, seconds: 1.23456, dryRun: false)
         GoldenJSONTests.expectFixture(
             EngineEvent.cleanupProgress(progress).jsonLine(root: GoldenJSONTests.root), "event-cleanup_progress")
+    }
+
+    static let intent = AuditRecordDocument.Intent(
+        sequence: 12, run: "4242-3", path: EscapedName.string(GoldenJSONTests.oddPath), device: 2049,
+        inode: 18_446_744_073_709_551_557, bytes: 131_072, kind: "file", rule: "Caches/*", trigger: "quota_breach",
+        cleaner: "evict", time: GoldenJSONTests.time.iso8601)
+
+    @Test("audit records, and the deletion event history files for them, from fixed inputs")
+    func auditRecords() {
+        GoldenJSONTests.expectFixture(ContractJSON.encode(AuditRecordDocument.intent(Self.intent)), "audit-intent")
+        let outcome = AuditRecordDocument.Outcome(
+            sequence: 12, run: "4242-3", path: Self.intent.path, result: "deleted", time: GoldenJSONTests.time.iso8601)
+        GoldenJSONTests.expectFixture(ContractJSON.encode(AuditRecordDocument.outcome(outcome)), "audit-outcome")
+        GoldenJSONTests.expectFixture(
+            ContractJSON.encode(DeletionEventDocument(intent: Self.intent, result: "deleted")), "event-deletion")
     }
 
     @Test("what the Swift client reads is what the daemon wrote; what the daemon reads, the client's reply")
