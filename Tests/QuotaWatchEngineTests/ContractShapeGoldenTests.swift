@@ -25,32 +25,65 @@ struct ContractShape: Sendable, CustomTestStringConvertible {
 /// ``GoldenJSONTests`` and the tests below encode from fixed inputs and compare with the file).
 @Suite("Contract shapes: each golden file decodes and encodes back to itself")
 struct ContractShapeGoldenTests {
-    static let shapes: [ContractShape] = [
-        .of(TreeReport.self, "scan"),
-        .of(StatusReport.self, "status"),
-        .of(StatusWire.self, "status-reply"),
-        .of(QuotaStatus.self, "status-quotas"),
-        .of(ControlRequest.self, "request-status"),
-        .of(ControlRequest.self, "request-status-selection"),
-        .of(ControlRequest.self, "request-status-quotas"),
-        .of(ControlRequest.self, "request-clean"),
-        .of(ControlRequest.self, "request-clean_list"),
-        .of(ControlRequest.self, "request-events"),
-        .of(ControlRequest.self, "request-register_cleaner"),
-        .of(ControlRequest.self, "request-clean_delete"),
-        .of(RegisteredCleanerContext.self, "registered-context"),
-        .of(RegisteredCleanerContext.self, "registered-context-no_directory"),
-        .of(RegisteredCleanerReplyLine.self, "registered-reply"),
-        .of(RegisteredCleanerReplyLine.self, "registered-reply-error"),
-        .of(CleanupProgressEvent.self, "event-cleanup_progress"),
-        .of(CleanDeletionDocument.self, "reply-clean_delete"),
-        .of(CleanDeletionDocument.self, "clean-deletion"),
-        .of(CleanupSummaryDocument.self, "reply-clean"),
-        .of(CleanupSummaryDocument.self, "event-cleanup"),
-        .of(AuditRecordDocument.self, "audit-intent"),
-        .of(AuditRecordDocument.self, "audit-outcome"),
-        .of(DeletionEventDocument.self, "event-deletion"),
+    static let shapes: [ContractShape] =
+        [
+            .of(TreeReport.self, "scan"),
+            .of(StatusReport.self, "status"),
+            .of(StatusWire.self, "status-reply"),
+            .of(QuotaStatus.self, "status-quotas"),
+            .of(ControlRequest.self, "request-status"),
+            .of(ControlRequest.self, "request-status-selection"),
+            .of(ControlRequest.self, "request-status-quotas"),
+            .of(ControlRequest.self, "request-clean"),
+            .of(ControlRequest.self, "request-clean_list"),
+            .of(ControlRequest.self, "request-events"),
+            .of(ControlRequest.self, "request-register_cleaner"),
+            .of(ControlRequest.self, "request-clean_delete"),
+            .of(RegisteredCleanerContext.self, "registered-context"),
+            .of(RegisteredCleanerContext.self, "registered-context-no_directory"),
+            .of(RegisteredCleanerReplyLine.self, "registered-reply"),
+            .of(RegisteredCleanerReplyLine.self, "registered-reply-error"),
+            .of(CleanupProgressEvent.self, "event-cleanup_progress"),
+            .of(CleanDeletionDocument.self, "reply-clean_delete"),
+            .of(CleanDeletionDocument.self, "clean-deletion"),
+            .of(CleanupSummaryDocument.self, "reply-clean"),
+            .of(CleanupSummaryDocument.self, "event-cleanup"),
+            .of(AuditRecordDocument.self, "audit-intent"),
+            .of(AuditRecordDocument.self, "audit-outcome"),
+            .of(DeletionEventDocument.self, "event-deletion"),
+        ] + eventKinds.map { .of(ContractEvent.self, $0) }
+
+    /// Every event line of a kind ``ContractEvent`` reads as its own case.
+    static let eventKinds = [
+        "event-ready", "event-overflow", "event-resynced", "event-degraded", "event-root_gone", "event-config_error",
+        "event-config_reloaded", "event-quota_warning", "event-quota_breach", "event-quota_ok", "event-level",
+        "event-leftover", "event-leftover_gone", "event-quota_forecast", "event-hook_failed", "event-subscribed",
+        "event-dropped", "event-registered",
     ]
+
+    @Test("each event kind's golden file reads as its own case, not as other fields", arguments: eventKinds)
+    func eventKindIsTyped(_ fixture: String) throws {
+        let url = GoldenFixture.directory.appendingPathComponent("\(fixture).json")
+        let bytes = try #require(FileManager.default.contents(atPath: url.path).map(Array.init))
+        let event = try ContractJSON.decode(ContractEvent.self, from: bytes)
+        if case .other = event.payload { Issue.record("\(fixture) was read as other fields") }
+        #expect("event-" + event.kind == fixture)
+    }
+
+    @Test("a kind this build does not know, or a known kind short of a field, reads as other fields and back")
+    func unknownKinds() throws {
+        for line in [
+            #"{"dropped":3,"event":"history_dropped","root":"/r","time":"2026-01-01T00:00:00.000Z"}"#,
+            #"{"event":"level","from":"normal","root":"/r"}"#,
+        ] {
+            let event = try ContractJSON.decode(ContractEvent.self, from: Array(line.utf8))
+            guard case .other(let kind, _) = event.payload else {
+                Issue.record("\(line) read as \(event.payload)")
+                continue
+            }
+            #expect(kind == event.kind && ContractJSON.encodedString(event) == line)
+        }
+    }
 
     @Test("decode, then encode, gives the golden bytes", arguments: shapes)
     func roundTrip(_ shape: ContractShape) throws {

@@ -32,20 +32,16 @@ package final class ControlEventFeed: Sendable {
         self.onReady = onReady
     }
 
-    /// The first line a subscriber gets: `{"capacity":N,"event":"subscribed","root":…}`.
+    /// The first line a subscriber gets:
+    /// `{"capacity":N,"event":"subscribed","root":…,"version":N}`.
     var subscribedLine: String {
-        Self.line(["event": .string("subscribed"), "capacity": .integer(Int64(capacity))], root)
+        ContractJSON.encodedString(
+            ContractEvent(.subscribed(capacity: Int64(capacity), version: ContractEvent.version), root: root))
     }
 
     /// Says that `count` lines were lost before the ones that follow it.
     static func droppedLine(_ count: Int, root: String?) -> String {
-        line(["event": .string("dropped"), "count": .integer(Int64(count))], root)
-    }
-
-    private static func line(_ fields: [String: PolicyJSON], _ root: String?) -> String {
-        var fields = fields
-        if let root { fields["root"] = .string(root) }
-        return PolicyJSON.object(fields).encoded
+        ContractJSON.encodedString(ContractEvent(.dropped(count: Int64(count)), root: root))
     }
 
     /// Cheap enough to ask for every event: the engine encodes no line when nobody listens.

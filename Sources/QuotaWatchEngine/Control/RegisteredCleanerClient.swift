@@ -93,7 +93,7 @@ package final class RegisteredCleanerConnection: Sendable {
         if let message = ControlProtocol.errorMessage(in: first) {
             throw .daemonError(path: socketPath, message: message)
         }
-        guard String(decoding: first, as: UTF8.self).contains(#""event":"registered""#) else {
+        guard ContractLineHead.read(first)?.event == "registered" else {
             throw .protocolError(
                 path: socketPath, detail: "the daemon does not take registered cleaners (an older quotawatch?)")
         }
