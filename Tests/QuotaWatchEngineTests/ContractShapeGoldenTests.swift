@@ -51,6 +51,7 @@ struct ContractShapeGoldenTests {
             .of(AuditRecordDocument.self, "audit-intent"),
             .of(AuditRecordDocument.self, "audit-outcome"),
             .of(DeletionEventDocument.self, "event-deletion"),
+            .of(CommandCleanerContext.self, "command-context"),
         ] + eventKinds.map { .of(ContractEvent.self, $0) }
 
     /// Every event line of a kind ``ContractEvent`` reads as its own case.
@@ -142,6 +143,15 @@ struct ContractShapeGoldenTests {
         GoldenJSONTests.expectFixture(ContractJSON.encode(AuditRecordDocument.outcome(outcome)), "audit-outcome")
         GoldenJSONTests.expectFixture(
             ContractJSON.encode(DeletionEventDocument(intent: Self.intent, result: "deleted")), "event-deletion")
+    }
+
+    @Test("a command cleaner's context, from fixed inputs")
+    func commandContext() {
+        let context = CommandCleanerContext(
+            trigger: "quota_breach", level: .warning, dryRun: false, run: "4242-3", root: GoldenJSONTests.root,
+            candidates: [.init(path: Self.intent.path + "/a.bin", allocated: 131_072, rule: "Caches/*")],
+            path: Self.intent.path, used: 1_523_712, effectiveLimit: 1_000_000, target: 779_999)
+        GoldenJSONTests.expectFixture(ContractJSON.encode(context), "command-context")
     }
 
     @Test("what the Swift client reads is what the daemon wrote; what the daemon reads, the client's reply")
