@@ -146,6 +146,12 @@ package struct EventLine: Sendable, Equatable {
             line.severity = .good
         case .registered(let name, let paths, _, _):
             line.details = "\(printable(name)) for " + paths.map(printable).joined(separator: ", ")
+        case .historyDropped(let dropped):
+            line.details = "\(dropped) event(s) not kept by history"
+            line.severity = .warning
+        case .historyReset(let movedTo, let reason):
+            line.details = "history started again; the old database is \(printable(movedTo)): \(printable(reason))"
+            line.severity = .bad
         case .other(CleanupSummaryDocument.kind, _):
             describeCleanup(bytes, format: format, into: &line)
         case .other(CleanupProgressEvent.kind, _):

@@ -59,7 +59,7 @@ struct ContractShapeGoldenTests {
         "event-ready", "event-overflow", "event-resynced", "event-degraded", "event-root_gone", "event-config_error",
         "event-config_reloaded", "event-quota_warning", "event-quota_breach", "event-quota_ok", "event-level",
         "event-leftover", "event-leftover_gone", "event-quota_forecast", "event-hook_failed", "event-subscribed",
-        "event-dropped", "event-registered",
+        "event-dropped", "event-registered", "event-history_dropped", "event-history_reset",
     ]
 
     @Test("each event kind's golden file reads as its own case, not as other fields", arguments: eventKinds)
@@ -74,7 +74,7 @@ struct ContractShapeGoldenTests {
     @Test("a kind this build does not know, or a known kind short of a field, reads as other fields and back")
     func unknownKinds() throws {
         for line in [
-            #"{"dropped":3,"event":"history_dropped","root":"/r","time":"2026-01-01T00:00:00.000Z"}"#,
+            #"{"event":"compaction","freed":3,"root":"/r","time":"2026-01-01T00:00:00.000Z"}"#,
             #"{"event":"level","from":"normal","root":"/r"}"#,
         ] {
             let event = try ContractJSON.decode(ContractEvent.self, from: Array(line.utf8))
@@ -143,6 +143,21 @@ struct ContractShapeGoldenTests {
         GoldenJSONTests.expectFixture(ContractJSON.encode(AuditRecordDocument.outcome(outcome)), "audit-outcome")
         GoldenJSONTests.expectFixture(
             ContractJSON.encode(DeletionEventDocument(intent: Self.intent, result: "deleted")), "event-deletion")
+    }
+
+    @Test("history's own lines, from fixed inputs")
+    func historyLines() {
+        GoldenJSONTests.expectFixture(
+            ContractJSON.encode(
+                ContractEvent(
+                    .historyDropped(dropped: 17), root: GoldenJSONTests.root, time: GoldenJSONTests.time.iso8601)),
+            "event-history_dropped")
+        GoldenJSONTests.expectFixture(
+            ContractJSON.encode(
+                ContractEvent(
+                    .historyReset(movedTo: "/var/lib/quotawatch/root-1a2b/history.db.corrupt-1", reason: "malformed"),
+                    root: GoldenJSONTests.root, time: GoldenJSONTests.time.iso8601)),
+            "event-history_reset")
     }
 
     @Test("a command cleaner's context, from fixed inputs")

@@ -42,6 +42,10 @@ package struct ContractEvent: Sendable, Hashable, Codable {
         case dropped(count: Int64)
         /// A registered cleaner's greeting.
         case registered(name: String, paths: [String], timeoutMilliseconds: Int64, version: Int?)
+        /// History's own: events it could not keep (its queue was full).
+        case historyDropped(dropped: UInt64)
+        /// History's own: its database was unusable, moved aside, and a new one started.
+        case historyReset(movedTo: String, reason: String)
         /// A kind this build does not read (or a line it cannot): the fields but `event`,
         /// `root` and `time`, as they came.
         case other(kind: String, fields: [String: PolicyJSON])
@@ -64,6 +68,8 @@ package struct ContractEvent: Sendable, Hashable, Codable {
             case .subscribed: "subscribed"
             case .dropped: "dropped"
             case .registered: "registered"
+            case .historyDropped: "history_dropped"
+            case .historyReset: "history_reset"
             case .other(let kind, _): kind
             }
         }
@@ -162,6 +168,11 @@ package struct ContractEvent: Sendable, Hashable, Codable {
             try put(paths, "paths")
             try put(timeout, "timeout_ms")
             if let version { try put(version, "version") }
+        case .historyDropped(let dropped):
+            try put(dropped, "dropped")
+        case .historyReset(let movedTo, let reason):
+            try put(movedTo, "moved_to")
+            try put(reason, "reason")
         case .other(_, let fields):
             for (key, value) in fields where !["event", "root", "time"].contains(key) { try put(value, key) }
         }
@@ -233,6 +244,8 @@ package struct ContractEvent: Sendable, Hashable, Codable {
             return .registered(
                 name: try get("name"), paths: try get("paths"), timeoutMilliseconds: try get("timeout_ms"),
                 version: try optional("version"))
+        case "history_dropped": return .historyDropped(dropped: try get("dropped"))
+        case "history_reset": return .historyReset(movedTo: try get("moved_to"), reason: try get("reason"))
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: ContractKey("event"), in: container, debugDescription: "a kind read as other fields")
