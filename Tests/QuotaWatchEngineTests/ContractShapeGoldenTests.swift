@@ -52,6 +52,7 @@ struct ContractShapeGoldenTests {
             .of(AuditRecordDocument.self, "audit-outcome"),
             .of(DeletionEventDocument.self, "event-deletion"),
             .of(CommandCleanerContext.self, "command-context"),
+            .of(CleanPageDocument.self, "clean"),
         ] + eventKinds.map { .of(ContractEvent.self, $0) }
 
     /// Every event line of a kind ``ContractEvent`` reads as its own case.
