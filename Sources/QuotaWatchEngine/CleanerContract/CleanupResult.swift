@@ -39,12 +39,6 @@ package enum CleanupTrigger: Sendable, Hashable {
         case .manual(let label): .manual(name: label)
         }
     }
-
-    /// ``contract`` as a free-form value, for the writers still built of them.
-    package var fields: [String: PolicyJSON] {
-        guard case .object(let fields) = PolicyJSON(encoding: contract) else { return [:] }
-        return fields
-    }
 }
 
 /// One name a cleaner removed (or would remove, in a dry run).
