@@ -58,158 +58,157 @@ package struct EventLine: Sendable, Equatable {
     package static func parse(
         _ json: String, receivedAt: Int64, utcOffset: Int, format: ByteFormat
     ) -> EventLine? {
-        guard let data = json.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let kind = object["event"] as? String
-        else { return nil }
-        let fields = Fields(object: object, format: format)
-        let milliseconds = (object["time"] as? String).flatMap(Self.millisecondsSinceEpoch) ?? receivedAt
+        let bytes = Array(json.utf8)
+        guard let event = try? ContractJSON.decode(ContractEvent.self, from: bytes) else { return nil }
+        let milliseconds = event.time.flatMap(Self.millisecondsSinceEpoch) ?? receivedAt
         var line = EventLine(
-            time: localTime(milliseconds, utcOffset: utcOffset), kind: kind, details: "", severity: .info)
-        describe(kind, fields, into: &line, reportedAt: milliseconds)
+            time: localTime(milliseconds, utcOffset: utcOffset), kind: event.kind, details: "", severity: .info)
+        describe(event.payload, bytes, format: format, into: &line, reportedAt: milliseconds)
         return line
     }
 
     // MARK: Details per kind
 
-    private static func describe(_ kind: String, _ fields: Fields, into line: inout EventLine, reportedAt: Int64) {
-        switch kind {
-        case "quota_warning", "quota_breach", "quota_ok":
-            let size = fields.has("apparent") ? "apparent" : "allocated"
-            var text = "\(fields.string("path")) \(fields.size(size)) \(size), limit \(fields.size("limit"))"
-            if fields.unsigned("effective_limit") != fields.unsigned("limit") {
-                text += " (\(fields.size("effective_limit")) at level \(fields.string("level")))"
+    private static func describe(
+        _ payload: ContractEvent.Payload, _ bytes: [UInt8], format: ByteFormat, into line: inout EventLine,
+        reportedAt: Int64
+    ) {
+        func printable(_ text: String) -> String { DisplayWidth.builtIn.printable(text) }
+        func seconds(_ number: ContractNumber) -> String { String(format: "%.2fs", number.value) }
+        switch payload {
+        case .quota(let state, let path, let size, let used, let limit, let effectiveLimit, let rule, let level):
+            var text =
+                "\(printable(path)) \(format.string(used)) \(size.rawValue), limit \(format.string(limit))"
+            if effectiveLimit != limit {
+                text += " (\(format.string(effectiveLimit)) at level \(level.rawValue))"
             }
-            line.details = text + " (rule \(fields.string("rule")))"
-            line.severity = kind == "quota_breach" ? .bad : kind == "quota_warning" ? .warning : .good
-        case "level":
+            line.details = text + " (rule \(printable(rule)))"
+            line.severity = state == .breach ? .bad : state == .warning ? .warning : .good
+        case .level(let from, let to, let free, let total, let rootAllocated):
             line.details =
-                "\(fields.string("from")) -> \(fields.string("to")), \(fields.size("free")) free of "
-                + "\(fields.size("total")), root \(fields.size("root_allocated"))"
-            let to = fields.string("to")
-            line.severity = to == "normal" ? .good : to == "warning" ? .warning : .bad
-        case "leftover":
-            let idle = fields.integer("idle_seconds") ?? 0
+                "\(from.rawValue) -> \(to.rawValue), \(format.string(free)) free of "
+                + "\(format.string(total)), root \(format.string(rootAllocated))"
+            line.severity = to == .normal ? .good : to == .warning ? .warning : .bad
+        case .leftover(let path, let allocated, let idle, let rule):
             line.details =
-                "\(fields.string("path")) \(fields.size("allocated")), idle \(DurationWords.compact(idle)) "
-                + "(rule \(fields.string("rule")))"
+                "\(printable(path)) \(format.string(allocated)), idle \(DurationWords.compact(idle)) "
+                + "(rule \(printable(rule)))"
             line.severity = .warning
             line.leftover = Leftover(
-                path: fields.string("path"), allocated: fields.unsigned("allocated") ?? 0, reportedAt: reportedAt,
-                idleSeconds: idle)
-        case "leftover_gone":
+                path: printable(path), allocated: allocated, reportedAt: reportedAt, idleSeconds: idle)
+        case .leftoverGone(let path, let rule, let reason):
             line.details =
-                "\(fields.string("path")) is no longer a leftover: \(fields.string("reason")) (rule \(fields.string("rule")))"
+                "\(printable(path)) is no longer a leftover: \(printable(reason)) (rule \(printable(rule)))"
             line.severity = .good
             // Off the view's leftover list, as a cleanup's removed paths are.
-            if let path = fields.object["path"] as? String { line.removedPaths = [path] }
-        case "quota_forecast":
+            line.removedPaths = [path]
+        case .forecast(let path, let secondsToBreach, let rate, let rule):
             line.details =
-                "\(fields.string("path")) breaches in \(DurationWords.compact(fields.integer("seconds_to_breach") ?? 0)) "
-                + "at \(fields.size("bytes_per_second"))/s (rule \(fields.string("rule")))"
+                "\(printable(path)) breaches in \(DurationWords.compact(secondsToBreach)) "
+                + "at \(format.string(UInt64(clamping: rate)))/s (rule \(printable(rule)))"
             line.severity = .warning
-        case "cleanup":
-            let dryRun = fields.object["dry_run"] as? Bool == true
-            var text =
-                "trigger \(fields.string("trigger")): \(dryRun ? "would remove" : "removed") "
-                + "\(fields.integer("removed") ?? 0), \(dryRun ? "would free" : "freed") \(fields.size("freed")) "
-                + "in \(fields.seconds("seconds"))"
-            if dryRun { text += " (dry run)" }
-            let cleaners = fields.object["cleaners"] as? [[String: Any]] ?? []
-            let failed = cleaners.compactMap { cleaner -> String? in
-                guard let error = cleaner["error"] as? String else { return nil }
-                return "\(cleaner["name"] as? String ?? "?"): \(error)"
-            }
-            if !failed.isEmpty { text += "; failed: " + failed.joined(separator: "; ") }
-            line.details = text
-            line.severity = failed.isEmpty ? .good : .bad
-            if fields.object["dry_run"] as? Bool != true {
-                line.removedPaths = cleaners.flatMap { $0["paths"] as? [String] ?? [] }
-            }
-            line.finishedRun = fields.object["run"] as? String
-        case "cleanup_progress":
-            let dryRun = fields.object["dry_run"] as? Bool == true
-            line.details =
-                "cleaning (\(fields.string("cleaner")), trigger \(fields.string("trigger"))): "
-                + "\(dryRun ? "would remove" : "removed") \(fields.integer("removed") ?? 0), "
-                + "\(dryRun ? "would free" : "freed") \(fields.size("freed")) so far, \(fields.seconds("seconds"))"
-            line.progressOf = fields.string("run") + "/" + fields.string("cleaner")
-        case "hook_failed":
-            var text = "\(fields.string("hook")) for \(fields.string("failed_event")): "
-            if let signal = fields.integer("signal") {
+        case .hookFailed(let hook, let failedEvent, let status, let signal, let rawTail):
+            var text = "\(printable(hook)) for \(printable(failedEvent)): "
+            if let signal {
                 text += "killed by signal \(signal)"
             } else {
-                text += "exit status \(fields.integer("status").map(String.init) ?? "?")"
+                text += "exit status \(status.map(String.init) ?? "?")"
             }
-            let rawTail = fields.object["stderr_tail"] as? String ?? ""
-            let tail =
-                rawTail.split(whereSeparator: \.isNewline).last.map { DisplayWidth.builtIn.printable(String($0)) } ?? ""
+            let tail = rawTail.split(whereSeparator: \.isNewline).last.map { printable(String($0)) } ?? ""
             if !tail.isEmpty { text += ": \(tail)" }
             line.details = text
             line.severity = .bad
-        case "ready":
+        case .ready(let directories, let files, let allocated, let duration, _, _):
             line.details =
-                "\(fields.integer("dirs") ?? 0) dirs, \(fields.integer("files") ?? 0) files, "
-                + "\(fields.size("allocated")) in \(fields.seconds("seconds"))"
+                "\(directories) dirs, \(files) files, \(format.string(allocated)) in \(seconds(duration))"
             line.severity = .good
-        case "overflow":
+        case .overflow:
             line.details = "the kernel's event queue overflowed; resyncing"
             line.severity = .warning
-        case "resynced":
-            line.details = "\(fields.integer("dirs") ?? 0) dirs listed again in \(fields.seconds("seconds"))"
+        case .resynced(let directories, let duration):
+            line.details = "\(directories) dirs listed again in \(seconds(duration))"
             line.severity = .good
-        case "degraded":
-            let paths = fields.object["paths"] as? [String] ?? []
-            line.details = "\(paths.count) subtree(s) polled, not watched: " + paths.prefix(3).joined(separator: ", ")
+        case .degraded(let paths, _, _, _):
+            line.details =
+                "\(paths.count) subtree(s) polled, not watched: " + paths.prefix(3).joined(separator: ", ")
             line.severity = .warning
-        case "subscribed":
+        case .subscribed(let capacity, _, let recent):
             // Asked for, the events from before come first: this line is where they end.
-            let earlier = fields.integer("recent") ?? 0
-            let kept = "(\(fields.integer("capacity") ?? 0) kept if this view lags)"
+            let earlier = recent ?? 0
+            let kept = "(\(capacity) kept if this view lags)"
             line.details =
                 earlier > 0
                 ? "the \(earlier == 1 ? "event" : "\(earlier) events") above came before this view attached; "
                     + "live from here on \(kept)"
                 : "to the daemon's events from now on \(kept)"
             line.severity = .good
-        case "dropped":
-            line.details = "\(fields.integer("count") ?? 0) event(s) dropped: this view read them too slowly"
+        case .dropped(let count):
+            line.details = "\(count) event(s) dropped: this view read them too slowly"
             line.severity = .warning
-        case "root_gone", "config_error":
-            line.details = fields.string("message")
+        case .rootGone(let message), .configError(let message):
+            line.details = printable(message)
             line.severity = .bad
-        case "config_reloaded":
-            line.details = "\(fields.integer("quotas") ?? 0) quotas, \(fields.integer("budgets") ?? 0) budgets"
+        case .configReloaded(let quotas, let budgets):
+            line.details = "\(quotas) quotas, \(budgets) budgets"
             line.severity = .good
-        default:
+        case .registered(let name, let paths, _, _):
+            line.details = "\(printable(name)) for " + paths.map(printable).joined(separator: ", ")
+        case .historyDropped(let dropped):
+            line.details = "\(dropped) event(s) not kept by history"
+            line.severity = .warning
+        case .historyReset(let movedTo, let reason):
+            line.details = "history started again; the old database is \(printable(movedTo)): \(printable(reason))"
+            line.severity = .bad
+        case .other(CleanupSummaryDocument.kind, _):
+            describeCleanup(bytes, format: format, into: &line)
+        case .other(CleanupProgressEvent.kind, _):
+            describeProgress(bytes, format: format, into: &line)
+        case .other(_, let fields):
             // `root` is the same on every line of one daemon: the view's title shows it.
-            line.details = fields.object.keys.sorted().filter { !["event", "time", "root"].contains($0) }
-                .map { "\($0)=\(fields.object[$0].map { "\($0)" } ?? "")" }.joined(separator: " ")
+            line.details = fields.keys.sorted().map { key in
+                switch fields[key]! {
+                case .string(let text): "\(key)=\(printable(text))"
+                case let value: "\(key)=\(printable(value.encoded))"
+                }
+            }.joined(separator: " ")
         }
     }
 
-    /// The fields of one event, read leniently: a missing field shows as "?".
-    private struct Fields {
-        var object: [String: Any]
-        var format: ByteFormat
-
-        func has(_ key: String) -> Bool { object[key] != nil && !(object[key] is NSNull) }
-
-        func string(_ key: String) -> String {
-            guard let text = object[key] as? String else { return "?" }
-            return DisplayWidth.builtIn.printable(text)
+    private static func describeCleanup(_ bytes: [UInt8], format: ByteFormat, into line: inout EventLine) {
+        guard let summary = try? ContractJSON.decode(CleanupSummaryDocument.self, from: bytes) else {
+            line.details = "(an unreadable cleanup line)"
+            return
         }
-
-        func integer(_ key: String) -> Int64? { (object[key] as? NSNumber)?.int64Value }
-
-        func unsigned(_ key: String) -> UInt64? { (object[key] as? NSNumber)?.uint64Value }
-
-        func size(_ key: String) -> String { unsigned(key).map(format.string) ?? "?" }
-
-        func seconds(_ key: String) -> String {
-            guard let value = (object[key] as? NSNumber)?.doubleValue else { return "?" }
-            return String(format: "%.2fs", value)
+        let dryRun = summary.dryRun
+        var text =
+            "trigger \(DisplayWidth.builtIn.printable(summary.trigger)): \(dryRun ? "would remove" : "removed") "
+            + "\(summary.removed), \(dryRun ? "would free" : "freed") \(format.string(summary.freed)) "
+            + "in " + String(format: "%.2fs", summary.seconds)
+        if dryRun { text += " (dry run)" }
+        let failed = summary.cleaners.compactMap { cleaner -> String? in
+            guard let error = cleaner.error else { return nil }
+            return "\(cleaner.name): \(error)"
         }
+        if !failed.isEmpty { text += "; failed: " + failed.joined(separator: "; ") }
+        line.details = text
+        line.severity = failed.isEmpty ? .good : .bad
+        if !dryRun { line.removedPaths = summary.cleaners.flatMap(\.paths) }
+        line.finishedRun = summary.run.isEmpty ? nil : summary.run
+    }
+
+    private static func describeProgress(_ bytes: [UInt8], format: ByteFormat, into line: inout EventLine) {
+        guard let progress = try? ContractJSON.decode(CleanupProgressEvent.self, from: bytes) else {
+            line.details = "cleaning (an unreadable progress line)"
+            return
+        }
+        func printable(_ text: String) -> String { DisplayWidth.builtIn.printable(text) }
+        let dryRun = progress.dryRun
+        line.details =
+            "cleaning (\(printable(progress.cleaner)), trigger \(printable(progress.trigger))): "
+            + "\(dryRun ? "would remove" : "removed") \(progress.removed), "
+            + "\(dryRun ? "would free" : "freed") \(format.string(progress.freed)) so far, "
+            + String(format: "%.2fs", progress.seconds.value)
+        line.progressOf = printable(progress.run) + "/" + printable(progress.cleaner)
     }
 
     // MARK: Time

@@ -24,7 +24,8 @@ struct CleanProgressBarTests {
     @Test("only the clean cleaner's progress events are read; other lines are not")
     func parsesOnlySelectionProgress() {
         let line =
-            #"{"answered":12,"cleaner":"clean","dry_run":false,"event":"cleanup_progress","freed":4096,"removed":10}"#
+            #"{"answered":12,"cleaner":"clean","dry_run":false,"event":"cleanup_progress","freed":4096,"removed":10,"#
+            + #""root":"/r","run":"7-1","seconds":1.5,"trigger":"manual"}"#
         #expect(
             CleanProgressBar.Progress(Array(line.utf8))
                 == CleanProgressBar.Progress(removed: 10, answered: 12, freedBytes: 4096, dryRun: false))

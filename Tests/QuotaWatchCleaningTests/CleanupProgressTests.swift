@@ -37,7 +37,7 @@ struct CleanupProgressTests {
         #expect(first.removed == 1 && first.freedBytes == 4096 && first.answered == 1, "\(first)")
         #expect(first.cleaner == "stepping" && first.runID == "test-1" && first.trigger == .manual("big"))
         #expect(first.seconds == 1 && !first.dryRun)
-        let line = PolicyJSON.object(first.fields).encoded
+        let line = ContractJSON.encodedString(first.event(root: nil))
         #expect(line.contains(#""event":"cleanup_progress""#) && line.contains(#""freed":4096"#), "\(line)")
 
         // Two more removals in the next second: the report has all three.

@@ -98,7 +98,7 @@ struct RegisteredCleanerLiveTests {
         #expect(String(decoding: breachLine, as: UTF8.self).contains(#""path":"Caches/feed""#))
 
         let context = try context(cleaner)
-        #expect(context.trigger["kind"] == "quota_breach")
+        #expect(context.trigger.kind == "quota_breach")
         let directory = try #require(context.directory)
         #expect(directory.path == "Caches/feed" && directory.effectiveLimit == 150_000, "\(directory)")
         #expect(directory.target <= 117_000 && directory.used > 150_000, "\(directory)")
@@ -143,7 +143,7 @@ struct RegisteredCleanerLiveTests {
         let clean = try RawSocket.unix(setup.fixture.socketPath)
         try clean.send(Array(#"{"command":"clean","trigger":"stall"}"#.utf8) + [0x0A])
         let stalled = try context(slow)
-        #expect(stalled.trigger["kind"] == "manual" && stalled.candidates.count == 2, "\(stalled)")
+        #expect(stalled.trigger.kind == "manual" && stalled.candidates.count == 2, "\(stalled)")
 
         // The run waits for it; every other client is answered meanwhile.
         let status = try daemon.status(sync: true)
@@ -341,7 +341,7 @@ struct RegisteredCleanerLiveTests {
                 let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
                 level = level ?? object?["to"] as? String
             case .context(let received):
-                #expect(received.trigger["kind"] == "level", "\(received)")
+                #expect(received.trigger.kind == "level", "\(received)")
                 #expect(received.directory?.path == "Caches/feed", "its quota directory: \(received)")
                 try cleaner.reply(RegisteredCleanerReply(), to: received)
                 context = received

@@ -1,4 +1,3 @@
-import Foundation
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
@@ -27,38 +26,35 @@ package struct CleanDeletionReport: Sendable, Hashable, ControlReplyDocument {
 
     package var freedBytes: UInt64 { removed.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
 
-    package var fields: [String: PolicyJSON] {
-        [
-            "run": .string(run), "dry_run": .bool(dryRun), "freed": .unsigned(freedBytes),
-            "error": error.map { .string($0) } ?? .null,
-            "removed": .array(
-                removed.map {
-                    .object(["path": .string(EscapedName.string($0.path)), "freed": .unsigned($0.freedBytes)])
-                }
-            ),
-            "skipped": .array(
-                skipped.map { .object(["path": .string(EscapedName.string($0.path)), "reason": .string($0.reason)]) }),
-        ]
+    /// The reply's shape (``CleanDeletionDocument``).
+    package var document: CleanDeletionDocument {
+        CleanDeletionDocument(
+            run: run, dryRun: dryRun, freed: freedBytes,
+            removed: removed.map { .init(path: EscapedName.string($0.path), freed: $0.freedBytes) },
+            skipped: skipped.map { .init(path: EscapedName.string($0.path), reason: $0.reason) }, error: error)
     }
 
-    package func replyJSON() -> [UInt8] { Array(PolicyJSON.object(fields).encoded.utf8) }
+    package func replyJSON() -> [UInt8] { ContractJSON.encode(document) }
 
+    /// Reads a reply; a path that does not unescape (no daemon writes one) is left out.
     package static func decode(_ reply: [UInt8]) throws -> CleanDeletionReport {
-        guard let object = try JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any],
-            let run = object["run"] as? String, let dryRun = object["dry_run"] as? Bool,
-            let removed = object["removed"] as? [[String: Any]], let skipped = object["skipped"] as? [[String: Any]]
-        else { throw ControlProtocol.Failure("the clean_delete reply is not a deletion report") }
+        let document: CleanDeletionDocument
+        do {
+            document = try ContractJSON.decode(CleanDeletionDocument.self, from: reply)
+        } catch {
+            throw ControlProtocol.Failure("the clean_delete reply is not a deletion report")
+        }
         var result = CleanupResult()
-        for entry in removed {
-            guard let path = (entry["path"] as? String).flatMap(EscapedName.bytes) else { continue }
-            result.removed.append(RemovedItem(path: path, freedBytes: (entry["freed"] as? NSNumber)?.uint64Value ?? 0))
+        for entry in document.removed {
+            guard let path = EscapedName.bytes(entry.path) else { continue }
+            result.removed.append(RemovedItem(path: path, freedBytes: entry.freed))
         }
-        for entry in skipped {
-            guard let path = (entry["path"] as? String).flatMap(EscapedName.bytes) else { continue }
-            result.skipped.append(SkippedItem(path: path, reason: entry["reason"] as? String ?? "?"))
+        for entry in document.skipped {
+            guard let path = EscapedName.bytes(entry.path) else { continue }
+            result.skipped.append(SkippedItem(path: path, reason: entry.reason))
         }
-        var report = CleanDeletionReport(run: run, dryRun: dryRun, result: result)
-        report.error = object["error"] as? String
+        var report = CleanDeletionReport(run: document.run, dryRun: document.dryRun, result: result)
+        report.error = document.error
         return report
     }
 }

@@ -43,7 +43,9 @@ package enum AppVersion {
         }
     }
 
-    /// `CFBundleShortVersionString` of an XML or binary property list.
+    /// `CFBundleShortVersionString` of an XML or binary property list. Not JSON and not the
+    /// contract's: a file the app's installer writes, in a format Foundation reads as untyped
+    /// values, of which one string is taken.
     package static func shortVersion(plist bytes: [UInt8]) -> String? {
         guard
             let object = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil),

@@ -60,22 +60,16 @@ extension AuditLog {
         var dangling: [String: RecoveredIntent] = [:]
         var order: [String] = []
         for line in try currentContents().split(separator: UInt8(ascii: "\n")) {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                let record = object["record"] as? String, let run = object["run"] as? String,
-                let sequence = (object["seq"] as? NSNumber)?.uint64Value
-            else { continue }
-            let key = "\(run)#\(sequence)"
-            if record == "outcome" {
+            guard let record = try? ContractJSON.decode(AuditRecordDocument.self, from: line) else { continue }
+            let key = "\(record.run)#\(record.sequence)"
+            guard case .intent(let intent) = record else {
                 dangling[key] = nil
                 continue
             }
-            guard record == "intent", let pathText = object["path"] as? String,
-                let path = EscapedName.bytes(pathText), let device = (object["device"] as? NSNumber)?.uint64Value,
-                let inode = (object["inode"] as? NSNumber)?.uint64Value
-            else { continue }
+            guard let path = EscapedName.bytes(intent.path) else { continue }
             dangling[key] = RecoveredIntent(
-                path: path, identity: FileIdentity(device: device, inode: inode), run: run, sequence: sequence,
-                present: false)
+                path: path, identity: FileIdentity(device: intent.device, inode: intent.inode), run: intent.run,
+                sequence: intent.sequence, present: false)
             order.append(key)
         }
         var recovered: [RecoveredIntent] = []

@@ -99,15 +99,15 @@ package final class AuditLog: Sendable {
         -> [UInt64]
     {
         let result: Result<[UInt64], Errno> = state.withLock { state in
-            let time = PolicyJSON.string(clock().iso8601)
+            let time = clock().iso8601
             var sequences: [UInt64] = []
             var bytes: [UInt8] = []
             for intent in intents {
                 state.sequence += 1
                 sequences.append(state.sequence)
-                var fields = AuditRecord.intent(intent.entry, context: intent.context, sequence: state.sequence)
-                fields["time"] = time
-                bytes += Array((PolicyJSON.object(fields).encoded + "\n").utf8)
+                let record = AuditRecord.intent(
+                    intent.entry, context: intent.context, sequence: state.sequence, time: time)
+                bytes += ContractJSON.encode(AuditRecordDocument.intent(record)) + [0x0A]
             }
             do throws(Errno) {
                 let writing = Set(intents.map(\.context.run))
@@ -136,13 +136,12 @@ package final class AuditLog: Sendable {
     /// it). A failure or a crash here is not fatal: the name is already gone (or kept), and
     /// the next start resolves the intent.
     func writeOutcome(path entryPath: [UInt8], run: String, sequence: UInt64, result: String) {
-        let fields: [String: PolicyJSON] = [
-            "record": .string("outcome"), "seq": .unsigned(sequence), "run": .string(run),
-            "path": .string(EscapedName.string(entryPath)), "result": .string(result),
-            "time": .string(clock().iso8601),
-        ]
+        let record = AuditRecordDocument.outcome(
+            .init(
+                sequence: sequence, run: run, path: EscapedName.string(entryPath), result: result,
+                time: clock().iso8601))
         state.withLock { state in
-            try? state.file.append(Array((PolicyJSON.object(fields).encoded + "\n").utf8), synced: false)
+            try? state.file.append(ContractJSON.encode(record) + [0x0A], synced: false)
             state.runsByGeneration[0].insert(run)
         }
     }
@@ -217,16 +216,16 @@ final class AuditGroupJournal: GroupDeletionJournal {
     func single(request: Int) -> any DeletionJournal { log.journal(contexts[request]) }
 }
 
-/// The fields of audit records.
+/// The audit records' shape (``AuditRecordDocument``) from what the deleter knows.
 enum AuditRecord {
-    static func intent(_ entry: DeletionEntry, context: AuditContext, sequence: UInt64) -> [String: PolicyJSON] {
-        [
-            "record": .string("intent"), "seq": .unsigned(sequence), "run": .string(context.run),
-            "path": .string(EscapedName.string(entry.path)), "device": .unsigned(entry.identity.device),
-            "inode": .unsigned(entry.identity.inode), "bytes": .unsigned(entry.allocatedBytes),
-            "kind": .string(entry.kind == .directory ? "directory" : entry.kind == .symlink ? "symlink" : "file"),
-            "rule": .string(context.rule), "trigger": .string(context.trigger), "cleaner": .string(context.cleaner),
-        ]
+    static func intent(
+        _ entry: DeletionEntry, context: AuditContext, sequence: UInt64, time: String
+    ) -> AuditRecordDocument.Intent {
+        AuditRecordDocument.Intent(
+            sequence: sequence, run: context.run, path: EscapedName.string(entry.path),
+            device: entry.identity.device, inode: entry.identity.inode, bytes: entry.allocatedBytes,
+            kind: entry.kind == .directory ? "directory" : entry.kind == .symlink ? "symlink" : "file",
+            rule: context.rule, trigger: context.trigger, cleaner: context.cleaner, time: time)
     }
 }
 

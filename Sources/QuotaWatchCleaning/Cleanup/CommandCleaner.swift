@@ -22,31 +22,21 @@ package struct CommandCleaner: Cleaner {
         self.environment = environment
     }
 
-    /// The context as the command gets it.
-    package static func contextFields(_ context: CleanupContext) -> [String: PolicyJSON] {
-        var fields: [String: PolicyJSON] = [
-            "trigger": .string(context.trigger.name), "level": .string(context.level.rawValue),
-            "dry_run": .bool(context.dryRun), "run": .string(context.runID),
-            "candidates": .array(
-                context.candidates.map {
-                    .object([
-                        "path": .string(EscapedName.string($0.path)), "allocated": .unsigned($0.allocatedBytes),
-                        "rule": .string($0.rule),
-                    ])
-                }),
-        ]
-        if let root = context.root { fields["root"] = .string(root) }
-        if let directory = context.directory {
-            fields["path"] = .string(EscapedName.string(directory.path))
-            fields["used"] = .unsigned(directory.used)
-            fields["effective_limit"] = .unsigned(directory.effectiveLimit)
-            fields["target"] = .unsigned(directory.target)
-        }
-        return fields
+    /// The context as the command gets it (``CommandCleanerContext``).
+    package static func context(_ context: CleanupContext) -> CommandCleanerContext {
+        CommandCleanerContext(
+            trigger: context.trigger.name, level: context.level, dryRun: context.dryRun, run: context.runID,
+            root: context.root,
+            candidates: context.candidates.map {
+                .init(path: EscapedName.string($0.path), allocated: $0.allocatedBytes, rule: $0.rule)
+            },
+            path: context.directory.map { EscapedName.string($0.path) }, used: context.directory?.used,
+            effectiveLimit: context.directory?.effectiveLimit, target: context.directory?.target)
     }
 
     package func clean(_ context: CleanupContext) async throws -> CleanupResult {
-        let fields = Self.contextFields(context)
+        let document = Self.context(context)
+        guard case .object(let fields) = PolicyJSON(encoding: document) else { return CleanupResult() }
         var environment = self.environment
         for key in fields.keys.sorted() where key != "candidates" {
             let value: String
@@ -58,7 +48,7 @@ package struct CommandCleaner: Cleaner {
         }
         let request = ChildProcess.Request(
             arguments: arguments, environment: environment,
-            standardInput: Array((PolicyJSON.object(fields).encoded + "\n").utf8))
+            standardInput: ContractJSON.encode(document) + [0x0A])
         let timeout = self.timeout
         // ChildProcess.run blocks until the child ends: give it a thread of its own.
         let outcome: Result<ChildProcess.Outcome, SpawnError> = await withCheckedContinuation { continuation in

@@ -1,4 +1,3 @@
-import Foundation
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
@@ -6,36 +5,28 @@ import QuotaWatchPolicy
 /// The context line a registered cleaner is sent for one call (the reply side,
 /// ``RegisteredCleanerWire/decodeReply(_:paths:)``, is the engine's: its control loop reads it).
 extension RegisteredCleanerWire {
+    static func context(_ context: CleanupContext, context number: UInt64, cleaner: String) -> RegisteredCleanerContext
+    {
+        RegisteredCleanerContext(
+            context: number, cleaner: cleaner, run: context.runID, trigger: context.trigger.contract,
+            level: context.level, dryRun: context.dryRun,
+            directory: context.directory.map { directory in
+                RegisteredCleanerContext.Directory(
+                    path: EscapedName.string(directory.path), size: directory.size, used: directory.used,
+                    effectiveLimit: directory.effectiveLimit, target: directory.target,
+                    tally: directory.tally.map {
+                        RegisteredCleanerContext.Tally(
+                            allocated: $0.allocated, apparent: $0.apparent, files: $0.files, dirs: $0.dirs)
+                    })
+            },
+            candidates: context.candidates.map {
+                RegisteredCleanerContext.Candidate(
+                    path: EscapedName.string($0.path), allocated: $0.allocatedBytes, apparent: $0.apparentBytes,
+                    modifiedMilliseconds: $0.modifiedNanoseconds / 1_000_000, rule: $0.rule)
+            })
+    }
+
     static func contextLine(_ context: CleanupContext, context number: UInt64, cleaner: String) -> [UInt8] {
-        var fields: [String: PolicyJSON] = [
-            "event": .string("context"), "context": .unsigned(number), "cleaner": .string(cleaner),
-            "run": .string(context.runID), "trigger": .object(context.trigger.fields),
-            "level": .string(context.level.rawValue), "dry_run": .bool(context.dryRun),
-            "candidates": .array(
-                context.candidates.map {
-                    .object([
-                        "path": .string(EscapedName.string($0.path)), "allocated": .unsigned($0.allocatedBytes),
-                        "apparent": .unsigned($0.apparentBytes),
-                        "modified_ms": .integer($0.modifiedNanoseconds / 1_000_000),
-                        "rule": .string($0.rule),
-                    ])
-                }),
-        ]
-        fields["directory"] =
-            context.directory.map { directory in
-                var object: [String: PolicyJSON] = [
-                    "path": .string(EscapedName.string(directory.path)), "size": .string(directory.size.rawValue),
-                    "used": .unsigned(directory.used), "effective_limit": .unsigned(directory.effectiveLimit),
-                    "target": .unsigned(directory.target),
-                ]
-                if let tally = directory.tally {
-                    object["tally"] = .object([
-                        "allocated": .unsigned(tally.allocated), "apparent": .unsigned(tally.apparent),
-                        "files": .unsigned(tally.files), "dirs": .unsigned(tally.dirs),
-                    ])
-                }
-                return .object(object)
-            } ?? .null
-        return Array((PolicyJSON.object(fields).encoded + "\n").utf8)
+        ContractJSON.encode(Self.context(context, context: number, cleaner: cleaner)) + [0x0A]
     }
 }

@@ -1,13 +1,13 @@
 import Foundation
 
-/// The one configuration every `Codable` shape of the JSON contract is written and read with:
-/// keys sorted, no spaces, `/` not escaped. Scripts and the tests' golden fixtures
-/// (Tests/Fixtures/json) hold these exact bytes, so no shape configures an encoder of its own.
+/// The one encoder of the JSON contract: keys sorted, no spaces, `/` not escaped. Every shape
+/// is written and read with it, and scripts and the tests' golden fixtures
+/// (Tests/Fixtures/json) hold its exact bytes, so no shape configures an encoder of its own.
 ///
-/// Shapes whose fields vary by kind (event lines, check-config) are built as ``PolicyJSON``
-/// values instead, whose writer sorts keys too but rounds numbers to three decimals; the two
-/// are kept apart because their number formatting differs and the bytes must not change.
-/// Names reach either only through ``EscapedName/string(_:)``, the one escaping of raw bytes.
+/// Numbers are written as their field's type says: a `Double` as Swift prints it (the scan
+/// and status shapes), a ``ContractNumber`` rounded to three decimals (event lines, the
+/// cleaner lines); free-form values (``PolicyJSON``) go through it too. Names reach it only
+/// through ``EscapedName/string(_:)``, the one escaping of raw bytes.
 package enum ContractJSON {
     /// The value's JSON, one line. Every shape holds strings, integers, finite numbers,
     /// booleans and nulls only, which cannot fail to encode.

@@ -1,6 +1,8 @@
-/// A JSON value with a stable encoding: object keys sorted, no spaces, numbers as integers
-/// or with at most three decimals: the contract's second encoder (see ``ContractJSON``), for
-/// shapes whose fields vary by kind. Events and check-config's `--json` use it.
+/// A free-form JSON value, written by the one encoder (``ContractJSON``): keys sorted,
+/// numbers as ``ContractNumber``. What a shape of the contract holds where its content is
+/// not the contract's to fix: the settings `check-config --json` echoes and the clean page's
+/// listing, whose fields follow the config; and the fields of an event line of a kind this
+/// build does not know (a newer daemon's), kept as they came so that nothing is lost.
 package enum PolicyJSON: Sendable, Hashable {
     case string(String)
     case integer(Int64)
@@ -11,69 +13,84 @@ package enum PolicyJSON: Sendable, Hashable {
     case array([PolicyJSON])
     case object([String: PolicyJSON])
 
-    package var encoded: String {
-        var output = ""
-        write(to: &output)
-        return output
+    /// The value's JSON, one line, as ``ContractJSON`` writes it.
+    package var encoded: String { ContractJSON.encodedString(self) }
+
+    /// A shape of the contract as a free-form value, for a writer not yet made of shapes.
+    package init(encoding value: some Encodable) {
+        self = (try? ContractJSON.decode(PolicyJSON.self, from: ContractJSON.encode(value))) ?? .null
     }
 
-    private func write(to output: inout String) {
+    /// A number as the contract writes it (``ContractNumber/text``), for tables.
+    package static func numberText(_ value: Double) -> String { ContractNumber(value).text }
+}
+
+extension PolicyJSON: Codable {
+    package func encode(to encoder: any Encoder) throws {
         switch self {
-        case .string(let text): Self.writeString(text, to: &output)
-        case .integer(let value): output += String(value)
-        case .unsigned(let value): output += String(value)
-        case .number(let value): output += Self.numberText(value)
-        case .bool(let value): output += value ? "true" : "false"
-        case .null: output += "null"
+        case .string(let text):
+            var container = encoder.singleValueContainer()
+            try container.encode(text)
+        case .integer(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .unsigned(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .number(let value): try ContractNumber(value).encode(to: encoder)
+        case .bool(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
         case .array(let values):
-            output += "["
-            for (index, value) in values.enumerated() {
-                if index > 0 { output += "," }
-                value.write(to: &output)
-            }
-            output += "]"
+            var container = encoder.unkeyedContainer()
+            for value in values { try container.encode(value) }
         case .object(let fields):
-            output += "{"
-            for (index, key) in fields.keys.sorted().enumerated() {
-                if index > 0 { output += "," }
-                Self.writeString(key, to: &output)
-                output += ":"
-                fields[key]!.write(to: &output)
-            }
-            output += "}"
+            var container = encoder.container(keyedBy: ContractKey.self)
+            for (key, value) in fields { try container.encode(value, forKey: ContractKey(key)) }
         }
     }
 
-    package static func numberText(_ value: Double) -> String {
-        guard value.isFinite else { return "null" }
-        let rounded = (value * 1000).rounded() / 1000
-        if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
-        return String(rounded)
-    }
-
-    private static func writeString(_ text: String, to output: inout String) {
-        output += "\""
-        // Only ASCII is escaped: a string with no quote, backslash or control byte (nearly
-        // every path an audit record names) goes in whole, not a scalar at a time. This was
-        // a quarter of an eviction's CPU, one intent and one outcome per name.
-        guard text.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) else {
-            output += text
-            output += "\""
+    package init(from decoder: any Decoder) throws {
+        if let container = try? decoder.container(keyedBy: ContractKey.self) {
+            var fields: [String: PolicyJSON] = [:]
+            for key in container.allKeys {
+                fields[key.stringValue] = try container.decode(PolicyJSON.self, forKey: key)
+            }
+            self = .object(fields)
             return
         }
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
-            }
+        if var container = try? decoder.unkeyedContainer() {
+            var values: [PolicyJSON] = []
+            while !container.isAtEnd { values.append(try container.decode(PolicyJSON.self)) }
+            self = .array(values)
+            return
         }
-        output += "\""
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(UInt64.self) {
+            self = .unsigned(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
     }
+}
+
+/// A key named at run time: a free-form object's, or a field an enum's cases share.
+package struct ContractKey: CodingKey, Hashable, Sendable {
+    package var stringValue: String
+    package var intValue: Int? { nil }
+
+    package init(_ name: String) { stringValue = name }
+    package init?(stringValue: String) { self.stringValue = stringValue }
+    package init?(intValue: Int) { nil }
 }

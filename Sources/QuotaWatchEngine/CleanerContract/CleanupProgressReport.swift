@@ -33,13 +33,10 @@ package struct CleanupProgressReport: Sendable, Equatable {
         self.dryRun = dryRun
     }
 
-    /// `{"event":"cleanup_progress","run":…,"trigger":…,"cleaner":…,"removed":N,"freed":N,
-    /// "answered":N,"seconds":S,"dry_run":B}`.
-    package var fields: [String: PolicyJSON] {
-        [
-            "event": .string("cleanup_progress"), "run": .string(runID), "trigger": .string(trigger.name),
-            "cleaner": .string(cleaner), "removed": .integer(Int64(removed)), "freed": .unsigned(freedBytes),
-            "answered": .integer(Int64(answered)), "seconds": .number(seconds), "dry_run": .bool(dryRun),
-        ]
+    /// The event line's shape; `root` is the daemon's ROOT, as in every event line.
+    package func event(root: String?) -> CleanupProgressEvent {
+        CleanupProgressEvent(
+            root: root, run: runID, trigger: trigger.name, cleaner: cleaner, removed: removed, freed: freedBytes,
+            answered: answered, seconds: seconds, dryRun: dryRun)
     }
 }

@@ -28,24 +28,16 @@ package enum CleanupTrigger: Sendable, Hashable {
         }
     }
 
-    /// The trigger as a JSON object: `kind` and what it names.
-    package var fields: [String: PolicyJSON] {
-        var fields: [String: PolicyJSON] = ["kind": .string(name)]
+    /// The trigger as the contract writes it: `kind` and what it names.
+    package var contract: ContractTrigger {
         switch self {
-        case .breach(let path): fields["path"] = .string(EscapedName.string(path))
-        case .level(let from, let to):
-            fields["from"] = .string(from.rawValue)
-            fields["to"] = .string(to.rawValue)
-        case .appVersion(let old, let new):
-            fields["old"] = old.map { .string($0) } ?? .null
-            fields["new"] = .string(new)
-        case .periodic(let level): fields["level"] = .string(level.rawValue)
-        case .leftover(let path, let rule):
-            fields["path"] = .string(EscapedName.string(path))
-            fields["rule"] = .string(rule)
-        case .manual(let label): fields["name"] = .string(label)
+        case .breach(let path): .quotaBreach(path: EscapedName.string(path))
+        case .level(let from, let to): .level(from: from, to: to)
+        case .appVersion(let old, let new): .appVersion(old: old, new: new)
+        case .periodic(let level): .periodic(level: level)
+        case .leftover(let path, let rule): .leftover(path: EscapedName.string(path), rule: rule)
+        case .manual(let label): .manual(name: label)
         }
-        return fields
     }
 }
 

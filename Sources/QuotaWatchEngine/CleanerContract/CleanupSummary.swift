@@ -42,30 +42,25 @@ package struct CleanupSummary: Sendable, Hashable {
     package var removedCount: Int { cleaners.reduce(0) { $0 + $1.removed.count } }
     package var freedBytes: UInt64 { cleaners.reduce(0) { Saturating.sum($0, $1.freedBytes) } }
 
-    /// `{"event":"cleanup","trigger":…,"removed":N,"freed":N,"cleaners":[…],"seconds":S,…}`:
-    /// `trigger` is the first trigger's kind and `triggers` all of them as objects; in a dry
-    /// run each cleaner lists the `paths` it would remove, in a real run those it removed.
-    package var fields: [String: PolicyJSON] {
-        [
-            "event": .string("cleanup"), "time": .string(time.iso8601), "run": .string(runID),
-            "trigger": .string(triggers.first?.name ?? "manual"),
-            "triggers": .array(triggers.map { .object($0.fields) }),
-            "removed": .integer(Int64(removedCount)), "freed": .unsigned(freedBytes),
-            "seconds": .number(seconds), "dry_run": .bool(dryRun),
-            "cleaners": .array(
-                cleaners.map { report in
-                    var fields: [String: PolicyJSON] = [
-                        "name": .string(report.name), "removed": .integer(Int64(report.removed.count)),
-                        "freed": .unsigned(report.freedBytes), "error": report.error.map { .string($0) } ?? .null,
-                    ]
-                    fields["paths"] = .array(report.removed.map { .string(EscapedName.string($0.path)) })
-                    fields["skipped"] = Self.skippedJSON(report.skipped)
-                    return .object(fields)
-                }),
-        ]
+    /// The `cleanup` event's shape (``CleanupSummaryDocument``): `trigger` is the first
+    /// trigger's kind and `triggers` all of them; in a dry run each cleaner lists the `paths`
+    /// it would remove, in a real run those it removed. `root` is the daemon's ROOT on an
+    /// event line, nil in the `clean` reply.
+    package func document(root: String?) -> CleanupSummaryDocument {
+        CleanupSummaryDocument(
+            root: root, time: time.iso8601, run: runID, trigger: triggers.first?.name ?? "manual",
+            triggers: triggers.map(\.contract), removed: UInt64(removedCount), freed: freedBytes, seconds: seconds,
+            dryRun: dryRun,
+            cleaners: cleaners.map { report in
+                CleanupSummaryDocument.Cleaner(
+                    name: report.name, removed: UInt64(report.removed.count), freed: report.freedBytes,
+                    error: report.error, paths: report.removed.map { EscapedName.string($0.path) },
+                    skipped: Self.skippedGroups(report.skipped))
+            })
     }
 
-    package var jsonLine: String { PolicyJSON.object(fields).encoded }
+    /// The `clean` reply: the event line without `root`.
+    package var jsonLine: String { ContractJSON.encodedString(document(root: nil)) }
 
     /// How many example paths each reason of `skipped` lists.
     package static let skippedExamples = 5
@@ -74,15 +69,14 @@ package struct CleanupSummary: Sendable, Hashable {
     /// audit log), counted per reason with the first few paths as examples:
     /// `{"protected":{"count":303,"examples":[…5 paths]}}`. Listed whole, a directory's 303
     /// protected files made every cleanup line 26 kB, each one sent to every subscriber.
-    static func skippedJSON(_ skipped: [SkippedItem]) -> PolicyJSON {
-        var groups: [String: (count: Int64, examples: [PolicyJSON])] = [:]
+    static func skippedGroups(_ skipped: [SkippedItem]) -> [String: CleanupSummaryDocument.Skipped] {
+        var groups: [String: CleanupSummaryDocument.Skipped] = [:]
         for item in skipped {
-            var group = groups[item.reason] ?? (0, [])
+            var group = groups[item.reason] ?? .init(count: 0, examples: [])
             group.count += 1
-            if group.examples.count < skippedExamples { group.examples.append(.string(EscapedName.string(item.path))) }
+            if group.examples.count < skippedExamples { group.examples.append(EscapedName.string(item.path)) }
             groups[item.reason] = group
         }
-        return .object(
-            groups.mapValues { .object(["count": .integer($0.count), "examples": .array($0.examples)]) })
+        return groups
     }
 }

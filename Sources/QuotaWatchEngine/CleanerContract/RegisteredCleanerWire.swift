@@ -1,4 +1,3 @@
-import Foundation
 import QuotaWatchCore
 import QuotaWatchPolicy
 
@@ -6,16 +5,9 @@ import QuotaWatchPolicy
 /// sends and the reply it reads back. Paths are relative to ROOT and escaped as everywhere in
 /// the JSON (`\xNN`, `\\`).
 ///
-/// Context: `{"event":"context","context":N,"cleaner":"feed","run":…,"trigger":{"kind":…},
-/// "level":…,"dry_run":false,"directory":{"path","size","used","effective_limit","target",
-/// "tally":{"allocated","apparent","files","dirs"}}|null,"candidates":[{"path","allocated",
-/// "apparent","modified_ms","rule"}]}`.
-///
-/// Reply: `{"freed":N,"removed":["path",…]}` (`context`: N optional, to say which it answers),
-/// or `{"error":"…"}`.
+/// Both are shapes of the contract: ``RegisteredCleanerContext`` and
+/// ``RegisteredCleanerReplyLine``.
 package enum RegisteredCleanerWire {
-    package static let replyFields = ["context", "error", "freed", "removed"]
-
     /// Reads a reply line: what it removed (each inside the registration's paths) and freed,
     /// or its error. Every mistake is named: not JSON, an unknown field, a wrong type, a path
     /// that is not escaped right, leaves ROOT, or is outside the cleaner's paths.
@@ -27,11 +19,11 @@ package enum RegisteredCleanerWire {
                     "its reply is not UTF-8 text; write a name's bytes that are not UTF-8 as \\xNN, "
                         + "as the context writes them"))
         }
-        let reply: Reply
+        let reply: RegisteredCleanerReplyLine
         do {
-            reply = try ContractJSON.decode(Reply.self, from: line)
-        } catch let failure as ControlProtocol.Failure {
-            return .failure(failure)
+            reply = try ContractJSON.decode(RegisteredCleanerReplyLine.self, from: line)
+        } catch let failure as ContractFieldError {
+            return .failure(ControlProtocol.Failure(failure.description))
         } catch {
             return .failure(
                 ControlProtocol.Failure(
@@ -43,7 +35,7 @@ package enum RegisteredCleanerWire {
         }
         var result = CleanupResult()
         var outside: [String] = []
-        for text in reply.removed {
+        for text in reply.removed ?? [] {
             switch removedPath(text) {
             case .success(let path) where paths.contains(where: { RegisterCleanerRequest.isAtOrBelow(path, $0) }):
                 if !result.removed.contains(where: { $0.path == path }) {
@@ -55,7 +47,7 @@ package enum RegisteredCleanerWire {
                 return .failure(failure)
             }
         }
-        result.unattributedFreedBytes = reply.freed
+        result.unattributedFreedBytes = reply.freed ?? 0
         if !outside.isEmpty {
             result.error =
                 "it reported removing \(outside.count) path(s) outside its paths, not counted: "
@@ -101,46 +93,6 @@ package enum RegisteredCleanerWire {
             }
         }
         return .success(bytes)
-    }
-
-    /// The reply as sent; fields checked one by one so that each mistake has its own message.
-    private struct Reply: Decodable {
-        var freed: UInt64 = 0
-        var removed: [String] = []
-        var error: String?
-        var context: UInt64?
-
-        private struct Key: CodingKey {
-            var stringValue: String
-            var intValue: Int? { nil }
-            init?(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: Key.self)
-            if let unknown = container.allKeys.map(\.stringValue).filter({ !replyFields.contains($0) }).sorted().first {
-                throw ControlProtocol.Failure(
-                    "its reply has an unknown field '\(unknown)'; a reply's fields are "
-                        + replyFields.joined(separator: ", "))
-            }
-            func field<Value: Decodable>(_ name: String, _ type: Value.Type, _ expected: String) throws -> Value? {
-                do {
-                    return try container.decodeIfPresent(type, forKey: Key(stringValue: name)!)
-                } catch {
-                    throw ControlProtocol.Failure("its reply's '\(name)' must be \(expected)")
-                }
-            }
-            freed = try field("freed", UInt64.self, "a whole number of bytes, 0 or more") ?? 0
-            removed = try field("removed", [String].self, "an array of paths (strings)") ?? []
-            error = try field("error", String.self, "a string")
-            context = try field("context", UInt64.self, "the number of the context it answers")
-        }
-    }
-
-    /// The context number a reply names, if it is a JSON object that names one.
-    static func contextNumber(in object: [String: Any]) -> UInt64? {
-        (object["context"] as? NSNumber).flatMap { UInt64(exactly: $0.doubleValue) }
     }
 
     private static func excerpt(_ line: [UInt8]) -> String {

@@ -1,4 +1,3 @@
-import Foundation
 import QuotaWatchCore
 import QuotaWatchSystem
 
@@ -131,8 +130,8 @@ extension ControlConnectionTable {
         loop: ControlLoop
     ) {
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
-        let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]
-        if object?["command"] != nil {
+        let head = ContractLineHead.read(line)
+        if head?.isRequest == true {
             switch ControlProtocol.decodeRequest(line) {
             case .success(let request) where request.command == .status(.quotas):
                 guard session.statusRequests < RegisteredSession.maximumStatusRequests else {
@@ -162,7 +161,7 @@ extension ControlConnectionTable {
             }
             return
         }
-        let context = object.flatMap(RegisteredCleanerWire.contextNumber(in:))
+        let context = head?.context
         guard registry.answer(id: id, context: context, line: line) else {
             let which = context.map { "context \($0)" } ?? "a context"
             connection.append(
@@ -204,38 +203,33 @@ enum RegisteredEventFilter {
             line.contains(#""event":"level""#) || line.contains(#""event":"quota_"#)
                 || line.contains(#""event":"cleanup""#) || line.contains(#""event":"dropped""#)
         else { return false }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-            let event = object["event"] as? String
-        else { return false }
-        switch event {
-        case "level", "dropped":
+        let bytes = Array(line.utf8)
+        if ContractLineHead.read(bytes)?.event == CleanupSummaryDocument.kind {
+            let summary = try? ContractJSON.decode(CleanupSummaryDocument.self, from: bytes)
+            return summary?.cleaners.contains { $0.name == registration.name } == true
+        }
+        switch (try? ContractJSON.decode(ContractEvent.self, from: bytes))?.payload {
+        case .level, .dropped:
             return true
-        case "cleanup":
-            let cleaners = object["cleaners"] as? [[String: Any]] ?? []
-            return cleaners.contains { $0["name"] as? String == registration.name }
-        default:
-            guard event.hasPrefix("quota_"), let text = object["path"] as? String,
-                let path = EscapedName.bytes(text)
-            else { return false }
+        case .quota(_, let text, _, _, _, _, _, _):
+            guard let path = EscapedName.bytes(text) else { return false }
             return RegisterCleanerRequest.concerns(registration.paths, path)
+        default:
+            return false
         }
     }
 }
 
+/// A registered cleaner's first line.
 enum PolicyJSONLine {
-    /// `{"event":"registered","name":…,"paths":[…],"timeout_ms":N}`: the first line a registered
-    /// cleaner gets.
+    /// `{"event":"registered","name":…,"paths":[…],"timeout_ms":N,"version":N}`: the first line
+    /// a registered cleaner gets.
     static func registered(_ registration: RegisteredCleaners.Registration, timeout: Duration) -> String {
-        let greeting = Greeting(
-            name: registration.name, paths: registration.paths.map { EscapedName.string($0) },
-            timeout_ms: timeout.clampedMilliseconds)
-        return ContractJSON.encodedString(greeting)
-    }
-
-    private struct Greeting: Encodable {
-        var event = "registered"
-        var name: String
-        var paths: [String]
-        var timeout_ms: Int64
+        ContractJSON.encodedString(
+            ContractEvent(
+                .registered(
+                    name: registration.name, paths: registration.paths.map { EscapedName.string($0) },
+                    timeoutMilliseconds: timeout.clampedMilliseconds, version: ContractEvent.version),
+                root: nil))
     }
 }

@@ -58,26 +58,22 @@ package final class ControlEventFeed: Sendable {
         self.onReady = onReady
     }
 
-    /// The first line a subscriber gets: `{"capacity":N,"event":"subscribed","root":…}`.
+    /// The first line a subscriber gets:
+    /// `{"capacity":N,"event":"subscribed","root":…,"version":N}`.
     var subscribedLine: String { subscribedLine(recent: nil) }
 
     /// The first line a subscriber gets; `recent` (when it asked for the recent lines) says how
     /// many of them follow before the first line published after it subscribed.
     func subscribedLine(recent: Int?) -> String {
-        var fields: [String: PolicyJSON] = ["event": .string("subscribed"), "capacity": .integer(Int64(capacity))]
-        if let recent { fields["recent"] = .integer(Int64(recent)) }
-        return Self.line(fields, root)
+        ContractJSON.encodedString(
+            ContractEvent(
+                .subscribed(capacity: Int64(capacity), version: ContractEvent.version, recent: recent.map(Int64.init)),
+                root: root))
     }
 
     /// Says that `count` lines were lost before the ones that follow it.
     static func droppedLine(_ count: Int, root: String?) -> String {
-        line(["event": .string("dropped"), "count": .integer(Int64(count))], root)
-    }
-
-    private static func line(_ fields: [String: PolicyJSON], _ root: String?) -> String {
-        var fields = fields
-        if let root { fields["root"] = .string(root) }
-        return PolicyJSON.object(fields).encoded
+        ContractJSON.encodedString(ContractEvent(.dropped(count: Int64(count)), root: root))
     }
 
     /// Whether anyone is subscribed now.

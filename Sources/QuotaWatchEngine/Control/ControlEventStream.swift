@@ -60,8 +60,10 @@ package final class ControlEventStream: Sendable {
 
     /// How many remembered events follow a greeting: its `recent` field, 0 without one.
     static func recentCount(in greeting: [UInt8]) -> Int {
-        let object = try? JSONSerialization.jsonObject(with: Data(greeting)) as? [String: Any]
-        return max(0, (object?["recent"] as? NSNumber)?.intValue ?? 0)
+        guard let event = try? ContractJSON.decode(ContractEvent.self, from: greeting),
+            case .subscribed(_, _, let recent?) = event.payload
+        else { return 0 }
+        return Int(clamping: max(0, recent))
     }
 
     /// The next event line without its newline; nil when the daemon closed the stream (it

@@ -338,11 +338,13 @@ package enum ControlProtocol {
     }
 
     package static func classify(_ reply: [UInt8]) -> ReplyKind {
-        guard let value = try? JSONSerialization.jsonObject(with: Data(reply)) else { return .notJSON }
-        if let object = value as? [String: Any], object.count == 1, let message = object["error"] as? String {
-            return .error(message)
+        switch try? ContractJSON.decode(PolicyJSON.self, from: reply) {
+        case .object(let fields):
+            if fields.count == 1, case .string(let message)? = fields["error"] { return .error(message) }
+            return .document
+        case .array: return .document
+        default: return .notJSON
         }
-        return .document
     }
 
     /// The message of an error document, or nil for any other reply.

@@ -1,46 +1,7 @@
-import Foundation
 import QuotaWatchCore
 import QuotaWatchPolicy
 import QuotaWatchSystem
 import Synchronization
-
-/// What a registered cleaner is asked to do: one context line, decoded.
-package struct RegisteredCleanerContext: Sendable, Hashable, Decodable {
-    package struct Directory: Sendable, Hashable, Decodable {
-        package var path: String
-        package var size: String
-        package var used: UInt64
-        package var effectiveLimit: UInt64
-        package var target: UInt64
-
-        enum CodingKeys: String, CodingKey {
-            case path, size, used, target
-            case effectiveLimit = "effective_limit"
-        }
-    }
-
-    package struct Candidate: Sendable, Hashable, Decodable {
-        /// Relative to ROOT, escaped (``EscapedName``).
-        package var path: String
-        package var allocated: UInt64
-        package var apparent: UInt64
-        package var modifiedMilliseconds: Int64
-        package var rule: String
-
-        enum CodingKeys: String, CodingKey {
-            case path, allocated, apparent, rule
-            case modifiedMilliseconds = "modified_ms"
-        }
-    }
-
-    /// The number the reply names, so that a late reply is never taken for the next one's.
-    package var context: UInt64
-    package var run: String
-    package var trigger: [String: String?]
-    package var level: String
-    package var directory: Directory?
-    package var candidates: [Candidate]
-}
 
 /// A registered cleaner's answer to one context.
 package struct RegisteredCleanerReply: Sendable, Hashable {
@@ -58,14 +19,14 @@ package struct RegisteredCleanerReply: Sendable, Hashable {
 
     /// The reply line for context `number`.
     package func line(context number: UInt64) -> [UInt8] {
-        var fields: [String: PolicyJSON] = ["context": .unsigned(number)]
-        if let error {
-            fields["error"] = .string(error)
-        } else {
-            fields["freed"] = .unsigned(freedBytes)
-            fields["removed"] = .array(removed.map { .string(EscapedName.string($0)) })
-        }
-        return Array((PolicyJSON.object(fields).encoded + "\n").utf8)
+        let line =
+            if let error {
+                RegisteredCleanerReplyLine(context: number, error: error)
+            } else {
+                RegisteredCleanerReplyLine(
+                    context: number, freed: freedBytes, removed: removed.map { EscapedName.string($0) })
+            }
+        return ContractJSON.encode(line) + [0x0A]
     }
 }
 
@@ -132,7 +93,7 @@ package final class RegisteredCleanerConnection: Sendable {
         if let message = ControlProtocol.errorMessage(in: first) {
             throw .daemonError(path: socketPath, message: message)
         }
-        guard String(decoding: first, as: UTF8.self).contains(#""event":"registered""#) else {
+        guard ContractLineHead.read(first)?.event == "registered" else {
             throw .protocolError(
                 path: socketPath, detail: "the daemon does not take registered cleaners (an older quotawatch?)")
         }
@@ -151,10 +112,10 @@ package final class RegisteredCleanerConnection: Sendable {
     }
 
     static func message(_ line: [UInt8]) -> Message {
-        if let message = ControlProtocol.errorMessage(in: line) { return .error(message) }
-        let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]
-        if let event = object?["event"] as? String {
-            if event == "context",
+        let head = ContractLineHead.read(line)
+        if let message = head?.error { return .error(message) }
+        if let event = head?.event {
+            if event == RegisteredCleanerContext.kind,
                 let context = try? ContractJSON.decode(RegisteredCleanerContext.self, from: line)
             {
                 return .context(context)

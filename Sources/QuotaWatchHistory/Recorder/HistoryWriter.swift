@@ -71,10 +71,8 @@ final class HistoryWriter {
             var records = resetEvents.map(HistoryRecord.event) + pending.map { Self.record($0, root: root) }
             let now = WallTime.now()
             if dropped > droppedRecorded {
-                let line = PolicyJSON.object([
-                    "event": .string("history_dropped"), "dropped": .unsigned(dropped - droppedRecorded),
-                    "time": .string(now.iso8601), "root": .string(root),
-                ]).encoded
+                let line = ContractJSON.encodedString(
+                    ContractEvent(.historyDropped(dropped: dropped - droppedRecorded), root: root, time: now.iso8601))
                 records.append(.event(HistoryEvent(time: now, kind: "history_dropped", path: nil, line: line)))
             }
             try store.append(records)
@@ -125,10 +123,10 @@ final class HistoryWriter {
         if error.isCorrupt, let movedTo = moveAside() {
             report("\(path) is not a usable database (\(error)); moved it to \(movedTo) and started a new one")
             let now = WallTime.now()
-            let line = PolicyJSON.object([
-                "event": .string("history_reset"), "moved_to": .string(movedTo), "reason": .string(error.description),
-                "time": .string(now.iso8601), "root": .string(settings.root),
-            ]).encoded
+            let line = ContractJSON.encodedString(
+                ContractEvent(
+                    .historyReset(movedTo: movedTo, reason: error.description), root: settings.root,
+                    time: now.iso8601))
             resetEvents.append(HistoryEvent(time: now, kind: "history_reset", path: nil, line: line))
             importWanted = true
             retryAt = ContinuousClock.now

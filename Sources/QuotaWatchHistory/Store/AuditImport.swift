@@ -101,24 +101,22 @@ package struct AuditImport {
             defer { offset += UInt64(line.count) + 1 }
             guard !line.isEmpty, let record = AuditRecordLine(Array(line)) else { continue }
             count += 1
-            switch record.kind {
-            case "intent":
+            switch record.record {
+            case .intent:
                 let key = "\(file.device):\(file.inode):\(offset)"
+                guard let line = record.deletionLine(result: "pending") else { continue }
                 try insert.run([
                     .integer(record.time?.millisecondsSinceEpoch ?? 0), record.path.map { .text($0) } ?? .null,
-                    .text(record.deletionLine(result: "pending")), .text(key), .text(record.run),
-                    .integer(Int64(bitPattern: record.sequence)),
+                    .text(line), .text(key), .text(record.run), .integer(Int64(bitPattern: record.sequence)),
                 ])
-            case "outcome":
+            case .outcome:
                 let found = try find.rows([.text(record.run), .integer(Int64(bitPattern: record.sequence))]) {
                     (id: $0.integer(at: 0), line: $0.text(at: 1) ?? "{}")
                 }
-                guard let row = found.first, let result = record.fields["result"] as? String,
+                guard let row = found.first, let result = record.result,
                     let updated = AuditRecordLine.withResult(row.line, result)
                 else { continue }
                 try update.run([.text(updated), .integer(row.id)])
-            default:
-                continue
             }
         }
         return count

@@ -59,55 +59,42 @@ package struct PolicyEvent: Sendable, Hashable {
         }
     }
 
-    /// The event's fields, `event`, `time` and `root` included. `root` is the daemon's ROOT,
-    /// absolute and escaped as paths are (``EscapedName``): every event says whose it is, so
-    /// two daemons' events never mix downstream. It is a parameter, not a field of the value,
-    /// because the policy layer does not know its root; the engine gives it where it encodes.
-    package func fields(root: String) -> [String: PolicyJSON] {
-        var fields: [String: PolicyJSON] = [
-            "event": .string(kind), "time": .string(time.iso8601), "root": .string(root),
-        ]
+    /// The event line's shape (``ContractEvent``). `root` is the daemon's ROOT, absolute and
+    /// escaped as paths are (``EscapedName``): every event says whose it is, so two daemons'
+    /// events never mix downstream. It is a parameter, not a field of the value, because the
+    /// policy layer does not know its root; the engine gives it where it encodes.
+    package func contract(root: String) -> ContractEvent {
+        let payload: ContractEvent.Payload
         switch detail {
-        case .quota(_, let path, let used, let size, let limit, let effectiveLimit, let rule, let level):
-            fields["path"] = .string(EscapedName.string(path))
-            fields[size.rawValue] = .unsigned(used)
-            fields["limit"] = .unsigned(limit)
-            fields["effective_limit"] = .unsigned(effectiveLimit)
-            fields["rule"] = .string(rule)
-            fields["level"] = .string(level.rawValue)
+        case .quota(let state, let path, let used, let size, let limit, let effectiveLimit, let rule, let level):
+            payload = .quota(
+                state: state, path: EscapedName.string(path), size: size, used: used, limit: limit,
+                effectiveLimit: effectiveLimit, rule: rule, level: level)
         case .level(let from, let to, let free, let total, let rootAllocated):
-            fields["from"] = .string(from.rawValue)
-            fields["to"] = .string(to.rawValue)
-            fields["free"] = .unsigned(free)
-            fields["total"] = .unsigned(total)
-            fields["root_allocated"] = .unsigned(rootAllocated)
+            payload = .level(from: from, to: to, free: free, total: total, rootAllocated: rootAllocated)
         case .leftover(let path, let allocated, let idle, let rule):
-            fields["path"] = .string(EscapedName.string(path))
-            fields["allocated"] = .unsigned(allocated)
-            fields["idle_seconds"] = .integer(idle.components.seconds)
-            fields["rule"] = .string(rule)
+            payload = .leftover(
+                path: EscapedName.string(path), allocated: allocated, idleSeconds: idle.components.seconds, rule: rule)
         case .leftoverGone(let path, let rule, let reason):
-            fields["path"] = .string(EscapedName.string(path))
-            fields["rule"] = .string(rule)
-            fields["reason"] = .string(reason.rawValue)
+            payload = .leftoverGone(path: EscapedName.string(path), rule: rule, reason: reason.rawValue)
         case .forecast(let path, let seconds, let rate, let rule):
-            fields["path"] = .string(EscapedName.string(path))
             // A sparse file can make a rate of 10²² B/s: clamped, never a trap.
-            fields["seconds_to_breach"] = .integer(Saturating.int64(seconds.rounded()))
-            fields["bytes_per_second"] = .integer(Saturating.int64(rate.rounded()))
-            fields["rule"] = .string(rule)
+            payload = .forecast(
+                path: EscapedName.string(path), secondsToBreach: Saturating.int64(seconds.rounded()),
+                bytesPerSecond: Saturating.int64(rate.rounded()), rule: rule)
         case .hookFailed(let hook, let failedEvent, let status, let signal, let tail):
-            fields["hook"] = .string(hook)
-            fields["failed_event"] = .string(failedEvent)
-            fields["status"] = status.map { .integer(Int64($0)) } ?? .null
-            fields["signal"] = signal.map { .integer(Int64($0)) } ?? .null
-            fields["stderr_tail"] = .string(tail)
+            payload = .hookFailed(
+                hook: hook, failedEvent: failedEvent, status: status.map(Int64.init), signal: signal.map(Int64.init),
+                standardErrorTail: tail)
         }
-        return fields
+        return ContractEvent(payload, root: root, time: time.iso8601)
     }
 
+    /// The event's fields, `event`, `time` and `root` included (``ContractEvent/fields``).
+    package func fields(root: String) -> [String: PolicyJSON] { contract(root: root).fields }
+
     /// The JSON line, without its newline; keys sorted.
-    package func jsonLine(root: String) -> String { PolicyJSON.object(fields(root: root)).encoded }
+    package func jsonLine(root: String) -> String { ContractJSON.encodedString(contract(root: root)) }
 
     /// What a hook receives: the JSON line on stdin, and each field as
     /// `QUOTAWATCH_<FIELD IN CAPITALS>` (`QUOTAWATCH_EVENT` first, then in key order:
@@ -132,7 +119,7 @@ package struct PolicyEvent: Sendable, Hashable {
         var rule: String?
         if case .string(let text)? = fields["rule"] { rule = text }
         return HookEvent(
-            kind: kind, path: path, rule: rule, json: Array(PolicyJSON.object(fields).encoded.utf8),
+            kind: kind, path: path, rule: rule, json: ContractJSON.encode(contract(root: root)),
             environment: environment)
     }
 }

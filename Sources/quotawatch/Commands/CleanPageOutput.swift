@@ -91,35 +91,33 @@ struct CleanPageOutput {
 
     func json(_ page: [CleanCategorySummary], held: [(item: CleanItem, hold: CleanHold)]) -> String {
         var total = CleanTotals()
-        var categories: [PolicyJSON] = []
+        var categories: [CleanPageDocument.Category] = []
         for summary in page {
             total.count += summary.totals.count
             total.allocatedBytes = Saturating.sum(total.allocatedBytes, summary.totals.allocatedBytes)
             total.apparentBytes = Saturating.sum(total.apparentBytes, summary.totals.apparentBytes)
-            var fields = totalsFields(summary.totals)
-            fields["name"] = .string(summary.category.rawValue)
-            fields["title"] = .string(summary.category.title)
-            fields["groups"] = .array(
-                summary.groups.map { group in
-                    var fields = totalsFields(group.totals)
-                    fields["name"] = .string(EscapedName.string(group.key.name))
-                    fields["path"] = group.key.kind == nil ? .string(EscapedName.string(group.key.group)) : .null
-                    return .object(fields)
-                })
-            fields["items"] = .array(summary.items.map { .object(itemFields($0)) })
-            categories.append(.object(fields))
+            categories.append(
+                CleanPageDocument.Category(
+                    name: summary.category.rawValue, title: summary.category.title, totals: totals(summary.totals),
+                    groups: summary.groups.map { group in
+                        CleanPageDocument.Group(
+                            name: EscapedName.string(group.key.name),
+                            path: group.key.kind == nil ? EscapedName.string(group.key.group) : nil,
+                            totals: totals(group.totals))
+                    },
+                    items: summary.items.map(item)))
         }
-        var document: [String: PolicyJSON] = [
-            "root": .string(root), "source": .string(source), "categories": .array(categories),
-            "total": .object(totalsFields(total)),
-            "held": .array(
-                held.map {
-                    .object(["path": .string(EscapedName.string($0.item.path)), "reason": .string($0.hold.rawValue)])
-                }
-            ),
-        ]
-        if let engine { document["engine"] = engineFields(engine) }
-        return PolicyJSON.object(document).encoded + "\n"
+        let document = CleanPageDocument(
+            root: root, source: source,
+            engine: engine.map {
+                CleanPageDocument.Engine(
+                    events: $0.events, rescannedDirectories: $0.rescannedDirectories, overflows: $0.overflows,
+                    watches: Int64($0.watches), requests: $0.requests)
+            },
+            categories: categories,
+            held: held.map { .init(path: EscapedName.string($0.item.path), reason: $0.hold.rawValue) },
+            total: totals(total))
+        return ContractJSON.encodedString(document) + "\n"
     }
 
     // MARK: A deletion
@@ -140,10 +138,10 @@ struct CleanPageOutput {
     }
 
     func deletionJSON(_ report: CleanDeletionReport) -> String {
-        var fields = report.fields
-        fields["root"] = .string(root)
-        fields["source"] = .string(source)
-        return PolicyJSON.object(fields).encoded + "\n"
+        var document = report.document
+        document.root = root
+        document.source = source
+        return ContractJSON.encodedString(document) + "\n"
     }
 
     // MARK: Pieces
@@ -152,32 +150,19 @@ struct CleanPageOutput {
 
     private func display(_ path: [UInt8]) -> String { TableRenderer.printable(EscapedName.string(path)) }
 
-    private func totalsFields(_ totals: CleanTotals) -> [String: PolicyJSON] {
-        [
-            "files": .integer(Int64(totals.count)), "allocated": .unsigned(totals.allocatedBytes),
-            "apparent": .unsigned(totals.apparentBytes),
-        ]
+    private func totals(_ totals: CleanTotals) -> CleanPageDocument.Totals {
+        CleanPageDocument.Totals(
+            files: Int64(totals.count), allocated: totals.allocatedBytes, apparent: totals.apparentBytes)
     }
 
-    private func itemFields(_ item: CleanItem) -> [String: PolicyJSON] {
+    private func item(_ item: CleanItem) -> CleanPageDocument.Item {
         let group = CleanGroupKey(item)
-        return [
-            "path": .string(EscapedName.string(item.path)), "allocated": .unsigned(item.allocatedBytes),
-            "apparent": .unsigned(item.apparentBytes),
-            "age_seconds": .integer(item.ageSeconds(nowNanoseconds: nowNanoseconds)),
-            "modified": .string(WallTime(millisecondsSinceEpoch: item.modifiedNanoseconds / 1_000_000).iso8601),
-            "group": item.classification.group.isEmpty && group.kind == nil
-                ? .null : .string(EscapedName.string(group.name)),
-            "kind": item.classification.kind.map { .string($0.rawValue) } ?? .null,
-        ]
-    }
-
-    private func engineFields(_ engine: EngineReport) -> PolicyJSON {
-        .object([
-            "events": .unsigned(engine.events), "rescanned_dirs": .unsigned(engine.rescannedDirectories),
-            "overflows": .unsigned(engine.overflows), "watches": .integer(Int64(engine.watches)),
-            "requests": .unsigned(engine.requests),
-        ])
+        return CleanPageDocument.Item(
+            path: EscapedName.string(item.path), allocated: item.allocatedBytes, apparent: item.apparentBytes,
+            ageSeconds: item.ageSeconds(nowNanoseconds: nowNanoseconds),
+            modified: WallTime(millisecondsSinceEpoch: item.modifiedNanoseconds / 1_000_000).iso8601,
+            group: item.classification.group.isEmpty && group.kind == nil ? nil : EscapedName.string(group.name),
+            kind: item.classification.kind?.rawValue)
     }
 
     static func describe(_ hold: CleanHold) -> String {

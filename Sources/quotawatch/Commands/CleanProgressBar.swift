@@ -81,15 +81,11 @@ final class CleanProgressBar: Sendable {
         }
 
         init?(_ line: [UInt8]) {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                object["event"] as? String == "cleanup_progress",
-                object["cleaner"] as? String == ManualClean.cleanerName,
-                let removed = (object["removed"] as? NSNumber)?.intValue,
-                let answered = (object["answered"] as? NSNumber)?.intValue,
-                let freed = (object["freed"] as? NSNumber)?.uint64Value
+            guard ContractLineHead.read(line)?.event == CleanupProgressEvent.kind,
+                let event = try? ContractJSON.decode(CleanupProgressEvent.self, from: line),
+                event.cleaner == ManualClean.cleanerName
             else { return nil }
-            self.init(
-                removed: removed, answered: answered, freedBytes: freed, dryRun: object["dry_run"] as? Bool == true)
+            self.init(removed: event.removed, answered: event.answered, freedBytes: event.freed, dryRun: event.dryRun)
         }
     }
 

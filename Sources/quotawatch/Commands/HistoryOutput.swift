@@ -13,44 +13,52 @@ enum HistoryOutput {
         for event in events {
             var line = HistoryTime.local(event.time, zone: zone) + " " + event.kind
             if let path = event.path { line += " " + TableRenderer.printable(path) }
-            let fields = (try? JSONSerialization.jsonObject(with: Data(event.line.utf8)) as? [String: Any]) ?? [:]
+            let fields = recordedFields(event) ?? [:]
             for key in fields.keys.sorted() where !["event", "time", "path"].contains(key) {
-                // Foundation reads true and false as the numbers 1 and 0; the line says which.
-                let isBool = event.line.contains("\"\(key)\":true") || event.line.contains("\"\(key)\":false")
-                let value = fields[key]!
-                line +=
-                    " \(key)=" + (isBool ? ((value as? NSNumber)?.boolValue == true ? "true" : "false") : detail(value))
+                line += " \(key)=" + detail(fields[key]!)
             }
             text += line + "\n"
         }
         return text
     }
 
-    private static func detail(_ value: Any) -> String {
+    /// The fields of an event as history recorded it. History keeps each line as it was
+    /// written, by whichever version of the daemon wrote it, so it is read as a free-form
+    /// object (``PolicyJSON``), not as this build's shapes: an older line with fewer fields, or
+    /// a kind this build does not know, is shown and printed all the same.
+    private static func recordedFields(_ event: HistoryEvent) -> [String: PolicyJSON]? {
+        guard case .object(let fields)? = try? ContractJSON.decode(PolicyJSON.self, from: Array(event.line.utf8))
+        else { return nil }
+        return fields
+    }
+
+    private static func detail(_ value: PolicyJSON) -> String {
         let text: String
         switch value {
-        case let string as String: text = string.contains(" ") ? "\"\(string)\"" : string
-        case is NSNull: text = "null"
-        case let number as NSNumber: text = "\(number)"
-        default:
-            let data = try? JSONSerialization.data(
-                withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
-            text = data.map { String(decoding: $0, as: UTF8.self) } ?? "?"
+        case .string(let string): text = string.contains(" ") ? "\"\(string)\"" : string
+        case .null: text = "null"
+        case .bool(let flag): text = flag ? "true" : "false"
+        case .integer(let number): text = String(number)
+        case .unsigned(let number): text = String(number)
+        case .number(let number): text = "\(number)"
+        case .array, .object: text = value.encoded
         }
         let printable = TableRenderer.printable(text)
         return printable.count > 160 ? String(printable.prefix(159)) + "…" : printable
     }
 
     /// Each event's object as recorded, with its `time` (UTC, milliseconds) added when the
-    /// event did not carry one (`ready`, `overflow`, …).
+    /// event did not carry one (`ready`, `overflow`, …), keys sorted as in every line of the
+    /// contract. A line that is not a JSON object is printed as it was recorded.
     static func jsonLines(_ events: [HistoryEvent]) -> String {
         var text = ""
         for event in events {
-            var line = event.line
-            if !line.contains("\"time\":"), line.hasPrefix("{"), line.count > 2 {
-                line = "{" + "\"time\":\"\(event.time.iso8601)\"," + line.dropFirst()
+            guard var fields = recordedFields(event) else {
+                text += event.line + "\n"
+                continue
             }
-            text += line + "\n"
+            if fields["time"] == nil { fields["time"] = .string(event.time.iso8601) }
+            text += PolicyJSON.object(fields).encoded + "\n"
         }
         return text
     }

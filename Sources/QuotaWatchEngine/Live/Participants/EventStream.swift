@@ -15,55 +15,48 @@ package enum EngineEvent: Sendable {
     case configError(message: String, time: String)
     /// SIGHUP put a new config in force.
     case configReloaded(quotas: Int, budgets: Int, time: String)
-    /// A cleanup run ended: its summary (``CleanupSummary/jsonLine``).
+    /// A cleanup run ended: its summary (``CleanupSummary/document(root:)``).
     case cleanup(CleanupSummary)
-    /// A cleaner of a run going on has got this far (``CleanupProgressReport/fields``).
+    /// A cleaner of a run going on has got this far (``CleanupProgressReport/event(root:)``).
     case cleanupProgress(CleanupProgressReport)
 
     /// The JSON line, without its newline. Keys are sorted, so each line is stable; `root` is
-    /// ROOT, absolute and escaped as paths are, as in every event line (``PolicyEvent/fields(root:)``).
-    /// One encoder, ``PolicyJSON``, writes every event line, so a root or path is written the
-    /// same way in all of them.
+    /// ROOT, absolute and escaped as paths are, as in every event line (``PolicyEvent/contract(root:)``).
+    /// Each kind is a shape of the contract: ``ContractEvent``, ``CleanupSummaryDocument``,
+    /// ``CleanupProgressEvent``.
     ///
-    /// `time`, when given, dates a line whose event carries no time of its own (`ready`,
+    /// `dated`, when given, dates a line whose event carries no time of its own (`ready`,
     /// `overflow`, …): the line remembered for a view that attaches later, which can no longer
     /// date it by its arrival.
-    package func jsonLine(root: String, time: String? = nil) -> String {
-        var fields: [String: PolicyJSON]
+    package func jsonLine(root: String, time dated: String? = nil) -> String {
+        let payload: ContractEvent.Payload
+        var time: String?
         switch self {
         case .ready(let directories, let files, let allocated, let seconds, let backend, let reason):
-            fields = [
-                "event": .string("ready"), "dirs": .integer(Int64(directories)), "files": .integer(Int64(files)),
-                "allocated": .unsigned(allocated), "seconds": .number(seconds), "backend": .string(backend),
-                "backend_reason": .string(reason),
-            ]
+            payload = .ready(
+                directories: Int64(directories), files: Int64(files), allocated: allocated,
+                seconds: ContractNumber(seconds), backend: backend, backendReason: reason)
         case .overflow:
-            fields = ["event": .string("overflow")]
+            payload = .overflow
         case .resynced(let directories, let seconds):
-            fields = ["event": .string("resynced"), "dirs": .integer(Int64(directories)), "seconds": .number(seconds)]
+            payload = .resynced(directories: Int64(directories), seconds: ContractNumber(seconds))
         case .degraded(let paths, let needed, let limit, let message):
-            fields = [
-                "event": .string("degraded"), "paths": .array(paths.map { .string($0) }),
-                "watches_needed": .integer(Int64(needed)), "max_user_watches": .integer(Int64(limit)),
-                "message": .string(message),
-            ]
+            payload = .degraded(
+                paths: paths, watchesNeeded: Int64(needed), maxUserWatches: Int64(limit), message: message)
         case .rootGone(let message):
-            fields = ["event": .string("root_gone"), "message": .string(message)]
-        case .configError(let message, let time):
-            fields = ["event": .string("config_error"), "message": .string(message), "time": .string(time)]
-        case .configReloaded(let quotas, let budgets, let time):
-            fields = [
-                "event": .string("config_reloaded"), "quotas": .integer(Int64(quotas)),
-                "budgets": .integer(Int64(budgets)), "time": .string(time),
-            ]
+            payload = .rootGone(message: message)
+        case .configError(let message, let when):
+            payload = .configError(message: message)
+            time = when
+        case .configReloaded(let quotas, let budgets, let when):
+            payload = .configReloaded(quotas: Int64(quotas), budgets: Int64(budgets))
+            time = when
         case .cleanup(let summary):
-            fields = summary.fields
+            return ContractJSON.encodedString(summary.document(root: root))
         case .cleanupProgress(let report):
-            fields = report.fields
+            return ContractJSON.encodedString(report.event(root: root))
         }
-        fields["root"] = .string(root)
-        if let time, fields["time"] == nil { fields["time"] = .string(time) }
-        return PolicyJSON.object(fields).encoded
+        return ContractJSON.encodedString(ContractEvent(payload, root: root, time: time ?? dated))
     }
 
     /// Whether the event's line has a `time` field of its own.
