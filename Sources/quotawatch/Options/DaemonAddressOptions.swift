@@ -48,7 +48,7 @@ struct DaemonAddressOptions: Sendable {
     /// `error`'s message, and when nothing answered at ROOT's socket but a daemon of another
     /// user serves ROOT, who runs it and why this client does not ask it.
     func explain(_ error: ControlClientError) -> String {
-        if case .untrusted(let socketPath, _) = error, let explained = explainOtherUsersSocket(socketPath) {
+        if case .untrusted(let socketPath, _) = error, let explained = explainOtherUsersSocket(error, socketPath) {
             return explained
         }
         guard case .noDaemon = error, socket == nil, let root,
@@ -69,26 +69,17 @@ struct DaemonAddressOptions: Sendable {
             + "sudo -u '#\(other.userID)' quotawatch \(command) \(HumanText.name(root.bytes))"
     }
 
-    /// When the socket refused is the one a daemon of another user listens on: who runs it,
-    /// and how to ask it, rather than advice to remove a socket that is in use.
-    private func explainOtherUsersSocket(_ socketPath: [UInt8]) -> String? {
-        let here = FileDescriptor.currentWorkingDirectory
-        guard let asked = try? here.status(of: socketPath) else { return nil }
+    /// When the socket refused is the one a daemon of another user was started on (its own
+    /// `--socket`, the very path): the refusal stands, with who runs that daemon and how to ask
+    /// it if it is the one meant. A socket of theirs linked or named elsewhere gets no hint.
+    private func explainOtherUsersSocket(_ error: ControlClientError, _ socketPath: [UInt8]) -> String? {
         let me = ProcessIdentity.effectiveUserID
-        let serving = RunningDaemons.running().first { daemon in
-            guard daemon.userID != me else { return false }
-            let path = daemon.socket ?? daemon.root.map(SocketPath.defaultPath(forRoot:))
-            guard let path, let status = try? here.status(of: path) else { return false }
-            return status.device == asked.device && status.inode == asked.inode
-        }
-        guard let other = serving else { return nil }
-        let root = other.root.map { " (serving \(HumanText.name($0)))" } ?? ""
-        let trusted =
-            me == 0
-            ? "root's clients trust only root's daemons" : "a client trusts only its own user's daemons and root's"
-        return "the daemon on \(HumanText.name(socketPath)) is pid \(other.processID)\(root), run by user "
-            + "\(other.userID): \(trusted), since another user's could answer in its place "
-            + "(docs/service.md, 'Whose socket it is'); ask it as that user: "
+        guard
+            let other = RunningDaemons.running().first(where: { $0.userID != me && $0.socket == socketPath })
+        else { return nil }
+        let root = other.root.map { ", serving \(HumanText.name($0))" } ?? ""
+        return "\(error). It is the socket of pid \(other.processID) run by user \(other.userID)\(root): "
+            + "if that is the daemon you meant, ask it as that user: "
             + "sudo -u '#\(other.userID)' quotawatch \(command) --socket \(HumanText.name(socketPath))"
     }
 
