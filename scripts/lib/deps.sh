@@ -55,15 +55,16 @@ qw_require_packages() {
 #   test   build, coreutils' du (the oracle), tmux (drives the `watch` view), prometheus
 #          (scrapes the metrics endpoint), prometheus-alertmanager (receives the
 #          alertmanager.sh hook's alerts), btrfs-progs (a btrfs subvolume on a loop device,
-#          for the deleter's mapping limit) and zsh (checks the zsh completion script); a
-#          test needing one is skipped, saying so, where it is missing
+#          for the deleter's mapping limit), zsh (checks the zsh completion script) and
+#          shellcheck (lints the shipped hook scripts); a test needing one is skipped, saying so,
+#          where it is missing
 #   demo   build, and du for the comparison line
 #   bench  build, and the tools QuotaWatch is measured against: gdu, watchman, inotifywait, hyperfine;
 #          perf (linux-perf) to profile what a comparison measures
 QW_BUILD_PACKAGES=(libinotifytools0-dev libyaml-dev libncurses-dev libsqlite3-dev libmicrohttpd-dev libsystemd-dev)
 qw_install_deps() {
     case "${1:-}" in
-    test) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils tmux prometheus prometheus-alertmanager man-db btrfs-progs python3 zsh ;;
+    test) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils tmux prometheus prometheus-alertmanager man-db btrfs-progs python3 zsh shellcheck ;;
     demo) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils ;;
     bench) qw_require_packages "${QW_BUILD_PACKAGES[@]}" coreutils gdu watchman inotify-tools hyperfine linux-perf ;;
     *)
