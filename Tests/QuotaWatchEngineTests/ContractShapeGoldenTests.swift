@@ -53,6 +53,10 @@ struct ContractShapeGoldenTests {
             .of(DeletionEventDocument.self, "event-deletion"),
             .of(CommandCleanerContext.self, "command-context"),
             .of(CleanPageDocument.self, "clean"),
+            .of(ControlRequest.self, "request-events-recent"),
+            .of(ContractEvent.self, "event-subscribed-recent"),
+            .of(VerificationReport.self, "verification"),
+            .of(VerificationReport.self, "verification-first-pass"),
         ] + eventKinds.map { .of(ContractEvent.self, $0) }
 
     /// Every event line of a kind ``ContractEvent`` reads as its own case.
