@@ -46,9 +46,18 @@ struct MemoryChurnLiveTests {
         // round left their growth in the figure): the second round's names are all new.
         try churn(in: directory, from: 0, count: 20_000)
         var status = try daemon.syncStatus()
-        let before = try anonymousKiB(of: daemon.processID)
-        try churn(in: directory, from: 20_000, count: 20_000)
-        status = try daemon.syncStatus()
+        // A burst of 20 000 names can outrun the kernel's queue of 16 384 events now and then
+        // (about one run in ten here): the round that overflowed measures a resync, not the
+        // churn, so it is made again with new names, up to three times.
+        var before = 0
+        var measuredWithoutOverflow = false
+        for round in 1...3 where !measuredWithoutOverflow {
+            let overflows = status.engine.overflows
+            before = try anonymousKiB(of: daemon.processID)
+            try churn(in: directory, from: 20_000 * round, count: 20_000)
+            status = try daemon.syncStatus()
+            measuredWithoutOverflow = status.engine.overflows == overflows
+        }
         // The reader gives free heap back after a second without events (KernelEventReader's
         // quietMilliseconds): what stays past that, a leak per name would keep for good.
         var after = try anonymousKiB(of: daemon.processID)
@@ -58,7 +67,10 @@ struct MemoryChurnLiveTests {
             usleep(100_000)
             after = try anonymousKiB(of: daemon.processID)
         }
-        #expect(status.engine.overflows == 0, "an overflow would resync and hide the growth")
+        #expect(
+            measuredWithoutOverflow,
+            "three rounds in a row overflowed (\(status.engine.overflows)): an overflow would resync and hide the growth"
+        )
         #expect(after - before <= 1_024, "RssAnon went from \(before) KiB to \(after) KiB and stayed for 10 s")
         try fixture.expectLiveMatchesScan("after the churn")
     }
