@@ -156,11 +156,7 @@ package struct DeletionEventDocument: Sendable, Hashable, Codable {
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
-        let kind = try container.decode(String.self, forKey: .event)
-        guard kind == Self.kind else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .event, in: container, debugDescription: "a '\(kind)' event, not '\(Self.kind)'")
-        }
+        try container.expectKind(Self.kind, forKey: .event)
         result = try container.decode(String.self, forKey: .result)
         intent = try AuditRecordDocument.Intent(from: decoder)
     }

@@ -56,11 +56,7 @@ package struct CleanupProgressEvent: Sendable, Hashable, Codable {
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let kind = try container.decode(String.self, forKey: .event)
-        guard kind == Self.kind else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .event, in: container, debugDescription: "a '\(kind)' event, not '\(Self.kind)'")
-        }
+        try container.expectKind(Self.kind, forKey: .event)
         root = try container.decodeIfPresent(String.self, forKey: .root)
         run = try container.decode(String.self, forKey: .run)
         trigger = try container.decode(String.self, forKey: .trigger)

@@ -108,11 +108,7 @@ package struct CleanupSummaryDocument: Codable, Sendable, Equatable {
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let kind = try container.decode(String.self, forKey: .event)
-        guard kind == Self.kind else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .event, in: container, debugDescription: "a '\(kind)' event, not '\(Self.kind)'")
-        }
+        try container.expectKind(Self.kind, forKey: .event)
         root = try container.decodeIfPresent(String.self, forKey: .root)
         time = try container.decodeIfPresent(String.self, forKey: .time)
         run = try container.decodeIfPresent(String.self, forKey: .run) ?? ""

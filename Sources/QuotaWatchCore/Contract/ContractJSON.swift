@@ -31,3 +31,15 @@ package enum ContractJSON {
         try JSONDecoder().decode(shape, from: Data(bytes))
     }
 }
+
+extension KeyedDecodingContainer {
+    /// Reads the line's kind (`event`) and throws unless it is `kind`: a line of another kind
+    /// is not this shape, whatever fields the two share.
+    package func expectKind(_ kind: String, forKey key: Key) throws {
+        let found = try decode(String.self, forKey: key)
+        guard found == kind else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "a '\(found)' line, not '\(kind)'")
+        }
+    }
+}

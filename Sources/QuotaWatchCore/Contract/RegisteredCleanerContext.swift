@@ -116,11 +116,7 @@ package struct RegisteredCleanerContext: Sendable, Hashable, Codable {
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let kind = try container.decode(String.self, forKey: .event)
-        guard kind == Self.kind else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .event, in: container, debugDescription: "a '\(kind)' line, not a context")
-        }
+        try container.expectKind(Self.kind, forKey: .event)
         context = try container.decode(UInt64.self, forKey: .context)
         cleaner = try container.decode(String.self, forKey: .cleaner)
         run = try container.decode(String.self, forKey: .run)
