@@ -51,7 +51,7 @@ struct BuiltInCleanerTests {
     }
 
     @Test("eviction frees a hard-linked inode only when all its names went; the freed total matches")
-    func evictionWithHardLinks() async throws {
+    func evictionWithHardLinks() throws {
         let candidates = [
             candidate("a", inode: 1, bytes: 4000, modified: 1, links: 2, names: ["a", "b"]),
             candidate("b", inode: 1, bytes: 4000, modified: 1, links: 2, names: ["a", "b"]),
@@ -62,7 +62,7 @@ struct BuiltInCleanerTests {
         #expect(directory.target == 6400)
 
         let clean = BuiltInCleanerTests.SelectiveBackend()
-        let result = try await EvictionCleaner().clean(context(candidates, directory: directory, backend: clean))
+        let result = try EvictionCleaner().clean(context(candidates, directory: directory, backend: clean))
         #expect(clean.requested == [Array("a".utf8), Array("b".utf8)])
         #expect(result.freedBytes == 4000)
         #expect(10_000 - result.freedBytes <= directory.target)
@@ -70,7 +70,7 @@ struct BuiltInCleanerTests {
         // One name of the linked inode is held open: its bytes stay in the directory, and
         // eviction goes on to the next file.
         let stubborn = BuiltInCleanerTests.SelectiveBackend(refuse: [Array("b".utf8)])
-        let partial = try await EvictionCleaner().clean(context(candidates, directory: directory, backend: stubborn))
+        let partial = try EvictionCleaner().clean(context(candidates, directory: directory, backend: stubborn))
         // "a" went but freed nothing (its twin "b" stays); c alone leaves 7000 > 6400, so d goes too.
         #expect(partial.removed.map(\.freedBytes) == [0, 3000, 3000])
         #expect(10_000 - partial.freedBytes <= directory.target)
@@ -92,7 +92,7 @@ struct BuiltInCleanerTests {
     @Test(
         "an audit log that refuses intents stops every cleaner at its first removal, with the log's message as its error"
     )
-    func fullAuditLogStopsTheCleaner() async throws {
+    func fullAuditLogStopsTheCleaner() throws {
         let candidates = (1...5).map { candidate("f\($0)", inode: UInt64($0), bytes: 4000, modified: Int64($0)) }
         let directory = CleanupDirectory(path: Array("Library/Caches/x".utf8), used: 20_000, effectiveLimit: 8000)
         let cleaners: [any Cleaner] = [
@@ -101,7 +101,7 @@ struct BuiltInCleanerTests {
         ]
         for cleaner in cleaners {
             let backend = FullLogBackend()
-            let result = try await cleaner.clean(context(candidates, directory: directory, backend: backend))
+            let result = try cleaner.clean(context(candidates, directory: directory, backend: backend))
             #expect(backend.requests == 1, "\(cleaner.name)")
             #expect(result.removed.isEmpty && result.skipped.count == 1, "\(cleaner.name)")
             #expect(result.error == "cannot write the audit record to '/s/audit.jsonl'", "\(cleaner.name)")
@@ -109,14 +109,14 @@ struct BuiltInCleanerTests {
     }
 
     @Test("a NetworkCache trim stops at its own limit, not the directory's target")
-    func trimToLimit() async throws {
+    func trimToLimit() throws {
         let candidates = (0..<10).map {
             candidate("NetworkCache/Records/\($0)", inode: UInt64($0), bytes: 1000, modified: Int64($0))
         }
         let directory = CleanupDirectory(
             path: Array("Library/Caches/WebKit/NetworkCache".utf8), used: 10_000, effectiveLimit: 100_000)
         let backend = BuiltInCleanerTests.SelectiveBackend()
-        let result = try await EvictionCleaner(name: "webkit-network-cache", limit: 7000)
+        let result = try EvictionCleaner(name: "webkit-network-cache", limit: 7000)
             .clean(context(candidates, directory: directory, backend: backend))
         #expect(
             result.removed.map { String(decoding: $0.path, as: UTF8.self) }
@@ -124,19 +124,19 @@ struct BuiltInCleanerTests {
     }
 
     @Test("the leftover cleaner removes every candidate and reports each refusal")
-    func leftovers() async throws {
+    func leftovers() throws {
         let candidates = [
             candidate("tmp/CFNetworkDownload_a.tmp", inode: 1, bytes: 10, modified: 1),
             candidate("tmp/CFNetworkDownload_b.tmp", inode: 2, bytes: 10, modified: 1),
         ]
         let backend = BuiltInCleanerTests.SelectiveBackend(refuse: [Array("tmp/CFNetworkDownload_b.tmp".utf8)])
-        let result = try await LeftoverCleaner().clean(context(candidates, directory: nil, backend: backend))
+        let result = try LeftoverCleaner().clean(context(candidates, directory: nil, backend: backend))
         #expect(result.removed.map(\.path) == [Array("tmp/CFNetworkDownload_a.tmp".utf8)])
         #expect(result.skipped.count == 1)
     }
 
     @Test("the expiry cleaner takes only what is older than its age")
-    func expiry() async throws {
+    func expiry() throws {
         let second: Int64 = 1_000_000_000
         let candidates = [
             candidate("Documents/Inbox/old", inode: 1, bytes: 10, modified: 1 * second),
@@ -144,20 +144,20 @@ struct BuiltInCleanerTests {
         ]
         let backend = BuiltInCleanerTests.SelectiveBackend()
         let cleaner = ExpiryCleaner(age: .seconds(50), nowNanoseconds: { 100 * second })
-        let result = try await cleaner.clean(context(candidates, directory: nil, backend: backend))
+        let result = try cleaner.clean(context(candidates, directory: nil, backend: backend))
         #expect(backend.requested == [Array("Documents/Inbox/old".utf8)])
         #expect(result.removed.count == 1)
     }
 
     @Test("an external command gets the context as JSON on stdin and QUOTAWATCH_* variables; a failure throws")
-    func command() async throws {
+    func command() throws {
         let tree = try TempTree()
         let output = tree.absolutePath("") + "/out"
         let script = "cat > \"$0\"; echo \"$QUOTAWATCH_TRIGGER $QUOTAWATCH_TARGET $QUOTAWATCH_LEVEL\" >> \"$0\""
         let cleaner = CommandCleaner(
             name: "custom", arguments: ["/bin/sh", "-c", script, output].map { Array($0.utf8) })
         let directory = CleanupDirectory(path: Array("tmp".utf8), used: 900, effectiveLimit: 1000)
-        let result = try await cleaner.clean(
+        let result = try cleaner.clean(
             context(
                 [], directory: directory, backend: BuiltInCleanerTests.SelectiveBackend(),
                 trigger: .breach(path: Array("tmp".utf8))))
@@ -172,8 +172,8 @@ struct BuiltInCleanerTests {
 
         let failing = CommandCleaner(
             name: "broken", arguments: ["/bin/sh", "-c", "echo nope >&2; exit 3"].map { Array($0.utf8) })
-        await #expect(throws: CommandCleanerError.self) {
-            _ = try await failing.clean(context([], directory: nil, backend: BuiltInCleanerTests.SelectiveBackend()))
+        #expect(throws: CommandCleanerError.self) {
+            _ = try failing.clean(context([], directory: nil, backend: BuiltInCleanerTests.SelectiveBackend()))
         }
     }
 }

@@ -12,7 +12,7 @@ import Testing
 struct CleanupEndToEndTests {
     private func runOnce(
         root: FileDescriptor, state: [UInt8], dryRun: Bool, inputs: CleanupInputs, cleaner: any Cleaner
-    ) async throws -> CleanupSummary {
+    ) throws -> CleanupSummary {
         let deleter = try Deleter(
             root: root, dryRun: dryRun, isProtected: { $0.starts(with: Array("Documents".utf8)) },
             openWriter: { _ throws(Errno) in .noWriter })
@@ -23,12 +23,12 @@ struct CleanupEndToEndTests {
             instance: dryRun ? "dry" : "real", prepare: { _ in inputs }, completion: { collector.receive($0) })
         runner.register(cleaner)
         runner.submit(.breach(path: Array("cache".utf8)))
-        await runner.waitUntilIdle()
+        runner.waitUntilIdle()
         return try #require(collector.summaries.first)
     }
 
     @Test("a dry run lists exactly what the real run then removes, and writes no audit record")
-    func dryRunThenReal() async throws {
+    func dryRunThenReal() throws {
         let tree = try TempTree()
         try tree.makeDirectories("root/cache")
         try tree.makeDirectory("root/Documents")
@@ -58,12 +58,12 @@ struct CleanupEndToEndTests {
         let inputs = CleanupInputs(level: .warning, directory: directory, candidates: candidates)
         let state = tree.absoluteBytes("state")
 
-        let dry = try await runOnce(root: root, state: state, dryRun: true, inputs: inputs, cleaner: EvictionCleaner())
+        let dry = try runOnce(root: root, state: state, dryRun: true, inputs: inputs, cleaner: EvictionCleaner())
         let logPath = String(decoding: state, as: UTF8.self) + "/audit.jsonl"
         #expect((try? Data(contentsOf: URL(fileURLWithPath: logPath)))?.isEmpty ?? true)
         for index in 0..<6 { #expect(try tree.exists(TreePath("root/cache/f\(index)"))) }
 
-        let real = try await runOnce(
+        let real = try runOnce(
             root: root, state: state, dryRun: false, inputs: inputs, cleaner: EvictionCleaner())
         let wouldRemove = dry.cleaners[0].removed.map(\.path)
         #expect(!wouldRemove.isEmpty)

@@ -9,31 +9,28 @@ import Testing
 @Suite("Cleanup runner: a long run reports how far it has got")
 struct CleanupProgressTests {
     @Test("each interval with removals answered reports the names removed and bytes freed so far")
-    func reportsWhileTheCleanerRuns() async throws {
+    func reportsWhileTheCleanerRuns() throws {
         let clock = ManualCleanupClock()
         let collector = SummaryCollector()
-        let (reports, report) = AsyncStream<CleanupProgressReport>.makeStream()
+        let reports = BlockingState<[CleanupProgressReport]>([])
         let freed = Dictionary(uniqueKeysWithValues: (1...3).map { (Array("cache/\($0)".utf8), UInt64($0) * 4096) })
         let runner = CleanupRunner(
             settings: CleanupRunner.Settings(timeout: .seconds(30), dryRun: false, progressInterval: .seconds(1)),
             backend: RecordingBackend(freed: freed), clock: clock, instance: "test",
             prepare: { _ in CleanupInputs(level: .warning) }, completion: { collector.receive($0) },
-            reportProgress: { report.yield($0) })
+            reportProgress: { report in reports.withLockWakingWaiters { $0.append(report) } })
         let log = EventLog()
-        let (steps, step) = AsyncStream<Void>.makeStream()
+        let steps = Steps()
         runner.register(SteppingCleaner(steps: steps, log: log))
-        var sleeps = clock.sleeps.makeAsyncIterator()
-        var received = reports.makeAsyncIterator()
         runner.submit(.manual("big"))
 
         // The timeout's timer and the reporter both sleep; one removal, then a second goes by.
-        _ = await sleeps.next()
-        _ = await sleeps.next()
-        step.yield()
-        await log.waitFor("removed 1")
+        clock.waitForSleeps(2)
+        steps.give()
+        log.waitFor("removed 1")
         clock.advance(.seconds(1))
         clock.fireAll()
-        let first = try #require(await received.next())
+        let first = try #require(reports.wait { $0.first })
         #expect(first.removed == 1 && first.freedBytes == 4096 && first.answered == 1, "\(first)")
         #expect(first.cleaner == "stepping" && first.runID == "test-1" && first.trigger == .manual("big"))
         #expect(first.seconds == 1 && !first.dryRun)
@@ -41,20 +38,16 @@ struct CleanupProgressTests {
         #expect(line.contains(#""event":"cleanup_progress""#) && line.contains(#""freed":4096"#), "\(line)")
 
         // Two more removals in the next second: the report has all three.
-        _ = await sleeps.next()
-        _ = await sleeps.next()
-        step.yield()
-        step.yield()
-        await log.waitFor("removed 3")
+        clock.waitForSleeps(4)
+        steps.give()
+        steps.give()
+        log.waitFor("removed 3")
         clock.advance(.seconds(1))
         clock.fireAll()
-        let second = try #require(await received.next())
+        let second = try #require(reports.wait { $0.count >= 2 ? $0[1] : nil })
         #expect(second.removed == 3 && second.freedBytes == 6 * 4096 && second.answered == 3, "\(second)")
 
-        step.finish()
-        for await summary in collector.stream {
-            #expect(summary.removedCount == 3)
-            break
-        }
+        steps.finish()
+        #expect(collector.waitFor(1).removedCount == 3)
     }
 }

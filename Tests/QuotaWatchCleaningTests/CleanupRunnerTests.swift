@@ -6,7 +6,7 @@ import QuotaWatchPolicy
 import QuotaWatchSystem
 import Testing
 
-@Suite("Cleanup runner: order, awaiting, isolation, coalescing")
+@Suite("Cleanup runner: order, waiting, isolation, coalescing")
 struct CleanupRunnerTests {
     private func makeRunner(
         clock: ManualCleanupClock, backend: RecordingBackend = RecordingBackend(), collector: SummaryCollector,
@@ -18,8 +18,8 @@ struct CleanupRunnerTests {
             completion: { collector.receive($0) })
     }
 
-    @Test("cleaners run in registration order, each awaited before the next starts")
-    func orderAndAwaiting() async {
+    @Test("cleaners run in registration order, each waited for before the next starts")
+    func orderAndWaiting() {
         let clock = ManualCleanupClock()
         let collector = SummaryCollector()
         let runner = makeRunner(clock: clock, collector: collector)
@@ -29,10 +29,10 @@ struct CleanupRunnerTests {
         runner.register(ScriptedCleaner(name: "second", behaviour: .succeed, log: log))
         runner.register(ScriptedCleaner(name: "third", behaviour: .succeed, log: log))
         runner.submit(.manual("test"))
-        await log.waitFor("first start manual")
+        log.waitFor("first start manual")
         #expect(!log.entries.contains("second start manual"))
         gate.open()
-        await runner.waitUntilIdle()
+        runner.waitUntilIdle()
         #expect(
             log.entries == [
                 "first start manual", "first end", "second start manual", "second end", "third start manual",
@@ -43,7 +43,7 @@ struct CleanupRunnerTests {
     }
 
     @Test("one cleaner throwing and one hanging past its timeout do not stop the rest; one completion")
-    func errorAndTimeoutIsolation() async {
+    func errorAndTimeoutIsolation() {
         let clock = ManualCleanupClock()
         let collector = SummaryCollector()
         let runner = makeRunner(clock: clock, collector: collector)
@@ -53,12 +53,11 @@ struct CleanupRunnerTests {
         runner.register(ScriptedCleaner(name: "hangs", behaviour: .hangIgnoringCancellation(never), log: log))
         runner.register(ScriptedCleaner(name: "after", behaviour: .succeed, log: log))
         runner.submit(.periodic(.critical))
-        await log.waitFor("hangs start periodic")
+        log.waitFor("hangs start periodic")
         // The hanging cleaner's timer is the one sleep left: fire it once it is armed.
-        var sleeps = clock.sleeps.makeAsyncIterator()
-        while clock.pendingSleeps == 0 { _ = await sleeps.next() }
+        clock.waitForPendingSleep()
         clock.fireAll()
-        await runner.waitUntilIdle()
+        runner.waitUntilIdle()
         #expect(log.entries.contains("after start periodic"))
         #expect(!log.entries.contains("hangs end"))
         let summary = collector.summaries
@@ -68,7 +67,7 @@ struct CleanupRunnerTests {
     }
 
     @Test("triggers that arrive during a run coalesce into one follow-up run; duplicates are dropped")
-    func coalescing() async {
+    func coalescing() {
         let clock = ManualCleanupClock()
         let collector = SummaryCollector()
         let runner = makeRunner(clock: clock, collector: collector)
@@ -76,12 +75,12 @@ struct CleanupRunnerTests {
         let gate = Gate()
         runner.register(ScriptedCleaner(name: "slow", behaviour: .wait(gate), log: log))
         runner.submit(.manual("first"))
-        await log.waitFor("slow start manual")
+        log.waitFor("slow start manual")
         runner.submit(.breach(path: Array("Library/Caches/a".utf8)))
         runner.submit(.breach(path: Array("Library/Caches/b".utf8)))
         runner.submit(.breach(path: Array("Library/Caches/a".utf8)))
         gate.open()
-        await runner.waitUntilIdle()
+        runner.waitUntilIdle()
         let summaries = collector.summaries
         #expect(summaries.count == 2)
         #expect(summaries.first?.triggers == [.manual("first")])
@@ -94,7 +93,7 @@ struct CleanupRunnerTests {
     }
 
     @Test("the summary line counts what the remover removed and freed, keys sorted")
-    func summaryLine() async throws {
+    func summaryLine() throws {
         let clock = ManualCleanupClock()
         let collector = SummaryCollector()
         let backend = RecordingBackend(freed: [Array("tmp/x".utf8): 4096])
@@ -103,7 +102,7 @@ struct CleanupRunnerTests {
         runner.register(ScriptedCleaner(name: "leftovers", behaviour: .remove(Array("tmp/x".utf8)), log: log))
         runner.register(ScriptedCleaner(name: "broken", behaviour: .fail("no"), log: log))
         runner.submit(.leftover(path: Array("tmp/x".utf8), rule: "cfnetwork-download"))
-        await runner.waitUntilIdle()
+        runner.waitUntilIdle()
         let summary = try #require(collector.summaries.first)
         #expect(
             summary.jsonLine
@@ -115,6 +114,29 @@ struct CleanupRunnerTests {
                 + "\"path\":\"tmp/x\",\"rule\":\"cfnetwork-download\"}]}")
         let request = try #require(backend.recorded.first)
         #expect(request.audit == AuditContext(rule: "r", trigger: "leftover", cleaner: "leftovers", run: "test-1"))
+    }
+
+    @Test("stop cancels the call going on, runs no other cleaner, reports nothing, and joins the runner's thread")
+    func stopJoins() {
+        let clock = ManualCleanupClock()
+        let collector = SummaryCollector()
+        let runner = makeRunner(clock: clock, collector: collector)
+        let log = EventLog()
+        let never = Gate()
+        runner.register(ScriptedCleaner(name: "hangs", behaviour: .hangIgnoringCancellation(never), log: log))
+        runner.register(ScriptedCleaner(name: "after", behaviour: .succeed, log: log))
+        runner.submit(.manual("first"))
+        log.waitFor("hangs start manual")
+        runner.stop()
+        // Joined: the run is over, though the cleaner that ignores cancellation still hangs.
+        runner.waitUntilIdle()
+        runner.submit(.manual("after stop"))
+        runner.waitUntilIdle()
+        #expect(!log.entries.contains("after start manual"))
+        #expect(!log.entries.contains { $0.contains("after stop") })
+        #expect(collector.summaries.isEmpty, "a run cut short by stop reports nothing")
+        never.open()
+        log.waitFor("hangs end")
     }
 
     @Test("the default target is 80 % of the effective limit")

@@ -58,21 +58,21 @@ struct EventRootTests {
     final class RootRecorder: Cleaner {
         let name = "recorder"
         let seen = Mutex<[String?]>([])
-        func clean(_ context: CleanupContext) async throws -> CleanupResult {
+        func clean(_ context: CleanupContext) throws -> CleanupResult {
             seen.withLock { $0.append(context.root) }
             return CleanupResult()
         }
     }
 
     @Test("the runner hands its root to every cleaner; a command cleaner gets QUOTAWATCH_ROOT and it on stdin")
-    func cleanerContext() async throws {
+    func cleanerContext() throws {
         let recorder = RootRecorder()
         let runner = CleanupRunner(
             settings: CleanupRunner.Settings(dryRun: true, root: root), backend: RecordingBackend(),
             instance: "t", prepare: { _ in CleanupInputs(level: .normal) }, completion: { _ in })
         runner.register(recorder)
         runner.submit(.manual("manual"))
-        await runner.waitUntilIdle()
+        runner.waitUntilIdle()
         #expect(recorder.seen.withLock { $0 } == [root])
 
         let tree = try TempTree()
@@ -86,7 +86,7 @@ struct EventRootTests {
             trigger: .manual("manual"), inputs: CleanupInputs(level: .normal), dryRun: false,
             remover: Remover(backend: RecordingBackend(), trigger: "manual", cleaner: "custom", run: "r"), runID: "r",
             root: root)
-        _ = try await cleaner.clean(context)
+        _ = try cleaner.clean(context)
         let written = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(written.count == 2 && rootField(written[0]) == root && written[1] == root, "\(written)")
     }

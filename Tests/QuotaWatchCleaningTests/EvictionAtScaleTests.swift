@@ -54,7 +54,7 @@ struct EvictionAtScaleTests {
     }
 
     @Test("100 000 files: one removal request per name picked, oldest first, each with its own rule")
-    func oneRequestPerName() async throws {
+    func oneRequestPerName() throws {
         let count = 100_000
         // Ages scrambled by a fixed permutation (a multiplier coprime to the count).
         let candidates = (0..<count).map { index in
@@ -66,7 +66,7 @@ struct EvictionAtScaleTests {
             path: Array("cache".utf8), used: UInt64(count) * 1000, effectiveLimit: UInt64(count) * 1000,
             target: UInt64(count) * 500)
         let backend = RecordingBackend()
-        let result = try await EvictionCleaner()
+        let result = try EvictionCleaner()
             .clean(context(candidates, directory: directory, backend: backend, dryRun: true))
         let requests = backend.requests
         #expect(requests.count == count / 2)
@@ -80,7 +80,7 @@ struct EvictionAtScaleTests {
     }
 
     @Test("the cleanup deleter reads /proc once for a whole eviction; the dry run lists what the real one removes")
-    func dryRunEqualsRealWithOneReading() async throws {
+    func dryRunEqualsRealWithOneReading() throws {
         let tree = try TempTree()
         try tree.makeDirectories("root/cache")
         let root = try FileDescriptor.currentWorkingDirectory.openDirectory(tree.absoluteBytes("root"))
@@ -104,11 +104,11 @@ struct EvictionAtScaleTests {
         let held = try #require(candidates.last)
         let writers = [FileIdentity(device: held.device, inode: held.inode): Int32(4242)]
 
-        func run(dryRun: Bool) async throws -> (CleanupResult, readings: Int) {
+        func run(dryRun: Bool) throws -> (CleanupResult, readings: Int) {
             let readings = CountedReadings(writers: writers)
             let deleter = try Deleter(
                 root: root, dryRun: dryRun, isProtected: { _ in false }, writers: readings.snapshot())
-            let result = try await EvictionCleaner()
+            let result = try EvictionCleaner()
                 .clean(
                     context(
                         candidates, directory: directory, backend: UnrecordedDeleter(deleter: deleter),
@@ -116,14 +116,14 @@ struct EvictionAtScaleTests {
             return (result, readings.readings)
         }
 
-        let (dry, dryReadings) = try await run(dryRun: true)
+        let (dry, dryReadings) = try run(dryRun: true)
         #expect(dryReadings == 1)
         #expect(dry.removed.count >= count * 3 / 4)
         #expect(dry.skipped.map(\.path) == [held.path])
         #expect(dry.skipped.first?.reason == "open for writing by pid 4242")
         for index in [0, count / 2, count - 2] { #expect(try tree.exists(TreePath("root/cache/f\(index)"))) }
 
-        let (real, realReadings) = try await run(dryRun: false)
+        let (real, realReadings) = try run(dryRun: false)
         #expect(realReadings == 1)
         #expect(real.removed == dry.removed)
         #expect(real.skipped == dry.skipped)

@@ -22,11 +22,13 @@ struct RegisteredCleanerRunnerTests {
 
     /// Lines the registry handed to each connection.
     private final class Wire: Sendable {
-        let lines = Mutex<[UInt64: [[UInt8]]]>([:])
+        let lines = BlockingState<[UInt64: [[UInt8]]]>([:])
         func send(_ id: UInt64) -> @Sendable ([UInt8]) -> Void {
-            { line in self.lines.withLock { $0[id, default: []].append(line) } }
+            { line in self.lines.withLockWakingWaiters { $0[id, default: []].append(line) } }
         }
         func count(_ id: UInt64) -> Int { lines.withLock { $0[id]?.count ?? 0 } }
+        /// Blocks until connection `id` has been sent a line.
+        func waitForLine(_ id: UInt64) { lines.waitUntil { $0[id] != nil } }
     }
 
     /// Starts a manual run whose plan concerns the registered cleaners `ids`. The daemon's
@@ -50,7 +52,7 @@ struct RegisteredCleanerRunnerTests {
     }
 
     @Test("registered cleaners run where their group stands, in registration order, each with its context")
-    func orderAndExchange() async throws {
+    func orderAndExchange() throws {
         let clock = ManualCleanupClock()
         let collector = SummaryCollector()
         let runner = makeRunner(clock: clock, collector: collector)
@@ -69,7 +71,7 @@ struct RegisteredCleanerRunnerTests {
 
         // Each gets its context only after the one before it replied.
         for (id, reply) in [(UInt64(1), #"{"freed":10,"removed":["Caches/first/a"]}"#), (2, #"{"error":"busy"}"#)] {
-            while wire.count(id) == 0 { await Task.yield() }
+            wire.waitForLine(id)
             if id == 1 { #expect(wire.count(2) == 0, "the second gets its context after the first replied") }
             let line = try #require(wire.lines.withLock { $0[id]?.first })
             let text = String(decoding: line, as: UTF8.self)
@@ -77,7 +79,7 @@ struct RegisteredCleanerRunnerTests {
                 text.hasSuffix("\n") && text.contains(#""event":"context""#) && text.contains(#""level":"warning""#))
             #expect(registry.answer(id: id, context: nil, line: Array(reply.utf8)))
         }
-        await runner.waitUntilIdle()
+        runner.waitUntilIdle()
         let summary = try #require(collector.summaries.first)
         #expect(summary.cleaners.map(\.name) == ["before", "first", "second", "after"])
         #expect(summary.cleaners[1].removed.map(\.path) == [Array("Caches/first/a".utf8)])
@@ -87,7 +89,7 @@ struct RegisteredCleanerRunnerTests {
     }
 
     @Test("a registered cleaner's own timeout bounds its call, and a dropped connection ends it at once")
-    func timeoutAndDrop() async throws {
+    func timeoutAndDrop() throws {
         let clock = ManualCleanupClock()
         let collector = SummaryCollector()
         let runner = makeRunner(clock: clock, collector: collector)
@@ -99,13 +101,12 @@ struct RegisteredCleanerRunnerTests {
         try register(registry, id: 2, "dropped", wire: wire)
         startRun(runner, plans, concerning: [1, 2], level: .normal)
 
-        while wire.count(1) == 0 { await Task.yield() }
-        var sleeps = clock.sleeps.makeAsyncIterator()
-        while clock.pendingSleeps == 0 { _ = await sleeps.next() }
+        wire.waitForLine(1)
+        clock.waitForPendingSleep()
         clock.fireAll()
-        while wire.count(2) == 0 { await Task.yield() }
+        wire.waitForLine(2)
         registry.unregister(id: 2)
-        await runner.waitUntilIdle()
+        runner.waitUntilIdle()
         let summary = try #require(collector.summaries.first)
         #expect(
             summary.cleaners.map(\.error) == [

@@ -58,7 +58,7 @@ struct SettledContextTests {
         private let seen = Mutex<[CleanupContext]>([])
         var contexts: [CleanupContext] { seen.withLock { $0 } }
 
-        func clean(_ context: CleanupContext) async throws -> CleanupResult {
+        func clean(_ context: CleanupContext) throws -> CleanupResult {
             seen.withLock { $0.append(context) }
             return CleanupResult()
         }
@@ -66,7 +66,7 @@ struct SettledContextTests {
 
     /// `evict`, then the recording cleaner, both handed the breached directory, as the planner
     /// hands it to eviction and to a command or registered cleaner.
-    private func run(refusing refused: Set<[UInt8]>) async -> (RecordingCleaner, RefusingBackend, CleanupSummary?) {
+    private func run(refusing refused: Set<[UInt8]>) -> (RecordingCleaner, RefusingBackend, CleanupSummary?) {
         let files = Self.files()
         let plans = CleanupPlans()
         var plan = CleanupPlan(level: .normal, jobs: [[Self.breached(files: files)], [Self.breached(files: files)]])
@@ -83,22 +83,22 @@ struct SettledContextTests {
         runner.register(PlannedCleaner(inner: EvictionCleaner(), slot: 0, plans: plans, dryBackend: backend))
         runner.register(PlannedCleaner(inner: recording, slot: 1, plans: plans, dryBackend: backend))
         runner.submit(trigger)
-        await runner.waitUntilIdle()
+        runner.waitUntilIdle()
         return (recording, backend, collector.summaries.first)
     }
 
     @Test("evict brings the directory to its target: the next cleaner is not called for it")
-    func nothingLeftToDo() async {
-        let (recording, backend, summary) = await run(refusing: [])
+    func nothingLeftToDo() {
+        let (recording, backend, summary) = run(refusing: [])
         #expect(backend.requests.count == 4, "10 000 → 6 000 B, the first file under the 6 400 B target")
         #expect(recording.contexts.isEmpty, "called with \(recording.contexts.map { $0.directory?.used ?? 0 })")
         #expect(summary?.cleaners.first?.removed.count == 4)
     }
 
     @Test("evict could not reach the target: the next cleaner sees the tally after it and none of its files")
-    func freshContext() async throws {
+    func freshContext() throws {
         let kept = Set(Self.files().dropFirst().map(\.path))
-        let (recording, _, _) = await run(refusing: kept)
+        let (recording, _, _) = run(refusing: kept)
         let context = try #require(recording.contexts.first)
         #expect(recording.contexts.count == 1)
         #expect(context.directory?.used == 9_000)

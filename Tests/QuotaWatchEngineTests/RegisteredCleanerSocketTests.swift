@@ -11,7 +11,7 @@ import Testing
 @Suite("registered cleaners on the control socket")
 struct RegisteredCleanerSocketTests {
     @Test("a cleaner that never reads is dropped after the send timeout, unregistered, and its call ends")
-    func neverReads() async throws {
+    func neverReads() throws {
         let tree = try TempTree(prefix: "qw-registered")
         let socketPath = tree.absoluteBytes("run/control.sock")
         var options = ControlServer.Options(sendTimeout: .milliseconds(300))
@@ -31,7 +31,9 @@ struct RegisteredCleanerSocketTests {
         let registration = try #require(server.registeredCleaners.current.first)
 
         // A context far larger than the socket's buffers, which the cleaner never reads.
-        let answer = await server.registeredCleaners.exchange(id: registration.id) { _ in
+        let answer = server.registeredCleaners.exchange(
+            id: registration.id, deadline: .now + .seconds(60), cancellation: Cancellation()
+        ) { _ in
             [UInt8](repeating: UInt8(ascii: "a"), count: 8 << 20) + [0x0A]
         }
         #expect(answer == .failed("the connection of 'deaf' closed before it replied; it is unregistered"))

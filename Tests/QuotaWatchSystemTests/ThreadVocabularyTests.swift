@@ -17,10 +17,7 @@ struct ThreadVocabularyTests {
     /// The files allowed one, each with its reason.
     private static let allowed: [String: String] = [
         // The one place a thread is made.
-        "QuotaWatchSystem/Threads/JoinableThread.swift": "JoinableThread itself",
-        // Its cleaners are async; it stops the process if a fault plan is armed where it starts
-        // (FaultReach.leavingPlan), so no test can believe it injected into a cleaner.
-        "QuotaWatchCleaning/Cleanup/CleanupRunner.swift": "async cleaners, guarded by FaultReach",
+        "QuotaWatchSystem/Threads/JoinableThread.swift": "JoinableThread itself"
     ]
 
     private static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -79,14 +76,5 @@ struct ThreadBoundTests {
             box.withValue { $0 += 1 }
             JoinableThread(name: "intruder") { box.withValue { $0 += 1 } }.join()
         }
-    }
-
-    @Test("work handed to the concurrency pool with a fault plan armed stops the process")
-    func faultPlanCannotFollowIntoThePool() async {
-        await #expect(processExitsWith: .failure) {
-            FaultPlan().arm { FaultReach.leavingPlan(for: "a test's task") }
-        }
-        // Without a plan armed, nothing happens.
-        FaultReach.leavingPlan(for: "a test's task")
     }
 }

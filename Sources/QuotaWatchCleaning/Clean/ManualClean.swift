@@ -13,12 +13,14 @@ package enum ManualClean {
 
     /// Removes each item if it is still the inode that was listed, then each named path whole.
     /// The audit rule is the item's category (with the kind for user files), or `path`.
-    static func remove(_ items: [CleanItem], named: [NamedPath] = [], remover: Remover) throws -> CleanupResult {
+    static func remove(
+        _ items: [CleanItem], named: [NamedPath] = [], remover: Remover, cancellation: Cancellation = Cancellation()
+    ) throws -> CleanupResult {
         var result = CleanupResult()
         // A group at a time (one sync of the intents, one look at `/proc`), cancellable between.
         var start = 0
         while start < items.count {
-            try Task.checkCancellation()
+            try cancellation.check()
             let group = items[start..<min(start + Deleter.groupSize, items.count)]
             let outcomes = remover.removeGroup(
                 group.map { ($0.path, FileIdentity(device: $0.device, inode: $0.inode), $0.auditRule) })
@@ -27,7 +29,7 @@ package enum ManualClean {
             }
             start += group.count
         }
-        try Task.checkCancellation()
+        try cancellation.check()
         _ = NamedPaths.remove(named, remover: remover, into: &result)
         return result
     }

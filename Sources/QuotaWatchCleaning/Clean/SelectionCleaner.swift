@@ -14,7 +14,7 @@ struct SelectionCleaner: Cleaner {
     /// The backend for one selection: its user files and named paths allowed, recording or not.
     let backend: @Sendable (_ items: [CleanItem], _ named: [NamedPath], _ dryRun: Bool) -> any RemovalBackend
 
-    func clean(_ context: CleanupContext) async throws -> CleanupResult {
+    func clean(_ context: CleanupContext) throws -> CleanupResult {
         guard let plan = plans.active(context.trigger), let selection = plan.selection else {
             return CleanupResult()
         }
@@ -23,6 +23,6 @@ struct SelectionCleaner: Cleaner {
             backend: backend(items, named, context.dryRun || plan.dryRun), trigger: context.remover.trigger,
             cleaner: name,
             run: context.runID, progress: context.remover.progress)
-        return try ManualClean.remove(items, named: named, remover: remover)
+        return try ManualClean.remove(items, named: named, remover: remover, cancellation: context.cancellation)
     }
 }

@@ -7,7 +7,7 @@ import QuotaWatchSystem
 /// own. It removes files only through ``CleanupContext/remover``.
 package protocol Cleaner: Sendable {
     var name: String { get }
-    func clean(_ context: CleanupContext) async throws -> CleanupResult
+    func clean(_ context: CleanupContext) throws -> CleanupResult
     /// How long one call may take; nil is the runner's timeout.
     var callTimeout: Duration? { get }
 }
@@ -91,6 +91,9 @@ package struct CleanupContext: Sendable {
     /// The wall clock when the call began, ns since the epoch (the runner's clock): what
     /// eviction judges times in the future against.
     package var nowNanoseconds: Int64 = .max
+    /// Set by the runner when the call is past its timeout or the runner stops: a cleaner
+    /// looks at it between removals and stops (``Cancellation/check()``).
+    package var cancellation = Cancellation()
 
     package init(
         trigger: CleanupTrigger, inputs: CleanupInputs, dryRun: Bool, remover: Remover, runID: String,

@@ -126,5 +126,8 @@ package final class CleanupParticipant: EngineParticipant {
                     + "hooks are reloaded now)"))
     }
 
-    package func stop() {}
+    /// Cancels the cleaner call going on and joins the runner's thread.
+    package func stop() {
+        state.withValue { $0?.runner }?.stop()
+    }
 }

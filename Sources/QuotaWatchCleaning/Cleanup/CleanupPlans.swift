@@ -77,7 +77,7 @@ struct PlannedCleaner: Cleaner {
 
     var name: String { inner.name }
 
-    func clean(_ context: CleanupContext) async throws -> CleanupResult {
+    func clean(_ context: CleanupContext) throws -> CleanupResult {
         guard let plan = plans.active(context.trigger), slot < plan.jobs.count else { return CleanupResult() }
         let dryRun = context.dryRun || plan.dryRun
         // A program cannot be made to report only: in a dry run it is not started at all.
@@ -92,7 +92,7 @@ struct PlannedCleaner: Cleaner {
         // This cleaner's own removals settle its next directory too (a trim of two caches).
         var removed = context.removedEarlier
         for planned in plan.jobs[slot] {
-            try Task.checkCancellation()
+            try context.cancellation.check()
             guard let inputs = plan.settle(planned, after: removed) else { continue }
             // A program is told the directory and its files; with no candidate left and no
             // directory it would have nothing to do (a leftover run after its file went).
@@ -102,7 +102,8 @@ struct PlannedCleaner: Cleaner {
                 root: context.root)
             call.removedEarlier = removed
             call.nowNanoseconds = context.nowNanoseconds
-            let done = try await inner.clean(call)
+            call.cancellation = context.cancellation
+            let done = try inner.clean(call)
             removed.formUnion(done.removed.map(\.path))
             result.removed += done.removed
             result.skipped += done.skipped

@@ -2,19 +2,22 @@ import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
-import Synchronization
 
-/// Runs the registered cleaners, one after another in registration order, each awaited and
-/// bounded by a timeout; then calls the completion callback once with the run's summary.
+/// Runs the cleaners, one after another in registration order, each waited for and bounded by
+/// a timeout; then calls the completion callback once with the run's summary.
 ///
 /// One run at a time: triggers submitted while a run is going on wait, and all of them are
 /// served by one follow-up run (a trigger equal to one already waiting is dropped). A run
 /// serves its triggers in arrival order, calling every cleaner for each. A cleaner that throws
 /// or outlives its timeout is reported in the summary and the next one is called: a timed-out
-/// cleaner's task is cancelled and left behind, never awaited.
+/// cleaner's call is cancelled (``CleanupContext/cancellation``) and its thread left behind,
+/// never joined.
 ///
-/// Runs happen on Swift's concurrency pool, never on the engine thread: ``submit(_:)`` only
-/// records the trigger and returns.
+/// Runs happen on a ``JoinableThread`` of the runner's, never on the engine thread:
+/// ``submit(_:)`` only records the trigger (starting that thread when none is draining) and
+/// returns. Each cleaner call runs on a thread of its own, so that the runner's thread can
+/// time it; every one of these threads carries the fault plan armed where the run was
+/// submitted. ``stop()`` cancels the call going on and joins the runner's thread.
 package final class CleanupRunner: Sendable {
     package struct Settings: Sendable {
         /// How long one cleaner may take for one trigger.
@@ -37,11 +40,11 @@ package final class CleanupRunner: Sendable {
         }
     }
 
-    /// What the engine knows for a trigger (its level, directory and candidates), asked at the
-    /// start of the trigger's turn so it is current.
-    package typealias Prepare = @Sendable (CleanupTrigger) async -> CleanupInputs
+    /// What the engine knows for a trigger (its level, directory and candidates), asked on the
+    /// runner's thread at the start of the trigger's turn so it is current.
+    package typealias Prepare = @Sendable (CleanupTrigger) -> CleanupInputs
     package typealias Completion = @Sendable (CleanupSummary) -> Void
-    /// Told how far a cleaner has got, from the runner's own task: it must not block (the
+    /// Told how far a cleaner has got, from a thread of the runner's: it must not block (the
     /// daemon posts it to the engine's mailbox, which only appends).
     package typealias ProgressSink = @Sendable (CleanupProgressReport) -> Void
 
@@ -50,7 +53,11 @@ package final class CleanupRunner: Sendable {
         var waiting: [CleanupTrigger] = []
         var running = false
         var runs = 0
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var stopped = false
+        /// The thread draining, or the last one that did (the next joins it, as ``stop()`` does).
+        var thread: JoinableThread?
+        /// The cancellation of the cleaner call going on, for ``stop()``.
+        var call: Cancellation?
     }
 
     let settings: Settings
@@ -61,7 +68,7 @@ package final class CleanupRunner: Sendable {
     let reportProgress: ProgressSink?
     /// Distinguishes this runner's runs from those of earlier starts in the audit log.
     let instance: String
-    private let state = Mutex(State())
+    private let state = BlockingState(State())
 
     package init(
         settings: Settings, backend: any RemovalBackend, clock: any CleanupClock = SystemCleanupClock(),
@@ -85,39 +92,49 @@ package final class CleanupRunner: Sendable {
     /// Asks for a run. Returns at once; the run starts now, or after the one going on.
     package func submit(_ trigger: CleanupTrigger) { submit([trigger]) }
 
-    /// Asks for one run serving all of `triggers` (with any already waiting).
+    /// Asks for one run serving all of `triggers` (with any already waiting). Nothing after
+    /// ``stop()``.
     package func submit(_ triggers: [CleanupTrigger]) {
         guard !triggers.isEmpty else { return }
-        let start = state.withLock { state -> Bool in
+        state.withLock { state in
+            guard !state.stopped else { return }
             for trigger in triggers where !state.waiting.contains(trigger) { state.waiting.append(trigger) }
-            if state.running { return false }
+            guard !state.running else { return }
             state.running = true
-            return true
-        }
-        guard start else { return }
-        FaultReach.leavingPlan(for: "the cleanup runner")
-        Task.detached { await self.drain() }
-    }
-
-    /// Returns once no run is going on and none is waiting.
-    package func waitUntilIdle() async {
-        await withCheckedContinuation { continuation in
-            let idle = state.withLock { state -> Bool in
-                if !state.running { return true }
-                state.idleWaiters.append(continuation)
-                return false
+            // The thread that drained before has set `running` back and is about to return.
+            let previous = state.thread
+            state.thread = JoinableThread(name: "cleanup-runner") { [self] in
+                previous?.join()
+                drain()
             }
-            if idle { continuation.resume() }
         }
     }
 
-    private func drain() async {
+    /// Blocks until no run is going on and none is waiting.
+    package func waitUntilIdle() {
+        state.waitUntil { !$0.running }
+    }
+
+    /// Cancels the cleaner call going on, drops the triggers waiting, and joins the runner's
+    /// thread; a run cut short reports no summary (the engine is stopping). Idempotent.
+    package func stop() {
+        let (thread, call) = state.withLockWakingWaiters { state -> (JoinableThread?, Cancellation?) in
+            state.stopped = true
+            state.waiting = []
+            return (state.thread, state.call)
+        }
+        call?.cancel()
+        thread?.join()
+    }
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    private func drain() {
         while true {
-            let next = state.withLock { state -> (triggers: [CleanupTrigger], cleaners: [any Cleaner], run: Int)? in
-                guard !state.waiting.isEmpty else {
+            let next = state.withLockWakingWaiters {
+                state -> (triggers: [CleanupTrigger], cleaners: [any Cleaner], run: Int)? in
+                guard !state.waiting.isEmpty, !state.stopped else {
                     state.running = false
-                    for waiter in state.idleWaiters { waiter.resume() }
-                    state.idleWaiters = []
                     return nil
                 }
                 defer { state.waiting = [] }
@@ -125,8 +142,9 @@ package final class CleanupRunner: Sendable {
                 return (state.waiting, Self.expand(state.cleaners), state.runs)
             }
             guard let next else { return }
-            let summary = await perform(next.triggers, cleaners: next.cleaners, runID: "\(instance)-\(next.run)")
-            completion(summary)
+            if let summary = perform(next.triggers, cleaners: next.cleaners, runID: "\(instance)-\(next.run)") {
+                completion(summary)
+            }
         }
     }
 
@@ -135,7 +153,8 @@ package final class CleanupRunner: Sendable {
         cleaners.flatMap { cleaner -> [any Cleaner] in (cleaner as? any CleanerGroup)?.members() ?? [cleaner] }
     }
 
-    private func perform(_ triggers: [CleanupTrigger], cleaners: [any Cleaner], runID: String) async -> CleanupSummary {
+    /// The run's summary; nil when the runner stopped during it (the engine is stopping too).
+    private func perform(_ triggers: [CleanupTrigger], cleaners: [any Cleaner], runID: String) -> CleanupSummary? {
         let started = clock.monotonic
         var reports = cleaners.map { CleanerReport(name: $0.name) }
         // Triggers served by one run can name the same file (each leftover's own trigger, and
@@ -150,8 +169,9 @@ package final class CleanupRunner: Sendable {
         // the cleaners before it made stale.
         var removedInRun: Set<[UInt8]> = []
         for trigger in triggers {
-            let inputs = await prepare(trigger)
+            let inputs = prepare(trigger)
             for (index, cleaner) in cleaners.enumerated() {
+                if isStopped { return nil }
                 let progress = CleanupProgress(clock: clock)
                 let remover = Remover(
                     backend: backend, trigger: trigger.name, cleaner: cleaner.name, run: runID, progress: progress)
@@ -160,7 +180,7 @@ package final class CleanupRunner: Sendable {
                     root: settings.root)
                 context.removedEarlier = removedInRun
                 context.nowNanoseconds = Saturating.product(clock.wallTime.millisecondsSinceEpoch, 1_000_000)
-                let outcome = await call(cleaner, context, progress: progress)
+                let outcome = call(cleaner, context, progress: progress)
                 // A cleaner that timed out or threw removed what its progress saw, all the same.
                 removedInRun.formUnion(progress.removedPaths)
                 if case .finished(let result) = outcome { removedInRun.formUnion(result.removed.map(\.path)) }
@@ -202,56 +222,68 @@ package final class CleanupRunner: Sendable {
         case notConcerned
     }
 
-    /// Calls one cleaner, racing it against the timeout. Whichever ends first answers; the
-    /// loser is cancelled and not waited for. The timeout bounds a stall, not a large job: it
-    /// counts from the cleaner's last removal answered (``CleanupProgress``), so one removing
-    /// 60 000 files in a steady stream is not killed, and one that answers nothing for the
-    /// whole timeout is.
-    private func call(
-        _ cleaner: any Cleaner, _ context: CleanupContext, progress: CleanupProgress
-    ) async
-        -> CallResult
-    {
-        let race = Race()
+    /// Where a call's result is decided: the first of the cleaner's answer, the timeout and
+    /// ``stop()`` to get there stands.
+    typealias CallSlot = BlockingState<CallResult?>
+
+    /// Calls one cleaner on a thread of its own, timed on this one. Whichever of the answer and
+    /// the timeout comes first decides; a call past its timeout is cancelled and its thread not
+    /// waited for. The timeout bounds a stall, not a large job: it counts from the cleaner's
+    /// last removal answered (``CleanupProgress``), so one removing 60 000 files in a steady
+    /// stream is not stopped, and one that answers nothing for the whole timeout is.
+    private func call(_ cleaner: any Cleaner, _ context: CleanupContext, progress: CleanupProgress) -> CallResult {
+        let slot = CallSlot(nil)
+        let cancellation = context.cancellation
+        let started = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            state.call = cancellation
+            return true
+        }
+        guard started else { return .threw(Self.stopped) }
+        defer { state.withLock { $0.call = nil } }
+        cancellation.onCancel { Self.decide(slot, .threw(Self.stopped)) }
+        let worker = JoinableThread(name: "cleaner \(cleaner.name)") {
+            let result: CallResult
+            do {
+                result = .finished(try cleaner.clean(context))
+            } catch is CleanerNotConcerned {
+                result = .notConcerned
+            } catch {
+                result = .threw("\(error)")
+            }
+            Self.decide(slot, result)
+        }
+        let (clock, interval) = (clock, settings.progressInterval)
+        let reporter = reportProgress.map { report in
+            JoinableThread(name: "cleanup-progress") {
+                Self.report(progress, of: cleaner.name, context, every: interval, clock, until: slot, report)
+            }
+        }
         let timeout = cleaner.callTimeout ?? settings.timeout
-        let clock = clock
-        return await withCheckedContinuation { continuation in
-            race.arm(continuation)
-            let work = Task {
-                do {
-                    race.finish(.finished(try await cleaner.clean(context)))
-                } catch is CleanerNotConcerned {
-                    race.finish(.notConcerned)
-                } catch {
-                    race.finish(.threw("\(error)"))
-                }
+        var wait = timeout
+        var seen = progress.reading.answered
+        while !clock.sleep(for: wait, on: slot, until: { $0 != nil }) {
+            let now = progress.reading
+            if now.answered == seen {
+                Self.decide(slot, .threw(Self.timedOut(after: timeout, now)))
+                break
             }
-            let timer = Task {
-                do {
-                    var wait = timeout
-                    var seen = progress.reading.answered
-                    while true {
-                        try await clock.sleep(for: wait)
-                        let now = progress.reading
-                        if now.answered == seen { break }
-                        // Progress since the last look: wait a whole timeout from the last answer.
-                        seen = now.answered
-                        wait = timeout - min(clock.monotonic - now.at, timeout)
-                    }
-                    race.finish(.threw(Self.timedOut(after: timeout, progress.reading)))
-                    work.cancel()
-                } catch {
-                    // Cancelled: the cleaner answered first.
-                }
-            }
-            let interval = settings.progressInterval
-            let reporter = reportProgress.map { report in
-                Task { await Self.report(progress, of: cleaner.name, context, every: interval, clock, report) }
-            }
-            race.onFinish {
-                timer.cancel()
-                reporter?.cancel()
-            }
+            // Progress since the last look: wait a whole timeout from the last answer.
+            seen = now.answered
+            wait = timeout - min(clock.monotonic - now.at, timeout)
+        }
+        // Decided: a cleaner still going stops at its next step (one that answered, nothing).
+        cancellation.cancel()
+        reporter?.join()
+        if worker.hasFinished { worker.join() }
+        return slot.withLock { $0 } ?? .threw(Self.stopped)
+    }
+
+    private static let stopped = "stopped: the daemon is stopping"
+
+    private static func decide(_ slot: CallSlot, _ result: CallResult) {
+        slot.withLockWakingWaiters { decided in
+            if decided == nil { decided = result }
         }
     }
 }
@@ -265,15 +297,15 @@ extension CleanupRunner {
             + "(\(ByteFormat.decimal.string(reading.freedBytes)) freed; the audit log lists them)"
     }
 
-    /// Reports `progress` every `interval` in which something was answered, until cancelled.
+    /// Reports `progress` every `interval` in which something was answered, until the call is
+    /// decided.
     fileprivate static func report(
         _ progress: CleanupProgress, of cleaner: String, _ context: CleanupContext, every interval: Duration,
-        _ clock: any CleanupClock, _ report: ProgressSink
-    ) async {
+        _ clock: any CleanupClock, until slot: CallSlot, _ report: ProgressSink
+    ) {
         let started = clock.monotonic
         var shown = 0
-        while true {
-            do { try await clock.sleep(for: interval) } catch { return }
+        while !clock.sleep(for: interval, on: slot, until: { $0 != nil }) {
             let now = progress.reading
             guard now.answered != shown else { continue }
             shown = now.answered
@@ -283,46 +315,5 @@ extension CleanupRunner {
                     freedBytes: now.freedBytes, answered: now.answered,
                     seconds: Double((clock.monotonic - started) / .milliseconds(1)) / 1000, dryRun: context.dryRun))
         }
-    }
-}
-
-/// The first of two tasks to finish resumes the continuation; the other's answer is dropped.
-private final class Race: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<CleanupRunner.CallResult, Never>?
-        var decided = false
-        var cleanup: (@Sendable () -> Void)?
-    }
-
-    private typealias Resumption = (
-        continuation: CheckedContinuation<CleanupRunner.CallResult, Never>?, cleanup: (@Sendable () -> Void)?
-    )
-
-    private let state = Mutex(State())
-
-    func arm(_ continuation: CheckedContinuation<CleanupRunner.CallResult, Never>) {
-        state.withLock { $0.continuation = continuation }
-    }
-
-    func finish(_ result: CleanupRunner.CallResult) {
-        let resumption: Resumption = state.withLock { state -> Resumption in
-            guard !state.decided else { return (nil, nil) }
-            state.decided = true
-            let continuation = state.continuation
-            state.continuation = nil
-            return (continuation, state.cleanup)
-        }
-        resumption.continuation?.resume(returning: result)
-        resumption.cleanup?()
-    }
-
-    /// Runs `cleanup` when the race is decided (at once if it already is).
-    func onFinish(_ cleanup: @escaping @Sendable () -> Void) {
-        let decided = state.withLock { state -> Bool in
-            if state.decided { return true }
-            state.cleanup = cleanup
-            return false
-        }
-        if decided { cleanup() }
     }
 }

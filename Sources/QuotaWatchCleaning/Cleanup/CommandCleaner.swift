@@ -34,7 +34,7 @@ package struct CommandCleaner: Cleaner {
             effectiveLimit: context.directory?.effectiveLimit, target: context.directory?.target)
     }
 
-    package func clean(_ context: CleanupContext) async throws -> CleanupResult {
+    package func clean(_ context: CleanupContext) throws -> CleanupResult {
         let document = Self.context(context)
         guard case .object(let fields) = PolicyJSON(encoding: document) else { return CleanupResult() }
         var environment = self.environment
@@ -49,18 +49,9 @@ package struct CommandCleaner: Cleaner {
         let request = ChildProcess.Request(
             arguments: arguments, environment: environment,
             standardInput: ContractJSON.encode(document) + [0x0A])
-        let timeout = self.timeout
-        // ChildProcess.run blocks until the child ends: give it a thread of its own.
-        let outcome: Result<ChildProcess.Outcome, SpawnError> = await withCheckedContinuation { continuation in
-            _ = JoinableThread(name: "cleaner \(name)") {
-                do throws(SpawnError) {
-                    continuation.resume(returning: .success(try ChildProcess.run(request, timeout: timeout)))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-        }
-        let finished = try outcome.get()
+        // Blocks the cleaner's thread (the runner gives each call one) until the child ends
+        // or its timeout kills it.
+        let finished = try ChildProcess.run(request, timeout: timeout)
         let tail = String(decoding: finished.standardErrorTail, as: UTF8.self)
         if finished.timedOut { throw CommandCleanerError(message: "'\(name)' timed out after \(timeout); \(tail)") }
         switch finished.termination {

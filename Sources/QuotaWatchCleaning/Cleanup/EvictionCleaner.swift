@@ -18,7 +18,7 @@ package struct EvictionCleaner: Cleaner {
         self.limit = limit
     }
 
-    package func clean(_ context: CleanupContext) async throws -> CleanupResult {
+    package func clean(_ context: CleanupContext) throws -> CleanupResult {
         guard let directory = context.directory else { return CleanupResult() }
         let target = limit ?? directory.target
         guard directory.used > target else { return CleanupResult() }
@@ -33,7 +33,7 @@ package struct EvictionCleaner: Cleaner {
         var result = CleanupResult()
         var next = 0
         while next < picks.count, remaining > target, result.error == nil {
-            try Task.checkCancellation()
+            try context.cancellation.check()
             // The picks one-by-one eviction would take if each went: every one starts above
             // the target. Those refused leave the directory fuller, so the next group goes on
             // from there; no pick is taken that one-by-one eviction would not take.

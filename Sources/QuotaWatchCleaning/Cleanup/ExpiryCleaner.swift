@@ -15,10 +15,10 @@ package struct ExpiryCleaner: Cleaner {
         self.nowNanoseconds = nowNanoseconds
     }
 
-    package func clean(_ context: CleanupContext) async throws -> CleanupResult {
+    package func clean(_ context: CleanupContext) throws -> CleanupResult {
         var result = CleanupResult()
         for candidate in EvictionSelection.olderThan(context.candidates, age: age, nowNanoseconds: nowNanoseconds()) {
-            try Task.checkCancellation()
+            try context.cancellation.check()
             guard result.record(context.remover.remove(candidate), path: candidate.path, inDirectory: nil) else {
                 break
             }

@@ -9,10 +9,10 @@ package struct LeftoverCleaner: Cleaner {
 
     package init(name: String = "leftovers") { self.name = name }
 
-    package func clean(_ context: CleanupContext) async throws -> CleanupResult {
+    package func clean(_ context: CleanupContext) throws -> CleanupResult {
         var result = CleanupResult()
         for candidate in context.candidates {
-            try Task.checkCancellation()
+            try context.cancellation.check()
             guard result.record(context.remover.remove(candidate), path: candidate.path, inDirectory: nil) else {
                 break
             }

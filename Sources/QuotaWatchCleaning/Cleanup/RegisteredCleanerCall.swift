@@ -5,7 +5,8 @@ import QuotaWatchPolicy
 /// One registered cleaner as the runner calls it: the context the engine planned for it and
 /// this trigger goes to its connection as one line, and its reply line comes back as the
 /// result. The runner's timeout for it is the registration's; past it the call is cancelled,
-/// reported, and the next cleaner runs.
+/// reported, and the next cleaner runs. The blocking wait for the reply has a deadline of its
+/// own, a second timeout later, so that the call's thread ends even if no runner cancels it.
 struct RegisteredCleanerCall: Cleaner {
     let registration: RegisteredCleaners.Registration
     let registry: RegisteredCleaners
@@ -15,7 +16,7 @@ struct RegisteredCleanerCall: Cleaner {
     var name: String { registration.name }
     var callTimeout: Duration? { timeout }
 
-    func clean(_ context: CleanupContext) async throws -> CleanupResult {
+    func clean(_ context: CleanupContext) throws -> CleanupResult {
         // Its context as the cleaners before it left the tree: none of their files, the tally
         // after them, and nothing at all once they brought the directory to its target.
         guard let plan = plans.active(context.trigger), let planned = plan.registered[registration.id],
@@ -28,7 +29,9 @@ struct RegisteredCleanerCall: Cleaner {
         let call = CleanupContext(
             trigger: context.trigger, inputs: inputs, dryRun: false, remover: context.remover, runID: context.runID)
         let name = name
-        let answer = await registry.exchange(id: registration.id) { number in
+        let deadline = ContinuousClock.now + timeout * 2
+        let answer = registry.exchange(id: registration.id, deadline: deadline, cancellation: context.cancellation) {
+            number in
             RegisteredCleanerWire.contextLine(call, context: number, cleaner: name)
         }
         switch answer {
@@ -57,5 +60,5 @@ struct RegisteredCleanerGroup: CleanerGroup {
         }
     }
 
-    func clean(_ context: CleanupContext) async throws -> CleanupResult { CleanupResult() }
+    func clean(_ context: CleanupContext) throws -> CleanupResult { CleanupResult() }
 }

@@ -1,15 +1,17 @@
 import QuotaWatchCore
 import QuotaWatchPolicy
+import QuotaWatchSystem
 import Synchronization
 
 /// The cleaners running programs registered over the control socket
 /// (`{"command":"register_cleaner",…}`), in registration order, shared by the control loop
 /// (which owns their connections) and the cleanup runner (which calls them).
 ///
-/// A call hands the connection one context line and suspends until the control loop passes
-/// back the reply line, the connection drops, or the call is cancelled (the runner's timeout):
-/// nothing here blocks a thread, so neither the engine nor the control loop ever waits on a
-/// registered cleaner.
+/// A call hands the connection one context line and blocks the calling thread (the cleanup
+/// runner's call of that cleaner) until the control loop passes back the reply line, the
+/// connection drops, the call's deadline passes or it is cancelled (the runner's timeout). The
+/// control loop only sets the answer and wakes the caller, so neither the engine nor the control
+/// loop ever waits on a registered cleaner.
 package final class RegisteredCleaners: Sendable {
     /// The wait for a reply when neither the registration nor the config names one.
     package static let defaultTimeout: Duration = .seconds(30)
@@ -35,8 +37,11 @@ package final class RegisteredCleaners: Sendable {
     private struct Entry {
         var registration: Registration
         var send: @Sendable ([UInt8]) -> Void
-        var waiting: (context: UInt64, continuation: CheckedContinuation<Answer, Never>)?
+        var waiting: (context: UInt64, reply: ReplySlot)?
     }
+
+    /// Where one call's answer is left for the thread waiting on it.
+    private typealias ReplySlot = BlockingState<Answer?>
 
     private struct State {
         var entries: [Entry] = []
@@ -108,60 +113,58 @@ package final class RegisteredCleaners: Sendable {
 
     /// Connection `id` closed: its cleaner is gone, and a call waiting for it ends now.
     func unregister(id: UInt64) {
-        let waiting = state.withLock { state -> (String, CheckedContinuation<Answer, Never>)? in
+        let waiting = state.withLock { state -> (String, ReplySlot)? in
             guard let index = state.entries.firstIndex(where: { $0.registration.id == id }) else { return nil }
             let entry = state.entries.remove(at: index)
-            return entry.waiting.map { (entry.registration.name, $0.continuation) }
+            return entry.waiting.map { (entry.registration.name, $0.reply) }
         }
-        if let (name, continuation) = waiting {
-            continuation.resume(
-                returning: .failed("the connection of '\(name)' closed before it replied; it is unregistered"))
+        if let (name, reply) = waiting {
+            Self.settle(reply, .failed("the connection of '\(name)' closed before it replied; it is unregistered"))
         }
     }
 
-    /// Sends the line `makeLine` builds for a fresh context number and waits for its reply.
-    /// Cancelling the calling task (the runner's timeout) ends the wait at once.
-    package func exchange(id: UInt64, makeLine: @Sendable (UInt64) -> [UInt8]) async -> Answer {
-        let context = state.withLock { state -> UInt64 in
+    /// Sends the line `makeLine` builds for a fresh context number and blocks until its reply,
+    /// a failure, `deadline`, or `cancellation` (the runner's timeout, or the runner stopping),
+    /// which ends the wait at once.
+    package func exchange(
+        id: UInt64, deadline: ContinuousClock.Instant, cancellation: Cancellation, makeLine: (UInt64) -> [UInt8]
+    ) -> Answer {
+        let reply = ReplySlot(nil)
+        typealias Outcome = (context: UInt64, send: (@Sendable ([UInt8]) -> Void)?, failed: String?)
+        let outcome = state.withLock { state -> Outcome in
             state.contexts += 1
-            return state.contexts
-        }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Answer, Never>) in
-                let outcome = state.withLock { state -> (send: (@Sendable ([UInt8]) -> Void)?, failed: String?) in
-                    guard let index = state.entries.firstIndex(where: { $0.registration.id == id }) else {
-                        return (nil, "it is no longer registered (its connection closed)")
-                    }
-                    guard state.entries[index].waiting == nil else {
-                        return (nil, "it is still answering another context")
-                    }
-                    if Task.isCancelled { return (nil, "the call was cancelled") }
-                    state.entries[index].waiting = (context, continuation)
-                    return (state.entries[index].send, nil)
-                }
-                if let failed = outcome.failed {
-                    continuation.resume(returning: .failed(failed))
-                } else {
-                    outcome.send?(makeLine(context))
-                }
+            let context = state.contexts
+            guard let index = state.entries.firstIndex(where: { $0.registration.id == id }) else {
+                return (context, nil, "it is no longer registered (its connection closed)")
             }
-        } onCancel: {
-            resolve(id: id, context: context, .failed("cancelled"))
+            guard state.entries[index].waiting == nil else {
+                return (context, nil, "it is still answering another context")
+            }
+            if cancellation.isCancelled { return (context, nil, "the call was cancelled") }
+            state.entries[index].waiting = (context, reply)
+            return (context, state.entries[index].send, nil)
         }
+        if let failed = outcome.failed { return .failed(failed) }
+        cancellation.onCancel { self.resolve(id: id, context: outcome.context, .failed("cancelled")) }
+        outcome.send?(makeLine(outcome.context))
+        if let answer = reply.wait(until: deadline, { $0 }) { return answer }
+        // The deadline passed: a reply arriving now is late, and no call waits for it.
+        resolve(id: id, context: outcome.context, .failed("no reply by the deadline"))
+        return reply.withLock { $0 } ?? .failed("no reply by the deadline")
     }
 
     /// A reply line from connection `id`, naming the context it answers or not. False when no
     /// context of this connection waits for it (a late or unasked reply).
     func answer(id: UInt64, context: UInt64?, line: [UInt8]) -> Bool {
-        let continuation = state.withLock { state -> CheckedContinuation<Answer, Never>? in
+        let reply = state.withLock { state -> ReplySlot? in
             guard let index = state.entries.firstIndex(where: { $0.registration.id == id }),
                 let waiting = state.entries[index].waiting, context == nil || context == waiting.context
             else { return nil }
             state.entries[index].waiting = nil
-            return waiting.continuation
+            return waiting.reply
         }
-        continuation?.resume(returning: .reply(line))
-        return continuation != nil
+        if let reply { Self.settle(reply, .reply(line)) }
+        return reply != nil
     }
 
     /// Whether a context of connection `id` waits for its reply.
@@ -171,22 +174,29 @@ package final class RegisteredCleaners: Sendable {
 
     /// Ends the wait of connection `id` with `message` (its reply was too long to read).
     func fail(id: UInt64, _ message: String) {
-        let continuation = state.withLock { state -> CheckedContinuation<Answer, Never>? in
+        let reply = state.withLock { state -> ReplySlot? in
             guard let index = state.entries.firstIndex(where: { $0.registration.id == id }) else { return nil }
             defer { state.entries[index].waiting = nil }
-            return state.entries[index].waiting?.continuation
+            return state.entries[index].waiting?.reply
         }
-        continuation?.resume(returning: .failed(message))
+        if let reply { Self.settle(reply, .failed(message)) }
     }
 
     private func resolve(id: UInt64, context: UInt64, _ answer: Answer) {
-        let continuation = state.withLock { state -> CheckedContinuation<Answer, Never>? in
+        let reply = state.withLock { state -> ReplySlot? in
             guard let index = state.entries.firstIndex(where: { $0.registration.id == id }),
                 let waiting = state.entries[index].waiting, waiting.context == context
             else { return nil }
             state.entries[index].waiting = nil
-            return waiting.continuation
+            return waiting.reply
         }
-        continuation?.resume(returning: answer)
+        if let reply { Self.settle(reply, answer) }
+    }
+
+    /// The first answer a call gets stands; it wakes the thread waiting for it.
+    private static func settle(_ reply: ReplySlot, _ answer: Answer) {
+        reply.withLockWakingWaiters { current in
+            if current == nil { current = answer }
+        }
     }
 }

@@ -31,8 +31,10 @@ func tracedCall(_ call: SystemCall) {
 
 /// The faults a new thread inherits from the thread that starts it: the plan armed there, in
 /// a build with fault injection; nothing otherwise. ``JoinableThread`` passes it on, so a test
-/// that arms a plan and then starts an engine (whose reader, crawler and writer threads are
-/// all JoinableThreads) injects into every thread of that engine and of no other test.
+/// that arms a plan and then starts an engine (whose reader, crawler, writer, history and
+/// cleanup runner threads, and each cleaner call's, are all JoinableThreads) injects into every
+/// thread of that engine and of no other test. Nothing in Sources starts work any other way
+/// (ThreadVocabularyTests), so no thread the daemon starts is out of a plan's reach.
 struct InheritedFaults: Sendable {
     #if QUOTAWATCH_FAULT_INJECTION
         private let plan: FaultPlan?
@@ -45,22 +47,4 @@ struct InheritedFaults: Sendable {
         init() {}
         @inline(__always) func run(_ body: () -> Void) { body() }
     #endif
-}
-
-/// Where a test's faults cannot follow. Every thread QuotaWatch starts is a
-/// ``JoinableThread``, which carries the armed plan over; work handed to Swift's concurrency
-/// pool is not (a plan is armed per thread, and a task hops between the pool's threads).
-package enum FaultReach {
-    /// Stops the process, naming `work`, when a plan is armed on the calling thread: `work`
-    /// is about to run on the concurrency pool, where none of the plan's faults would be
-    /// injected, and a test relying on them would pass without testing anything. Nothing in
-    /// a build without fault injection.
-    @inline(__always)
-    package static func leavingPlan(for work: StaticString) {
-        #if QUOTAWATCH_FAULT_INJECTION
-            if FaultPlan.current != nil {
-                preconditionFailure("a fault plan is armed on this thread, and \(work) runs where no plan reaches")
-            }
-        #endif
-    }
 }

@@ -92,7 +92,7 @@ struct CleaningSimulation {
 
     /// One engine turn, and the cleanup run it submits carried out to its end: what the
     /// planner saw is kept for the oracle before the turn plans.
-    mutating func turn(oracle: inout CleaningOracle) async {
+    mutating func turn(oracle: inout CleaningOracle) {
         p.h.deliverAndWait()
         syncWall()
         let changes = p.h.live.drainStructureChanges()
@@ -113,7 +113,7 @@ struct CleaningSimulation {
                 note(event)
             }
         }
-        await runner.waitUntilIdle()
+        runner.waitUntilIdle()
         let summaries = collector.summaries
         for summary in summaries.dropFirst(handledSummaries) {
             let (removed, refused, appCalls) = disk.takeRemoved()
@@ -134,7 +134,7 @@ struct AppCleaner: Cleaner {
     let name = "app"
     let disk: SimulatedDisk
 
-    func clean(_ context: CleanupContext) async throws -> CleanupResult {
+    func clean(_ context: CleanupContext) throws -> CleanupResult {
         disk.noteAppContext(context)
         guard let candidate = context.candidates.first, disk.flipCoin() else { return CleanupResult() }
         var result = CleanupResult()
@@ -148,5 +148,11 @@ struct SimulatedClock: CleanupClock {
     let disk: SimulatedDisk
     var wallTime: WallTime { WallTime(millisecondsSinceEpoch: disk.wallNow / 1_000_000) }
     var monotonic: Moment { .now }
-    func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
+    func sleep<State>(
+        for duration: Duration, on state: BlockingState<State>, until ended: (inout State) -> Bool
+    )
+        -> Bool
+    {
+        state.waitUntil(deadline: .now + duration, ended)
+    }
 }

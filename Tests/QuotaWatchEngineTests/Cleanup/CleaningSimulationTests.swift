@@ -29,11 +29,11 @@ struct CleaningSimulationTests {
     static let steps = environment["QUOTAWATCH_CLEANING_STEPS"].flatMap { Int($0) } ?? 60
 
     @Test("random workloads, every run judged")
-    func randomWorkloads() async throws {
+    func randomWorkloads() throws {
         var failures: [String] = []
         var judged: [String: Int] = [:]
         for seed in Self.seeds {
-            let (failure, counts) = try await Self.run(seed: seed, steps: Self.steps)
+            let (failure, counts) = try Self.run(seed: seed, steps: Self.steps)
             judged.merge(counts, uniquingKeysWith: +)
             if let failure { failures.append(failure) }
             if failures.count >= 3 { break }
@@ -52,7 +52,7 @@ struct CleaningSimulationTests {
 
     /// One seed: what the oracle found (nil when nothing) with the seed, the violations and
     /// the last operations; and the deletions it judged.
-    static func run(seed: UInt64, steps: Int) async throws -> (failure: String?, judged: [String: Int]) {
+    static func run(seed: UInt64, steps: Int) throws -> (failure: String?, judged: [String: Int]) {
         var random = SeededGenerator(seed: seed)
         var sim = try CleaningSimulation()
         sim.disk.seed(seed)
@@ -63,7 +63,7 @@ struct CleaningSimulationTests {
             let operation = try apply(&sim, &oracle, &random, &downloads)
             log.append("\(step): \(operation)")
             sim.advance(milliseconds: Int64.random(in: 0...1_500, using: &random))
-            await sim.turn(oracle: &oracle)
+            sim.turn(oracle: &oracle)
             if !oracle.violations.isEmpty {
                 return (
                     """

@@ -87,7 +87,7 @@ struct CleanupStepTests {
     @Test(
         "the coordinator plans a noted breach in the same turn, submits one run and holds the directory until it settles"
     )
-    func coordinatorSubmitsTheTurnsBreach() async throws {
+    func coordinatorSubmitsTheTurnsBreach() throws {
         var (p, events) = try fixture(order: .oldestModified)
         let plans = CleanupPlans()
         let prepared = Mutex<[CleanupPlan]>([])
@@ -107,7 +107,7 @@ struct CleanupStepTests {
         #expect(coordinator.nextDeadline == 0, "a noted trigger asks for a turn at once")
         coordinator.turn(&p.h.live, monitor: p.monitor, now: p.h.now)
         #expect(coordinator.settling.paths.contains(Array("Caches/a".utf8)))
-        await runner.waitUntilIdle()
+        runner.waitUntilIdle()
         let summary = try #require(summaries.summaries.first)
         #expect(summaries.summaries.count == 1)
         #expect(summary.triggers == [.breach(path: Array("Caches/a".utf8))])
