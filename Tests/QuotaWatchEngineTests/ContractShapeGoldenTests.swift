@@ -17,6 +17,16 @@ struct ContractShape: Sendable, CustomTestStringConvertible {
         ContractShape(fixture: fixture) { try ContractJSON.encode(ContractJSON.decode(Shape.self, from: $0)) }
     }
 
+    /// A file of JSON lines (`history --json`), each line one `Shape`.
+    static func lines<Shape: Codable & SendableMetatype>(_ type: Shape.Type, _ fixture: String) -> ContractShape {
+        ContractShape(fixture: fixture) { bytes in
+            let lines = try bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+                try ContractJSON.encode(ContractJSON.decode(Shape.self, from: $0))
+            }
+            return Array(lines.joined(separator: [0x0A]))
+        }
+    }
+
     var testDescription: String { fixture }
 }
 
@@ -57,6 +67,12 @@ struct ContractShapeGoldenTests {
             .of(ContractEvent.self, "event-subscribed-recent"),
             .of(VerificationReport.self, "verification"),
             .of(VerificationReport.self, "verification-first-pass"),
+            .of(ConfigSummaryDocument.self, "check-config"),
+            .of(ConfigSummaryDocument.self, "check-config-every-kind"),
+            .of(CleanListDocument.self, "reply-clean_list"),
+            .of(ControlErrorDocument.self, "reply-error"),
+            .of(HistoryGrowthDocument.self, "history-growth"),
+            .lines(ContractEvent.self, "history"),
         ] + eventKinds.map { .of(ContractEvent.self, $0) }
 
     /// Every event line of a kind ``ContractEvent`` reads as its own case.

@@ -153,7 +153,7 @@ struct GoldenJSONTests {
         Self.expectFixture(ControlEventFeed.droppedLine(17, root: Self.root), "event-dropped")
         let registration = RegisteredCleaners.Registration(
             id: 1, name: "feed", paths: [Self.oddPath], requestedTimeout: nil)
-        Self.expectFixture(PolicyJSONLine.registered(registration, timeout: .seconds(10)), "event-registered")
+        Self.expectFixture(RegisteredCleanerGreeting.line(registration, timeout: .seconds(10)), "event-registered")
     }
 
     static var cleanupSummary: CleanupSummary {
@@ -233,6 +233,6 @@ struct GoldenJSONTests {
 
     @Test("check-config --json of the default config")
     func checkConfig() {
-        Self.expectFixture(ConfigSummary.json(PolicyConfig()).encoded, "check-config")
+        Self.expectFixture(ContractJSON.encodedString(ConfigSummary.document(PolicyConfig())), "check-config")
     }
 }

@@ -47,7 +47,7 @@ struct BadValueCorpusTests {
         #expect(smallest.leftovers.age == .seconds(1) && smallest.history.keep == .seconds(60))
         for config in [largest, smallest] {
             #expect(!ConfigSummary.table(config).isEmpty)
-            #expect(!ConfigSummary.json(config).encoded.isEmpty)
+            #expect(!ContractJSON.encode(ConfigSummary.document(config)).isEmpty)
         }
     }
 

@@ -102,7 +102,7 @@ struct CleanupConfigLoaderTests {
         let leftovers = try #require(table.range(of: "(leftover rules)"))
         #expect(evict.lowerBound < leftovers.lowerBound)
         #expect(table.contains("protect: tmp/keep"))
-        let json = ConfigSummary.json(config).encoded
+        let json = ContractJSON.encodedString(ConfigSummary.document(config))
         #expect(json.contains(#""cleanup":{"app_version":null,"cleaners":[{"kind":"evict""#), "\(json)")
     }
 }

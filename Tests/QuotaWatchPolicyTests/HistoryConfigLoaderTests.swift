@@ -1,5 +1,6 @@
 import Foundation
 import QuotaWatchConfig
+import QuotaWatchCore
 import QuotaWatchPolicy
 import Testing
 
@@ -79,11 +80,10 @@ struct HistoryConfigSummaryTests {
         #expect(ConfigSummary.table(off).contains("HISTORY: off"))
         let on = try PolicyConfigLoader.load(Array("history: {keep: 7d}\n".utf8), file: "t.yaml")
         #expect(ConfigSummary.table(on).contains("samples every 5m, kept 7d, at most 100MB"))
-        guard case .object(let fields) = ConfigSummary.json(on), case .object(let history)? = fields["history"] else {
-            Issue.record("no history object in \(ConfigSummary.json(on).encoded)")
-            return
-        }
-        #expect(history["enabled"] == .bool(true) && history["keep"] == .number(604_800))
-        #expect(history["sample_every"] == .number(300) && history["max_size"] == .unsigned(100_000_000))
+        let history = ConfigSummary.document(on).history
+        #expect(history.enabled && history.keep == ContractNumber(604_800))
+        #expect(history.sampleEvery == ContractNumber(300) && history.maximumBytes == 100_000_000)
+        let line = ContractJSON.encodedString(history)
+        #expect(line == #"{"enabled":true,"keep":604800,"max_size":100000000,"sample_every":300}"#, "\(line)")
     }
 }

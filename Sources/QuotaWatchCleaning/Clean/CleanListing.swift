@@ -4,11 +4,8 @@ import QuotaWatchEngine
 import QuotaWatchPolicy
 import QuotaWatchSystem
 
-/// The daemon's answer to `clean_list`: every file with a category, as rows named by
-/// `columns` (new columns are only ever appended), with the engine's counters.
-///
-/// `{"columns":["path","category","allocated","apparent","modified_ns","device","inode","links"],
-/// "engine":{…},"root":"/abs/root","rows":[["tmp/CFNetworkDownload_A.tmp","leftovers",4096,…]]}`
+/// The daemon's answer to `clean_list`: every file with a category, with the engine's
+/// counters; on the wire a ``CleanListDocument``.
 package struct CleanListing: Sendable, ControlReplyDocument {
     package var root: String
     package var items: [CleanItem]
@@ -29,23 +26,27 @@ package struct CleanListing: Sendable, ControlReplyDocument {
     ]
 
     package func replyJSON() -> [UInt8] {
-        var rows: [Row] = []
+        var rows: [CleanListDocument.Row] = []
         rows.reserveCapacity(items.count)
         for var item in items {
             if let timesFrom {
                 guard let fresh = item.restatted(relativeTo: timesFrom) else { continue }
                 item = fresh
             }
-            rows.append(Row(item))
+            rows.append(
+                CleanListDocument.Row(
+                    path: EscapedName.string(item.path), category: item.category.rawValue,
+                    allocated: item.allocatedBytes, apparent: item.apparentBytes, modified: item.modifiedNanoseconds,
+                    device: item.device, inode: item.inode, links: item.linkCount))
         }
-        let wire = Wire(columns: Self.columns, engine: engine, root: root, rows: rows)
+        let wire = CleanListDocument(columns: Self.columns, engine: engine, root: root, rows: rows)
         return ContractJSON.encode(wire)
     }
 
     /// Reads a reply; rows whose path has no category here (a daemon of another version) are
     /// left out.
     package static func decode(_ reply: [UInt8]) throws -> CleanListing {
-        let wire = try ContractJSON.decode(Wire.self, from: reply)
+        let wire = try ContractJSON.decode(CleanListDocument.self, from: reply)
         guard Array(wire.columns.prefix(columns.count)) == columns else {
             throw ControlProtocol.Failure("the clean_list reply has columns \(wire.columns), not \(columns)")
         }
@@ -61,58 +62,5 @@ package struct CleanListing: Sendable, ControlReplyDocument {
                     modifiedNanoseconds: row.modified))
         }
         return CleanListing(root: wire.root, items: items, engine: wire.engine)
-    }
-
-    private struct Wire: Codable {
-        var columns: [String]
-        var engine: EngineReport
-        var root: String
-        var rows: [Row]
-    }
-
-    private struct Row: Codable {
-        var path: String
-        var category: String
-        var allocated: UInt64
-        var apparent: UInt64
-        var modified: Int64
-        var device: UInt64
-        var inode: UInt64
-        var links: UInt64
-
-        init(_ item: CleanItem) {
-            path = EscapedName.string(item.path)
-            category = item.category.rawValue
-            allocated = item.allocatedBytes
-            apparent = item.apparentBytes
-            modified = item.modifiedNanoseconds
-            device = item.device
-            inode = item.inode
-            links = item.linkCount
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.unkeyedContainer()
-            try container.encode(path)
-            try container.encode(category)
-            try container.encode(allocated)
-            try container.encode(apparent)
-            try container.encode(modified)
-            try container.encode(device)
-            try container.encode(inode)
-            try container.encode(links)
-        }
-
-        init(from decoder: any Decoder) throws {
-            var container = try decoder.unkeyedContainer()
-            path = try container.decode(String.self)
-            category = try container.decode(String.self)
-            allocated = try container.decode(UInt64.self)
-            apparent = try container.decode(UInt64.self)
-            modified = try container.decode(Int64.self)
-            device = try container.decode(UInt64.self)
-            inode = try container.decode(UInt64.self)
-            links = try container.decode(UInt64.self)
-        }
     }
 }

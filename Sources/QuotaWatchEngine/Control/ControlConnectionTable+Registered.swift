@@ -31,8 +31,8 @@ extension ControlConnectionTable {
         }
         connection.phase = .registered(
             RegisteredSession(registration: registration, subscription: events.subscribe()))
-        connection.append(
-            Array(PolicyJSONLine.registered(registration, timeout: registry.timeout(of: registration)).utf8) + [0x0A])
+        let greeting = RegisteredCleanerGreeting.line(registration, timeout: registry.timeout(of: registration))
+        connection.append(Array(greeting.utf8) + [0x0A])
         connection.deadline = now + options.sendTimeout
         served -= 1
         stream(&connection, id: id, now: now)
@@ -221,10 +221,10 @@ enum RegisteredEventFilter {
 }
 
 /// A registered cleaner's first line.
-enum PolicyJSONLine {
+enum RegisteredCleanerGreeting {
     /// `{"event":"registered","name":…,"paths":[…],"timeout_ms":N,"version":N}`: the first line
     /// a registered cleaner gets.
-    static func registered(_ registration: RegisteredCleaners.Registration, timeout: Duration) -> String {
+    static func line(_ registration: RegisteredCleaners.Registration, timeout: Duration) -> String {
         ContractJSON.encodedString(
             ContractEvent(
                 .registered(

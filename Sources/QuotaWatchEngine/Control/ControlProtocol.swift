@@ -324,7 +324,7 @@ package enum ControlProtocol {
 
     /// `{"error":"message"}`, the reply to a request that cannot be served.
     package static func errorDocument(_ message: String) -> [UInt8] {
-        ContractJSON.encode(ErrorDocument(error: message))
+        ContractJSON.encode(ControlErrorDocument(error: message))
     }
 
     /// What a reply holds.
@@ -351,10 +351,6 @@ package enum ControlProtocol {
     package static func errorMessage(in reply: [UInt8]) -> String? {
         guard case .error(let message) = classify(reply) else { return nil }
         return message
-    }
-
-    private struct ErrorDocument: Encodable {
-        var error: String
     }
 }
 

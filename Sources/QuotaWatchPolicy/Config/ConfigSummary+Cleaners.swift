@@ -45,44 +45,35 @@ extension ConfigSummary {
         return text
     }
 
-    static func cleanersJSON(_ settings: CleanupSettings) -> PolicyJSON {
-        let cleaners: [PolicyJSON] = settings.cleaners.map { cleaner in
-            var fields: [String: PolicyJSON] = ["name": .string(cleaner.name), "kind": .string(cleaner.kind)]
+    static func cleanupDocument(_ settings: CleanupSettings) -> ConfigSummaryDocument.Cleanup {
+        let cleaners = settings.cleaners.map { cleaner in
+            let kind: ConfigSummaryDocument.Cleaner.Kind
             switch cleaner {
-            case .leftovers: break
+            case .leftovers: kind = .leftovers
             case .evict(_, let path, let order, let target):
-                fields["path"] = path.map { .string($0.text) } ?? .null
-                fields["order"] = .string(order.rawValue)
-                fields["target"] = .number(target)
-            case .trim(_, let path, let limit):
-                fields["path"] = .string(path.text)
-                fields["limit"] = .unsigned(limit)
-            case .expire(_, let path, let age):
-                fields["path"] = .string(path.text)
-                fields["age"] = .number(age.secondsValue)
+                kind = .evict(path: path?.text, order: order.rawValue, target: ContractNumber(target))
+            case .trim(_, let path, let limit): kind = .trim(path: path.text, limit: limit)
+            case .expire(_, let path, let age): kind = .expire(path: path.text, age: ContractNumber(age.secondsValue))
             case .command(_, let argv, let timeout):
-                fields["command"] = .array(argv.map { .string(EscapedName.string($0)) })
-                fields["timeout"] = .number(timeout.secondsValue)
-            case .registered(let timeout):
-                fields["timeout"] = timeout.map { .number($0.secondsValue) } ?? .null
+                kind = .command(
+                    command: argv.map { EscapedName.string($0) }, timeout: ContractNumber(timeout.secondsValue))
+            case .registered(let timeout): kind = .registered(timeout: timeout.map { ContractNumber($0.secondsValue) })
             }
-            return .object(fields)
+            return ConfigSummaryDocument.Cleaner(name: cleaner.name, kind: kind)
         }
-        let appVersion: PolicyJSON
+        let appVersion: ConfigSummaryDocument.Cleanup.AppVersion?
         switch settings.appVersion {
-        case nil: appVersion = .null
-        case .fixed(let version): appVersion = .string(version)
-        case .infoPlist(let path): appVersion = .object(["file": .string(EscapedName.string(path))])
+        case nil: appVersion = nil
+        case .fixed(let version): appVersion = .fixed(version)
+        case .infoPlist(let path): appVersion = .infoPlist(file: EscapedName.string(path))
         }
         let periodic = settings.periodic
-        return .object([
-            "cleaners": .array(cleaners),
-            "periodic": .object([
-                "normal": .number(periodic.normal.secondsValue), "warning": .number(periodic.warning.secondsValue),
-                "critical": .number(periodic.critical.secondsValue),
-            ]),
-            "app_version": appVersion,
-            "protect": .array(settings.protect.map { .string($0.text) }),
-        ])
+        return ConfigSummaryDocument.Cleanup(
+            cleaners: cleaners,
+            periodic: .init(
+                normal: ContractNumber(periodic.normal.secondsValue),
+                warning: ContractNumber(periodic.warning.secondsValue),
+                critical: ContractNumber(periodic.critical.secondsValue)),
+            appVersion: appVersion, protect: settings.protect.map(\.text))
     }
 }

@@ -11,12 +11,11 @@ extension ConfigSummary {
             + "at most \(SizeText.exact(history.maximumBytes ?? HistoryConfig.defaultMaximumBytes))\n"
     }
 
-    static func historyJSON(_ history: HistoryConfig) -> PolicyJSON {
-        .object([
-            "enabled": .bool(history.enabled),
-            "sample_every": .number((history.sampleEvery ?? HistoryConfig.defaultSampleEvery).secondsValue),
-            "keep": .number((history.keep ?? HistoryConfig.defaultKeep).secondsValue),
-            "max_size": .unsigned(history.maximumBytes ?? HistoryConfig.defaultMaximumBytes),
-        ])
+    static func historyDocument(_ history: HistoryConfig) -> ConfigSummaryDocument.History {
+        ConfigSummaryDocument.History(
+            enabled: history.enabled,
+            sampleEvery: ContractNumber((history.sampleEvery ?? HistoryConfig.defaultSampleEvery).secondsValue),
+            keep: ContractNumber((history.keep ?? HistoryConfig.defaultKeep).secondsValue),
+            maximumBytes: history.maximumBytes ?? HistoryConfig.defaultMaximumBytes)
     }
 }

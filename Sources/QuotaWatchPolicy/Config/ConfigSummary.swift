@@ -142,91 +142,72 @@ package enum ConfigSummary {
         }.joined()
     }
 
-    /// The same as one JSON object. Sizes are bytes, durations seconds, ratios fractions.
-    package static func json(_ config: PolicyConfig) -> PolicyJSON {
-        func seconds(_ duration: Duration) -> PolicyJSON { .number(duration.secondsValue) }
-        func thresholds(_ quota: QuotaThresholds) -> [String: PolicyJSON] {
-            [
-                "warning": .number(quota.warningRatio), "hysteresis": .number(quota.hysteresis),
-                "size": .string(quota.size.rawValue), "protect": .bool(quota.protect),
-            ]
+    /// The same as one JSON document (``ConfigSummaryDocument``). Sizes are bytes, durations
+    /// seconds, ratios fractions.
+    package static func document(_ config: PolicyConfig) -> ConfigSummaryDocument {
+        typealias Document = ConfigSummaryDocument
+        func seconds(_ duration: Duration) -> ContractNumber { ContractNumber(duration.secondsValue) }
+        func space(_ list: [SpaceThreshold]) -> [Document.SpaceThreshold] {
+            list.map { threshold in
+                switch threshold {
+                case .bytes(let bytes): .bytes(bytes)
+                case .share(let share): .share(ContractNumber(share))
+                }
+            }
         }
-        func space(_ list: [SpaceThreshold]) -> PolicyJSON {
-            .array(
-                list.map { threshold in
-                    switch threshold {
-                    case .bytes(let bytes): .object(["bytes": .unsigned(bytes)])
-                    case .share(let share): .object(["share": .number(share)])
-                    }
-                })
+        let quotas = config.quotas.map { rule in
+            Document.Quota(
+                path: rule.glob.text, limit: rule.limit, warning: ContractNumber(rule.thresholds.warningRatio),
+                hysteresis: ContractNumber(rule.thresholds.hysteresis), size: rule.thresholds.size.rawValue,
+                protect: rule.thresholds.protect)
         }
-        let quotas: [PolicyJSON] = config.quotas.map { rule in
-            .object(
-                thresholds(rule.thresholds).merging(["path": .string(rule.glob.text), "limit": .unsigned(rule.limit)]) {
-                    $1
-                })
-        }
-        let budgets: [PolicyJSON] = config.budgets.map { rule in
-            var weights: [String: PolicyJSON] = [:]
-            for (path, weight) in rule.weights { weights[EscapedName.string(path)] = .number(weight) }
-            return .object(
-                thresholds(rule.thresholds).merging([
-                    "path": .string(rule.glob.text), "budget": .unsigned(rule.budget), "weight": .number(rule.weight),
-                    "weights": .object(weights), "activity_weight": .number(rule.activityWeight),
-                ]) { $1 })
+        let budgets = config.budgets.map { rule in
+            var weights: [String: ContractNumber] = [:]
+            for (path, weight) in rule.weights { weights[EscapedName.string(path)] = ContractNumber(weight) }
+            return Document.Budget(
+                path: rule.glob.text, budget: rule.budget, weight: ContractNumber(rule.weight), weights: weights,
+                activityWeight: ContractNumber(rule.activityWeight),
+                warning: ContractNumber(rule.thresholds.warningRatio),
+                hysteresis: ContractNumber(rule.thresholds.hysteresis), size: rule.thresholds.size.rawValue,
+                protect: rule.thresholds.protect)
         }
         let levels = config.levels
-        func perLevel(_ value: (DiskLevel) -> PolicyJSON) -> PolicyJSON {
-            .object(Dictionary(uniqueKeysWithValues: DiskLevel.allCases.map { ($0.rawValue, value($0)) }))
+        func perLevel(_ value: (DiskLevel) -> ContractNumber) -> Document.PerLevel {
+            Document.PerLevel(normal: value(.normal), warning: value(.warning), critical: value(.critical))
         }
-        let leftovers: [PolicyJSON] = leftoverRules(config).map { rule in
-            var fields: [String: PolicyJSON] = [
-                "name": .string(rule.name), "kind": .string(rule.kind.name),
-                "paths": .array(rule.paths.map { .string($0.text) }), "protect": .bool(rule.protect),
-            ]
+        let leftovers = leftoverRules(config).map { rule in
+            let parameter: Document.LeftoverRule.Parameter
             switch rule.kind {
-            case .idleFile(let age), .olderThan(let age): fields["age"] = seconds(age)
-            case .keepNewest(let keep): fields["keep"] = .integer(Int64(keep))
-            case .directoryOver(let limit): fields["limit"] = .unsigned(limit)
+            case .idleFile(let age), .olderThan(let age): parameter = .age(seconds(age))
+            case .keepNewest(let keep): parameter = .keep(Int64(keep))
+            case .directoryOver(let limit): parameter = .limit(limit)
             }
-            return .object(fields)
+            return Document.LeftoverRule(
+                name: rule.name, kind: rule.kind.name, paths: rule.paths.map(\.text), protect: rule.protect,
+                parameter: parameter)
         }
-        let hooks: [PolicyJSON] = config.hooks.map { hook in
-            .object([
-                "name": .string(hook.name), "command": .array(hook.command.map { .string(EscapedName.string($0)) }),
-                "events": .array((hook.events.isEmpty ? ["all"] : hook.events.sorted()).map { .string($0) }),
-                "timeout": seconds(hook.timeout), "rate_limit": hook.rateLimitPerPath.map(seconds) ?? .null,
-                "queue": .integer(Int64(hook.queueLimit)), "coalesce": .bool(hook.coalescesPerPath),
-            ])
+        let hooks = config.hooks.map { hook in
+            Document.Hook(
+                name: hook.name, command: hook.command.map { EscapedName.string($0) },
+                events: hook.events.isEmpty ? ["all"] : hook.events.sorted(), timeout: seconds(hook.timeout),
+                rateLimit: hook.rateLimitPerPath.map(seconds), queue: Int64(hook.queueLimit),
+                coalesce: hook.coalescesPerPath)
         }
-        return .object([
-            "profile": .string(config.profile.rawValue),
-            "quotas": .array(quotas),
-            "budgets": .array(budgets),
-            "activity_half_life": seconds(config.activityHalfLife),
-            "levels": .object([
-                "free": .object(["warning": space(levels.freeWarning), "critical": space(levels.freeCritical)]),
-                "root": .object([
-                    "warning": levels.rootWarning.map { .unsigned($0) } ?? .null,
-                    "critical": levels.rootCritical.map { .unsigned($0) } ?? .null,
-                ]),
-                "scale": perLevel { .number(levels.scale[$0]) },
-                "check": perLevel { seconds(levels.checkPeriod[$0]) },
-                "hysteresis": .number(levels.hysteresis),
-                "step": .unsigned(levels.maximumStep),
-            ]),
-            "leftovers": .object([
-                "age": seconds(config.leftovers.age), "rules": .array(leftovers),
-                "disabled": .array(config.leftovers.disabled.sorted().map { .string($0) }),
-            ]),
-            "forecast": .object([
-                "horizon": seconds(config.forecast.horizon), "window": seconds(config.forecast.window),
-                "change": .number(config.forecast.changeRatio),
-                "min_interval": seconds(config.forecast.minimumInterval),
-            ]),
-            "hooks": .array(hooks),
-            "cleanup": cleanersJSON(config.cleanup),
-            "history": historyJSON(config.history),
-        ])
+        return Document(
+            profile: config.profile.rawValue, quotas: quotas, budgets: budgets,
+            activityHalfLife: seconds(config.activityHalfLife),
+            levels: Document.Levels(
+                free: .init(warning: space(levels.freeWarning), critical: space(levels.freeCritical)),
+                root: .init(warning: levels.rootWarning, critical: levels.rootCritical),
+                scale: perLevel { ContractNumber(levels.scale[$0]) },
+                check: perLevel { seconds(levels.checkPeriod[$0]) }, hysteresis: ContractNumber(levels.hysteresis),
+                step: levels.maximumStep),
+            leftovers: Document.Leftovers(
+                age: seconds(config.leftovers.age), rules: leftovers, disabled: config.leftovers.disabled.sorted()),
+            forecast: Document.Forecast(
+                horizon: seconds(config.forecast.horizon), window: seconds(config.forecast.window),
+                change: ContractNumber(config.forecast.changeRatio),
+                minimumInterval: seconds(config.forecast.minimumInterval)),
+            hooks: hooks, cleanup: cleanupDocument(config.cleanup), history: historyDocument(config.history))
     }
 }

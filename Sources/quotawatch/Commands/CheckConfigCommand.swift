@@ -56,7 +56,7 @@ enum CheckConfigCommand {
         // Valid, but a rule that can never act: said on stderr, the exit status stays 0.
         for warning in ConfigWarnings.of(config) { Console.warning(warning) }
         if given.json {
-            Console.json(ConfigSummary.json(config).encoded + "\n")
+            Console.json(ContractJSON.encodedString(ConfigSummary.document(config)) + "\n")
         } else {
             Console.out(ConfigSummary.table(config))
         }

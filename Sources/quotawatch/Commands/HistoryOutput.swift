@@ -93,24 +93,13 @@ enum HistoryOutput {
         return text
     }
 
-    private struct GrowthDocument: Encodable {
-        struct Sample: Encodable {
-            var time: String
-            var allocated: UInt64
-            var apparent: UInt64
-            var reason: String
-        }
-        var path: String
-        var samples: [Sample]
-    }
-
     /// `{"path":"Caches/a","samples":[{"allocated":N,"apparent":N,"reason":"periodic","time":"…"}]}`.
     static func growthJSON(path: String, _ samples: [HistorySample]) -> String {
-        let document = GrowthDocument(
+        let document = HistoryGrowthDocument(
             path: path,
             samples: samples.map {
                 .init(time: $0.time.iso8601, allocated: $0.allocated, apparent: $0.apparent, reason: $0.reason)
             })
-        return JSONOutput.encode(document) + "\n"
+        return ContractJSON.encodedString(document) + "\n"
     }
 }
