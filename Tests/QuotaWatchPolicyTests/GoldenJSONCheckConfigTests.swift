@@ -9,7 +9,7 @@ import Testing
 /// file, then read back and written again (the default config's file is checked the same way in
 /// GoldenJSONTests and ContractShapeGoldenTests).
 @Suite("check-config --json: a config with every kind, against its golden file both ways")
-struct CheckConfigGoldenTests {
+struct GoldenJSONCheckConfigTests {
     static let everyKind = """
         profile: ios-sandbox
         quotas:
