@@ -16,7 +16,7 @@ enum RunCommand {
             $XDG_RUNTIME_DIR/quotawatch/<name>.sock, /run/quotawatch/<name>.sock for root, or
             /tmp/quotawatch-<uid>/<name>.sock, where <name> is the root's last component and a hash
             of its absolute path. Several ROOTs are served by one daemon, each as its own root: its
-            own socket at that default path (so --socket takes one ROOT only), quotas, cleaners, state
+            own socket (at its default path, or one --socket per ROOT in order), quotas, cleaners, state
             directory and history, one /metrics for all with a root label; nested roots are refused,
             and a root that fails (deleted, unreadable) stops alone while the others go on.
             SIGINT and SIGTERM stop it cleanly and remove the socket;
@@ -47,11 +47,11 @@ enum RunCommand {
 
         func validate() throws(ValidationError) {
             try engine.validate()
-            if roots.count > 1, let socket = engine.socket {
+            if roots.count > 1, !engine.sockets.isEmpty, engine.sockets.count != roots.count {
                 throw ValidationError(
-                    "--socket \(socket.shown) names one socket, and \(roots.count) roots were given: drop --socket "
-                        + "(each root listens at its default path, which 'quotawatch status ROOT' finds), or run "
-                        + "one daemon per root")
+                    "\(engine.sockets.count) --socket path(s) for \(roots.count) roots: give one --socket per ROOT, in "
+                        + "the same order, or none (each root then listens at its default path, which "
+                        + "'quotawatch status ROOT' finds)")
             }
         }
     }

@@ -23,7 +23,9 @@ enum RunRoots {
         let notifiers = ServiceNotifierGroup.notifiers(roots: shown, environment: ProcessInfo.processInfo.environment)
         var all: [EngineOptions] = []
         for (index, root) in roots.enumerated() {
-            switch RunCommand.engineOptions(from: given, root: root, notifier: notifiers?[index]) {
+            var rootsOwn = given
+            rootsOwn.socket = given.sockets.isEmpty ? nil : given.sockets[index]
+            switch RunCommand.engineOptions(from: rootsOwn, root: root, notifier: notifiers?[index]) {
             case .ready(var options):
                 options.waitsForSignals = false
                 all.append(options)
