@@ -34,7 +34,9 @@ struct RootSetTests {
         let names = ["a", "b", "a-b", "a.b", "ab"]
         for _ in 0..<500 {
             let roots = (0..<Int.random(in: 1...5, using: &generator)).map { _ in
-                "/" + (0..<Int.random(in: 1...3, using: &generator)).map { _ in names.randomElement(using: &generator)! }
+                "/"
+                    + (0..<Int.random(in: 1...3, using: &generator)).map { _ in names.randomElement(using: &generator)!
+                    }
                     .joined(separator: "/")
             }
             let components = roots.map { $0.split(separator: "/") }

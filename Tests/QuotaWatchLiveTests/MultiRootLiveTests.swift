@@ -145,3 +145,63 @@ struct MultiRootLiveTests {
         #expect(!FileManager.default.fileExists(atPath: fixture.socketPath), "nothing was started")
     }
 }
+
+extension MultiRootLiveTests {
+    @Test("a config's roots: glob serves each directory it matches, not hidden ones or symlinks; a root's own config")
+    func configuredRoots() throws {
+        let fixture = try LiveFixture()
+        let tree = fixture.tree
+        for name in ["alice", "bob", ".hidden"] { try tree.makeDirectory(LiveFixture.outside / name) }
+        try tree.writeFile(LiveFixture.outside / "bob" / "big", byteCount: 50_000)
+        try tree.makeSymlink(LiveFixture.outside / "link", target: fixture.rootPath)
+        let homes = tree.absolutePath(LiveFixture.outside)
+        try tree.writeFile("strict.yaml", contents: Array("quotas:\n  - path: .\n    limit: 10kB\n".utf8))
+        let config = """
+            roots:
+              - \(homes)/[a-z]*
+              - path: \(fixture.rootPath)
+                config: \(tree.absolutePath("strict.yaml"))
+            quotas:
+              - path: .
+                limit: 1MB
+
+            """
+        try tree.writeFile("roots.yaml", contents: Array(config.utf8))
+        let command = [
+            fixture.cli.executablePath, "run", "--config", tree.absolutePath("roots.yaml"), "--events", "jsonl",
+        ]
+        let spawned = try DaemonSpawner.spawn(
+            ["/usr/bin/env", "XDG_RUNTIME_DIR=\(tree.absolutePath("run"))"] + command)
+        let output = StreamCollector(descriptor: spawned.output)
+        defer {
+            kill(spawned.processID, SIGTERM)
+            var status: CInt = 0
+            while waitpid(spawned.processID, &status, 0) == -1 && errno == EINTR {}
+        }
+        let served = ["\(homes)/alice", "\(homes)/bob", fixture.rootPath]
+        let ready = output.wait(timeout: .seconds(60)) { bytes, _ in
+            String(decoding: bytes, as: UTF8.self).components(separatedBy: #""event":"ready""#).count == 4
+        }
+        let events = String(decoding: output.snapshot.bytes, as: UTF8.self)
+        #expect(ready, "\(events)")
+        for path in served { #expect(events.contains(#""root":"\#(path)""#), "\(path) not served: \(events)") }
+        #expect(!events.contains(".hidden") && !events.contains("\(homes)/link"), "\(events)")
+        // The fixture's root has its own config: 10 kB, so bob's 50 kB would breach it there but not here.
+        try tree.writeFile(root / "big", byteCount: 50_000)
+        let breached = output.wait(timeout: .seconds(60)) { bytes, _ in
+            String(decoding: bytes, as: UTF8.self).contains(#""event":"quota_breach""#)
+        }
+        #expect(breached)
+        let breaches = String(decoding: output.snapshot.bytes, as: UTF8.self).split(separator: "\n")
+            .filter { $0.contains(#""event":"quota_breach""#) }
+        #expect(breaches.count == 1 && breaches[0].contains(#""root":"\#(fixture.rootPath)""#), "\(breaches)")
+        // `status ROOT` finds each root at its default socket, with no --socket.
+        let asked = try ProcessRunner.run(
+            "/usr/bin/env",
+            [
+                "XDG_RUNTIME_DIR=\(tree.absolutePath("run"))", fixture.cli.executablePath, "status", "\(homes)/bob",
+                "--json",
+            ])
+        #expect(asked.exitStatus == 0, "\(asked)")
+    }
+}

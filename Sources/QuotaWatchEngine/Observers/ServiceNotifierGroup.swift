@@ -77,7 +77,8 @@ package final class ServiceNotifierGroup: Sendable {
                     if line.hasPrefix("STATUS=") {
                         let ready = state.ready.subtracting(state.stopped).count
                         out.append(
-                            "STATUS=\(ready) of \(count) roots ready; \(roots[index]): \(line.dropFirst("STATUS=".count))")
+                            "STATUS=\(ready) of \(count) roots ready; \(roots[index]): \(line.dropFirst("STATUS=".count))"
+                        )
                     } else if line.hasPrefix("MONOTONIC_USEC=") {
                         if out.contains("RELOADING=1") { out.append(line) }
                     } else {

@@ -29,7 +29,10 @@ enum RunCommand {
             73 when cleaning cannot be made safe, 74 when ROOT cannot be opened or crawled.
             """,
         arguments: [
-            ArgumentSpec(name: "root", help: "The directory to watch; several are served by one daemon.", isRepeated: true)
+            ArgumentSpec(
+                name: "root",
+                help: "The directory to watch; several are served by one daemon (default: the config's roots:).",
+                isOptional: true, isRepeated: true)
         ],
         options: Options.self, run: run)
 
@@ -42,11 +45,16 @@ enum RunCommand {
 
         init(_ arguments: ParsedArguments) throws(UsageError) {
             engine = try EngineArguments(arguments)
-            roots = try arguments.oneOrMore("root")
+            roots = arguments.positionals
         }
 
         func validate() throws(ValidationError) {
             try engine.validate()
+            if roots.isEmpty && engine.policy.file == nil {
+                throw ValidationError(
+                    "Missing expected argument '<root>': name the directories to watch, or give a --config whose "
+                        + "roots: lists them")
+            }
             if roots.count > 1, !engine.sockets.isEmpty, engine.sockets.count != roots.count {
                 throw ValidationError(
                     "\(engine.sockets.count) --socket path(s) for \(roots.count) roots: give one --socket per ROOT, in "
@@ -157,7 +165,10 @@ enum RunCommand {
 
     static func run(_ given: Options) -> ExitStatus {
         TerminationSignals.block()
-        guard given.roots.count == 1 else { return RunRoots.run(given.roots, given.engine) }
+        guard given.roots.count == 1 else {
+            return given.roots.isEmpty
+                ? RunRoots.runConfigured(given.engine) : RunRoots.run(given.roots.map { ($0, nil) }, given.engine)
+        }
         var options: EngineOptions
         switch engineOptions(from: given.engine, root: given.roots[0]) {
         case .ready(let ready): options = ready

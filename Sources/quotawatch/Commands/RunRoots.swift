@@ -1,6 +1,7 @@
 import Foundation
 import QuotaWatchCore
 import QuotaWatchEngine
+import QuotaWatchPolicy
 import QuotaWatchSystem
 import Synchronization
 
@@ -13,8 +14,35 @@ import Synchronization
 /// `root` label, and systemd hears one service (``ServiceNotifierGroup``). A root that fails
 /// while running (deleted, unreadable, its disk full) stops alone; the others go on.
 enum RunRoots {
-    static func run(_ roots: [CommandLineArgument], _ given: EngineArguments) -> ExitStatus {
-        let canonical = roots.map { RootOptions.canonicalBytes($0.bytes) }
+    /// The roots a config's `roots:` matches now, each with the config its pattern names.
+    static func runConfigured(_ given: EngineArguments) -> ExitStatus {
+        RunService.configureLog(level: given.logLevel)
+        let config: PolicyConfig
+        do {
+            config = try given.policy.build()
+        } catch {
+            Log.error(error.description)
+            return error.status
+        }
+        let file = given.policy.file.map(HumanText.name) ?? "the config"
+        guard !config.roots.isEmpty else {
+            Console.failure(
+                "no ROOT was given and \(file) has no roots: list; name the directories to watch, or add "
+                    + "roots: ['/home/*'] to the config")
+            return .usage
+        }
+        let matches = RootPatterns.expand(config.roots)
+        guard !matches.isEmpty else {
+            let patterns = config.roots.map { HumanText.name($0.pattern) }.joined(separator: ", ")
+            Console.failure("the roots: of \(file) (\(patterns)) match no directory now; make one, or fix the list")
+            return .usage
+        }
+        return run(matches.map { (CommandLineArgument(bytes: $0.root), $0.config) }, given)
+    }
+
+    /// `roots`: each with the config file its `roots:` pattern names, nil for `given`'s own.
+    static func run(_ roots: [(CommandLineArgument, config: [UInt8]?)], _ given: EngineArguments) -> ExitStatus {
+        let canonical = roots.map { RootOptions.canonicalBytes($0.0.bytes) }
         if let overlap = RootSet.firstOverlap(canonical) {
             Console.failure("\(overlap)")
             return .usage
@@ -22,9 +50,10 @@ enum RunRoots {
         let shown = canonical.map(EscapedName.string)
         let notifiers = ServiceNotifierGroup.notifiers(roots: shown, environment: ProcessInfo.processInfo.environment)
         var all: [EngineOptions] = []
-        for (index, root) in roots.enumerated() {
+        for (index, (root, config)) in roots.enumerated() {
             var rootsOwn = given
             rootsOwn.socket = given.sockets.isEmpty ? nil : given.sockets[index]
+            if let config { rootsOwn.policy.file = config }
             switch RunCommand.engineOptions(from: rootsOwn, root: root, notifier: notifiers?[index]) {
             case .ready(var options):
                 options.waitsForSignals = false
