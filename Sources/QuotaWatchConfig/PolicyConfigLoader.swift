@@ -5,7 +5,7 @@ import QuotaWatchPolicy
 /// ("Configuration") and in docs/quotawatch.example.yaml.
 package enum PolicyConfigLoader {
     static let topKeys =
-        ["profile", "quotas", "levels", "leftovers", "forecast", "activity_half_life", "hooks"]
+        ["profile", "quotas", "levels", "leftovers", "forecast", "activity_half_life", "hooks", "roots"]
         + cleanupTopKeys + historyTopKeys
 
     /// Decodes `bytes`, the contents of the file named `file` (used in messages only).
@@ -40,7 +40,30 @@ package enum PolicyConfigLoader {
         }
         config.cleanup = try cleanup(top)
         config.history = try history(top)
+        for item in try top["roots"]?.list() ?? [] { config.roots.append(try root(item)) }
         return config
+    }
+
+    /// `- /home/*` or `- {path: /srv/apps/*, config: /etc/quotawatch/apps.yaml}`.
+    private static func root(_ field: Field) throws(ConfigError) -> RootPattern {
+        func absolute(_ field: Field, _ what: String) throws(ConfigError) -> [UInt8] {
+            let path = try field.path()
+            guard path.first == UInt8(ascii: "/") else {
+                throw field.error(
+                    "'\(EscapedName.string(path))' is not absolute: write \(what) from /, such as \(example(what))")
+            }
+            return path
+        }
+        func example(_ what: String) -> String {
+            what == "the root" ? "'/home/*' or '/srv/app'" : "'/etc/quotawatch/apps.yaml'"
+        }
+        if case .scalar = field.node.content { return RootPattern(pattern: try absolute(field, "the root")) }
+        let map = try field.mapping(allowed: ["path", "config"])
+        let pattern = try absolute(
+            try map.required("path", what: "the root, or a glob of roots such as '/home/*'"), "the root")
+        return RootPattern(
+            pattern: pattern,
+            config: try map["config"].map { (field) throws(ConfigError) in try absolute(field, "the config file") })
     }
 
     private static func quota(_ field: Field, into config: inout PolicyConfig) throws(ConfigError) {

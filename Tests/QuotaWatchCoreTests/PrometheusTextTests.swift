@@ -70,7 +70,8 @@ struct PrometheusTextTests {
             "quotawatch_quota_growth_bytes_per_second",
         ] {
             let labels = try #require(parsed.samples(family).first { $0.labels["path"] == "Caches/Feed" }?.labels)
-            #expect(labels == feed.merging(["size": "allocated"]) { $1 }, "\(family): \(labels)")
+            let expected = feed.merging(["size": "allocated", "root": "/srv/app \"data\""]) { $1 }
+            #expect(labels == expected, "\(family): \(labels)")
         }
         #expect(parsed.value("quotawatch_quota_limit_bytes", feed) == 500_000)
         #expect(parsed.value("quotawatch_quota_effective_limit_bytes", feed) == 400_000)
@@ -87,6 +88,30 @@ struct PrometheusTextTests {
         #expect(parsed.value("quotawatch_cleanup_removed_bytes_total") == 28_672)
         #expect(parsed.value("quotawatch_leftover_bytes_total") == 12_288)
         #expect(parsed.value("quotawatch_hook_failures_total") == 1)
+    }
+
+    @Test("several roots: each family once, every root's series with its root label, build_info once")
+    func severalRoots() throws {
+        var other = MetricsSnapshot(version: "1.2.3", root: "/home/bob")
+        other.ready = true
+        other.rootTally = Tally(usage: Usage(allocated: 8192, apparent: 5), files: 1, dirs: 0)
+        other.quotas = [
+            .init(
+                path: "Caches/Feed", rule: "Caches/*", size: .allocated, used: 8192, limit: 4096, effectiveLimit: 4096,
+                state: .breach, secondsSinceChange: nil, bytesPerSecond: 0, secondsToBreach: nil)
+        ]
+        let text = PrometheusText.render([fullSnapshot(), other])
+        let parsed = try PrometheusExposition(text)
+        #expect(text.components(separatedBy: "# TYPE quotawatch_root_allocated_bytes ").count == 2)
+        #expect(parsed.samples("quotawatch_build_info").count == 1)
+        #expect(parsed.samples("quotawatch_build_info").first?.labels["root"] == nil, "process-wide, no root")
+        #expect(parsed.value("quotawatch_root_allocated_bytes", ["root": "/home/bob"]) == 8192)
+        #expect(parsed.value("quotawatch_root_allocated_bytes", ["root": "/srv/app \"data\""]) == 1_048_576)
+        let breached = parsed.samples("quotawatch_quota_breached").filter { $0.value == 1 }.map { $0.labels["root"] }
+        #expect(Set(breached) == ["/home/bob", "/srv/app \"data\""], "the same quota path under two roots stays apart")
+        for sample in parsed.samples where sample.name != "quotawatch_build_info" {
+            #expect(sample.labels["root"] != nil, "\(sample.name) has no root label")
+        }
     }
 
     @Test("before the policy layer starts there is no level, no free space and no quota series")
@@ -113,7 +138,7 @@ struct PrometheusTextTests {
     func nonUTF8Path() throws {
         let name: [UInt8] = [0x62, 0xff, 0x5c, 0x0a]
         let text = PrometheusText.render(fullSnapshot())
-        #expect(text.contains(#"{path="b\\xff\\\\\n"}"#), "the line as written")
+        #expect(text.contains(#"{path="b\\xff\\\\\n",root="#), "the line as written")
         let parsed = try PrometheusExposition(text)
         let paths = parsed.samples("quotawatch_directory_allocated_bytes").compactMap { $0.labels["path"] }
         #expect(paths.contains(EscapedName.string(name)))

@@ -5,7 +5,7 @@ import Glibc
 /// to `timeout`: Prometheus and Alertmanager have nothing to wait on but their APIs. Errors
 /// while the server starts (a refused connection) are retried; at the deadline the error says
 /// what was asked, the last answer, the last error and the server's log.
-func pollAPI<Answer>(
+public func pollAPI<Answer>(
     _ server: String, _ what: String, timeout: Duration, interval: TimeInterval, log: @autoclosure () -> String,
     ask: () throws -> [Answer], until condition: ([Answer]) -> Bool
 ) throws -> [Answer] {

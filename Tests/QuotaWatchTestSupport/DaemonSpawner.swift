@@ -4,8 +4,8 @@ import Glibc
 /// posix_spawn with standard output and standard error on socket pairs made close-on-exec,
 /// so no other child started meanwhile by a parallel test inherits them, and with every
 /// other descriptor closed in the child, so the daemon holds nothing of the test process's.
-enum DaemonSpawner {
-    static func spawn(_ command: [String]) throws -> (processID: pid_t, output: CInt, errors: CInt) {
+public enum DaemonSpawner {
+    public static func spawn(_ command: [String]) throws -> (processID: pid_t, output: CInt, errors: CInt) {
         let output = try socketPair()
         let errors: (CInt, CInt)
         do {

@@ -21,9 +21,29 @@ public final class PrometheusServer {
         public var description: String { "\(labels) \(value)" }
     }
 
-    /// Starts Prometheus scraping `target` (`host:port`) every second, with `ruleFiles` loaded
-    /// and evaluated every second; its files go in `directory`.
-    public init(scraping target: String, ruleFiles: [String] = [], in directory: TempTree) throws {
+    /// Starts Prometheus scraping `targets` (`host:port` each) every second as the job
+    /// `quotawatch`, with `ruleFiles` loaded and evaluated every second; its files go in
+    /// `directory`.
+    public convenience init(scraping targets: [String], ruleFiles: [String] = [], in directory: TempTree) throws {
+        let list = targets.map { "'\($0)'" }.joined(separator: ", ")
+        try self.init(
+            scrapeConfigs: """
+                  - job_name: quotawatch
+                    scrape_interval: 1s
+                    scrape_timeout: 1s
+                    static_configs:
+                      - targets: [\(list)]
+
+                """, ruleFiles: ruleFiles, in: directory)
+    }
+
+    public convenience init(scraping target: String, ruleFiles: [String] = [], in directory: TempTree) throws {
+        try self.init(scraping: [target], ruleFiles: ruleFiles, in: directory)
+    }
+
+    /// Starts Prometheus with `scrapeConfigs` (the YAML items under `scrape_configs:`, indented
+    /// two spaces) and `ruleFiles`, scraping and evaluating every second.
+    public init(scrapeConfigs: String, ruleFiles: [String] = [], in directory: TempTree) throws {
         guard let executable = Self.executable else {
             throw SystemCallError("prometheus", "not installed", errno: ENOENT)
         }
@@ -35,12 +55,7 @@ public final class PrometheusServer {
               evaluation_interval: 1s
             rule_files:
             \(rules.isEmpty ? "  []\n" : rules)scrape_configs:
-              - job_name: quotawatch
-                scrape_interval: 1s
-                scrape_timeout: 1s
-                static_configs:
-                  - targets: ['\(target)']
-
+            \(scrapeConfigs)
             """
         try directory.writeFile("prometheus.yml", contents: Array(config.utf8))
         try directory.makeDirectory("data")

@@ -2,19 +2,19 @@ import Foundation
 import Glibc
 
 /// Collects everything written to a descriptor, on a thread of its own, until its end.
-final class StreamCollector: @unchecked Sendable {
+public final class StreamCollector: @unchecked Sendable {
     // `bytes` and `closed` are read and written only while `condition` is locked.
     private let condition = NSCondition()
     private var bytes: [UInt8] = []
     private var closed = false
 
-    init(descriptor: CInt) {
+    public init(descriptor: CInt) {
         let thread = Thread { [self] in run(descriptor) }
         thread.name = "daemon-stream"
         thread.start()
     }
 
-    var snapshot: (bytes: [UInt8], closed: Bool) {
+    public var snapshot: (bytes: [UInt8], closed: Bool) {
         condition.lock()
         defer { condition.unlock() }
         return (bytes, closed)
@@ -22,7 +22,7 @@ final class StreamCollector: @unchecked Sendable {
 
     /// Waits until `predicate` holds for what has arrived (and whether the stream ended), or
     /// until `timeout` has passed; returns whether it held.
-    func wait(timeout: Duration, until predicate: ([UInt8], Bool) -> Bool) -> Bool {
+    public func wait(timeout: Duration, until predicate: ([UInt8], Bool) -> Bool) -> Bool {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         let deadline = Date(timeIntervalSinceNow: seconds)
         condition.lock()

@@ -9,14 +9,27 @@ package enum PrometheusText {
     /// The `Content-Type` of a scrape's reply.
     package static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
-    package static func render(_ snapshot: MetricsSnapshot) -> String {
+    package static func render(_ snapshot: MetricsSnapshot) -> String { render([snapshot]) }
+
+    /// One exposition for every root a daemon serves: each family once, with the samples of
+    /// every root in it, and a `root` label on every series that belongs to a root. The label is
+    /// bounded by the roots the daemon was given (or its config's `roots:` matched).
+    package static func render(_ snapshots: [MetricsSnapshot]) -> String {
         var out = FamilyWriter()
-        let s = snapshot
+        if let version = snapshots.first?.version {
+            out.gauge("build_info", "QuotaWatch's version; the value is always 1.", [(["version": version], "1")])
+        }
+        for snapshot in snapshots {
+            out.root = snapshot.root
+            rootFamilies(snapshot, into: &out)
+        }
+        return out.text
+    }
+
+    private static func rootFamilies(_ s: MetricsSnapshot, into out: inout FamilyWriter) {
         out.gauge(
-            "build_info", "QuotaWatch's version; the value is always 1.", [(["version": s.version], "1")])
-        out.gauge(
-            "root_info", "The watched root and this host's name (uname -n); the value is always 1.",
-            [(["root": s.root, "host": s.host], "1")])
+            "root_info", "A watched root and this host's name (uname -n); the value is always 1.",
+            [(["host": s.host], "1")])
         out.gauge("ready", "1 once the first crawl is done and changes are followed.", [([:], flag(s.ready))])
         out.gauge(
             "watcher_up", "1 while inotify events keep the tallies exact (after the first crawl).",
@@ -63,7 +76,6 @@ package enum PrometheusText {
             out.gauge("filesystem_size_bytes", "Size of the root's file system.", [([:], "\(total)")])
         }
         counters(s.counters, into: &out)
-        return out.text
     }
 
     private static func quotas(_ quotas: [QuotaStatus.Row], into out: inout FamilyWriter) {
@@ -165,9 +177,21 @@ package enum PrometheusText {
     private static func flag(_ value: Bool) -> String { value ? "1" : "0" }
 }
 
-/// Writes metric families: HELP and TYPE once, then the family's samples together.
+/// Writes metric families: HELP and TYPE once, then the samples of every root together, in
+/// the order the families first came. The `root` label of the root being written is added to
+/// each of its samples.
 private struct FamilyWriter {
-    var text = ""
+    private struct Family {
+        var head: String
+        var lines = ""
+    }
+
+    /// The root whose samples come next; nil for process-wide families.
+    var root: String?
+    private var families: [Family] = []
+    private var index: [String: Int] = [:]
+
+    var text: String { families.lazy.filter { !$0.lines.isEmpty }.map { $0.head + $0.lines }.joined() }
 
     mutating func gauge(_ name: String, _ help: String, _ samples: [([String: String], String)]) {
         family(name, type: "gauge", help: help, samples)
@@ -184,15 +208,24 @@ private struct FamilyWriter {
     private mutating func family(_ name: String, type: String, help: String, _ samples: [([String: String], String)]) {
         guard !samples.isEmpty else { return }
         let full = "quotawatch_" + name
-        text += "# HELP \(full) \(PrometheusText.escapeHelp(help))\n# TYPE \(full) \(type)\n"
-        for (labels, value) in samples {
-            text += full
+        let position =
+            index[full]
+            ?? {
+                families.append(
+                    Family(head: "# HELP \(full) \(PrometheusText.escapeHelp(help))\n# TYPE \(full) \(type)\n"))
+                index[full] = families.count - 1
+                return families.count - 1
+            }()
+        for (given, value) in samples {
+            var labels = given
+            if let root { labels["root"] = root }
+            var line = full
             if !labels.isEmpty {
                 // Label names sorted, so every line is stable.
                 let pairs = labels.keys.sorted().map { "\($0)=\"\(PrometheusText.escapeLabelValue(labels[$0]!))\"" }
-                text += "{" + pairs.joined(separator: ",") + "}"
+                line += "{" + pairs.joined(separator: ",") + "}"
             }
-            text += " \(value)\n"
+            families[position].lines += line + " \(value)\n"
         }
     }
 }

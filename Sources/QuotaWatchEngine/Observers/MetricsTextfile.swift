@@ -14,7 +14,7 @@ package final class MetricsTextfile: Sendable {
     package let path: [UInt8]
     private let minimumInterval: Duration
     private struct Handover {
-        var pending: MetricsSnapshot?
+        var pending: [MetricsSnapshot]?
         var stopping = false
     }
 
@@ -31,8 +31,11 @@ package final class MetricsTextfile: Sendable {
 
     /// Writes `snapshot` now, on the caller's thread: at start, so a path that cannot be
     /// written is an error before the daemon runs.
-    package func writeNow(_ snapshot: MetricsSnapshot) throws(Errno) {
-        try DurableFile.replace(path, with: Array(PrometheusText.render(snapshot).utf8), mode: Self.mode)
+    package func writeNow(_ snapshot: MetricsSnapshot) throws(Errno) { try writeNow([snapshot]) }
+
+    /// Writes the snapshots of every root the daemon serves, as one file.
+    package func writeNow(_ snapshots: [MetricsSnapshot]) throws(Errno) {
+        try DurableFile.replace(path, with: Array(PrometheusText.render(snapshots).utf8), mode: Self.mode)
     }
 
     /// Starts the writer thread.
@@ -41,8 +44,11 @@ package final class MetricsTextfile: Sendable {
     }
 
     /// Hands over the newest snapshot; returns at once (called on the engine thread).
-    package func offer(_ snapshot: MetricsSnapshot) {
-        handover.withLockWakingWaiters { $0.pending = snapshot }
+    package func offer(_ snapshot: MetricsSnapshot) { offer([snapshot]) }
+
+    /// Hands over the newest snapshots of every root the daemon serves.
+    package func offer(_ snapshots: [MetricsSnapshot]) {
+        handover.withLockWakingWaiters { $0.pending = snapshots }
     }
 
     /// Writes what is still pending, then stops the thread and waits for it.
@@ -71,7 +77,7 @@ package final class MetricsTextfile: Sendable {
 
     /// The next snapshot to write, no sooner than `minimumInterval` after the last write
     /// (unless stopping); nil once stopping with nothing pending.
-    private func next(after lastWrite: ContinuousClock.Instant?) -> MetricsSnapshot? {
+    private func next(after lastWrite: ContinuousClock.Instant?) -> [MetricsSnapshot]? {
         handover.waitUntil { $0.pending != nil || $0.stopping }
         if let lastWrite {
             // Until the interval has passed, or at once when asked to stop.

@@ -41,15 +41,24 @@ package final class ServiceNotifier: EngineObserver {
     /// The notifier for this process: nil when no service manager listens (`NOTIFY_SOCKET`
     /// unset), so nothing is sent and the engine never wakes for it.
     package static func forServiceManager(environment: [String: String]) -> ServiceNotifier? {
-        guard let socket = environment["NOTIFY_SOCKET"], !socket.isEmpty else { return nil }
-        let period: Duration?
+        guard isListening(environment) else { return nil }
+        return ServiceNotifier(watchdogPeriod: managersWatchdogPeriod(), sink: NotifySocketSender())
+    }
+
+    /// True when a service manager listens (`NOTIFY_SOCKET` set).
+    static func isListening(_ environment: [String: String]) -> Bool {
+        guard let socket = environment["NOTIFY_SOCKET"] else { return false }
+        return !socket.isEmpty
+    }
+
+    /// `WATCHDOG_USEC`, or nil (with a warning when it is there but unreadable).
+    static func managersWatchdogPeriod() -> Duration? {
         do {
-            period = try ServiceManager.watchdogPeriod()
+            return try ServiceManager.watchdogPeriod()
         } catch {
             Log.warning("WATCHDOG_USEC cannot be read (\(error)); no watchdog pings are sent")
-            period = nil
+            return nil
         }
-        return ServiceNotifier(watchdogPeriod: period, sink: NotifySocketSender())
     }
 
     package var nextTurn: UInt64? {

@@ -12,6 +12,9 @@ package struct PolicyConfig: Sendable, Equatable {
     /// The half-life of the write activity that weighs budget shares.
     package var activityHalfLife: Duration = .seconds(600)
     package var hooks: [HookSpec] = []
+    /// `roots:`: the directories `run` serves when given no ROOT, as absolute paths or globs
+    /// (`/home/*`), each with its own config file or this one's rules.
+    package var roots: [RootPattern] = []
     /// `cleaners:`, `periodic:`, `app_version:`, `protect:` (see ``CleanupSettings``).
     package var cleanup = CleanupSettings()
     /// `history:` (see ``HistoryConfig``).
@@ -47,4 +50,22 @@ package struct LeftoverSettings: Sendable, Hashable {
     package var disabled: Set<String> = []
 
     package init() {}
+}
+
+/// One item of a config's `roots:` list.
+package struct RootPattern: Sendable, Equatable {
+    /// An absolute path whose components may hold `*`, `?` and `[...]` (`/home/*`).
+    package var pattern: [UInt8]
+    /// The config file of the roots it matches; nil for the file that lists it.
+    package var config: [UInt8]?
+
+    package init(pattern: [UInt8], config: [UInt8]? = nil) {
+        self.pattern = pattern
+        self.config = config
+    }
+
+    /// True when some component is a glob, so that directories made later may match.
+    package var isGlob: Bool {
+        pattern.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
+    }
 }

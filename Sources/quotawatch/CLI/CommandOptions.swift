@@ -62,7 +62,10 @@ struct Subcommand: Sendable {
 
     var usage: String {
         var words = ["quotawatch", name]
-        words += arguments.map { $0.isOptional ? "[<\($0.name)>]" : "<\($0.name)>" }
+        words += arguments.map { argument in
+            let word = "<\(argument.name)>" + (argument.isRepeated ? "..." : "")
+            return argument.isOptional ? "[\(word)]" : word
+        }
         words += options.map { option in "[\(option.name)\(option.valueName.map { " \($0)" } ?? "")]" }
         return words.joined(separator: " ")
     }

@@ -127,6 +127,14 @@ struct ParsedArguments {
         return first
     }
 
+    /// One positional or more, each named `name`: none is a usage error.
+    func oneOrMore(_ name: String) throws(UsageError) -> [CommandLineArgument] {
+        guard !positionals.isEmpty else {
+            throw UsageError(message: "Missing expected argument '<\(name)>'", command: command)
+        }
+        return positionals
+    }
+
     /// At most one positional; a second is a usage error.
     func optional(_ name: String) throws(UsageError) -> CommandLineArgument? {
         if positionals.count > 1 {

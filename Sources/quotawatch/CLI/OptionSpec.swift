@@ -27,6 +27,8 @@ struct ArgumentSpec: Sendable {
     var help: String
     var isOptional = false
     var completion = ValueCompletion.directories
+    /// Given once or more (`<root>...`).
+    var isRepeated = false
 }
 
 /// A flag, declared once: present or not (`arguments[flag]`).

@@ -48,6 +48,8 @@ struct EngineArguments: Sendable {
     ].flatMap { $0 }
 
     var socket: CommandLineArgument?
+    /// Every `--socket` given: with several roots, one per root in the roots' order.
+    var sockets: [CommandLineArgument]
     var events: EventFormat?
     var trace: Bool
     var oneFileSystem: Bool
@@ -68,7 +70,8 @@ struct EngineArguments: Sendable {
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         logLevel = try arguments.value(RunService.logLevel)
-        socket = try arguments.value(Self.socket)
+        sockets = try arguments.values(Self.socket)
+        socket = sockets.last
         events = try arguments.value(Self.events)
         trace = arguments[Self.trace]
         oneFileSystem = arguments[Self.oneFileSystem]

@@ -10,12 +10,16 @@ import QuotaWatchSystem
 enum RunCommand {
     static let subcommand = Subcommand(
         name: "run",
-        abstract: "Crawl a root once, then keep every directory's tally exact from inotify events.",
+        abstract: "Crawl a root (or several) once, then keep every directory's tally exact from kernel events.",
         discussion: """
             Answers 'quotawatch status' on a Unix socket (mode 0600). Without --socket the socket is
             $XDG_RUNTIME_DIR/quotawatch/<name>.sock, /run/quotawatch/<name>.sock for root, or
             /tmp/quotawatch-<uid>/<name>.sock, where <name> is the root's last component and a hash
-            of its absolute path. SIGINT and SIGTERM stop it cleanly and remove the socket;
+            of its absolute path. Several ROOTs are served by one daemon, each as its own root: its
+            own socket (at its default path, or one --socket per ROOT in order), quotas, cleaners, state
+            directory and history, one /metrics for all with a root label; nested roots are refused,
+            and a root that fails (deleted, unreadable) stops alone while the others go on.
+            SIGINT and SIGTERM stop it cleanly and remove the socket;
             SIGHUP reads the --config file again (a bad one is reported and the rules in force
             stay). Quota, level and forecast events go to the --events stream.
             Exit status: 0 after a termination signal, 1 on a failure while running (the root
@@ -24,22 +28,40 @@ enum RunCommand {
             already watches ROOT, 71 when the system refuses a resource (inotify, descriptors),
             73 when cleaning cannot be made safe, 74 when ROOT cannot be opened or crawled.
             """,
-        arguments: [ArgumentSpec(name: "root", help: "The directory to watch.")],
+        arguments: [
+            ArgumentSpec(
+                name: "root",
+                help: "The directory to watch; several are served by one daemon (default: the config's roots:).",
+                isOptional: true, isRepeated: true)
+        ],
         options: Options.self, run: run)
 
     /// `run ROOT` and its engine options.
     struct Options: CommandOptions {
         static let declarations = EngineArguments.declarations
 
-        var root: CommandLineArgument
+        var roots: [CommandLineArgument]
         var engine: EngineArguments
 
         init(_ arguments: ParsedArguments) throws(UsageError) {
             engine = try EngineArguments(arguments)
-            root = try arguments.single("root")
+            roots = arguments.positionals
         }
 
-        func validate() throws(ValidationError) { try engine.validate() }
+        func validate() throws(ValidationError) {
+            try engine.validate()
+            if roots.isEmpty && engine.policy.file == nil {
+                throw ValidationError(
+                    "Missing expected argument '<root>': name the directories to watch, or give a --config whose "
+                        + "roots: lists them")
+            }
+            if roots.count > 1, !engine.sockets.isEmpty, engine.sockets.count != roots.count {
+                throw ValidationError(
+                    "\(engine.sockets.count) --socket path(s) for \(roots.count) roots: give one --socket per ROOT, in "
+                        + "the same order, or none (each root then listens at its default path, which "
+                        + "'quotawatch status ROOT' finds)")
+            }
+        }
     }
 
     /// What ``engineOptions(from:root:)`` made of the command line.
@@ -53,7 +75,10 @@ enum RunCommand {
     /// may start threads (the notifier's sender, the history writer), so the caller blocks the
     /// termination signals first: a thread started with them open could take a SIGTERM or
     /// SIGHUP and end the process.
-    static func engineOptions(from given: EngineArguments, root: CommandLineArgument) -> Prepared {
+    static func engineOptions(
+        from given: EngineArguments, root: CommandLineArgument,
+        notifier: ServiceNotifier? = ServiceNotifier.forServiceManager(environment: ProcessInfo.processInfo.environment)
+    ) -> Prepared {
         RunService.configureLog(level: given.logLevel)
         let policy: PolicyConfig
         do {
@@ -99,7 +124,7 @@ enum RunCommand {
             return .exit(.failure)
         }
         if let state = cleanup.stateDirectory, let refused = lockRoot(state, options: options) { return .exit(refused) }
-        RunService.addObservers(to: &options)
+        RunService.addObservers(to: &options, notifier: notifier)
         if given.policy.file != nil {
             let source = given.policy
             options.reloadPolicy = { () throws(RunPolicy.Failure) -> PolicyConfig in try source.build() }
@@ -140,8 +165,12 @@ enum RunCommand {
 
     static func run(_ given: Options) -> ExitStatus {
         TerminationSignals.block()
+        guard given.roots.count == 1 else {
+            return given.roots.isEmpty
+                ? RunRoots.runConfigured(given.engine) : RunRoots.run(given.roots.map { ($0, nil) }, given.engine)
+        }
         var options: EngineOptions
-        switch engineOptions(from: given.engine, root: given.root) {
+        switch engineOptions(from: given.engine, root: given.roots[0]) {
         case .ready(let ready): options = ready
         case .exit(let status): return status
         }

@@ -1,6 +1,7 @@
 import QuotaWatchCore
 import QuotaWatchEngine
 import QuotaWatchSystem
+import Synchronization
 
 /// `run`'s Prometheus options: `/metrics` over HTTP, and a file for node_exporter's textfile
 /// collector. Both show the snapshot one ``MetricsExporter`` publishes from the engine.
@@ -60,6 +61,14 @@ enum RunMetrics {
     /// file that cannot be written) is reported here and gives nil. `announces`: say on stderr where the metrics are served
     /// (`watch`'s screen shows ``Running/announcement`` instead, which stderr would be hidden behind).
     static func start(_ given: Options, adding options: inout EngineOptions, announces: Bool = true) -> Running? {
+        var all = [options]
+        defer { options = all[0] }
+        return start(given, adding: &all, announces: announces)
+    }
+
+    /// One exporter per root, and one endpoint and one file that show every root's series,
+    /// each with its `root` label.
+    static func start(_ given: Options, adding all: inout [EngineOptions], announces: Bool = true) -> Running? {
         let running = Running()
         guard given.listen != nil || given.textfile != nil else { return running }
         if let file = given.textfile {
@@ -67,9 +76,13 @@ enum RunMetrics {
             do {
                 // Written before the crawl (ready 0), so a path that cannot be written stops the
                 // start with the reason instead of a warning later.
-                var first = MetricsSnapshot(version: QuotaWatchCLI.version, root: options.rootDisplay)
-                first.host = HostName.current()
-                try textfile.writeNow(first)
+                let host = HostName.current()
+                try textfile.writeNow(
+                    all.map { options in
+                        var first = MetricsSnapshot(version: QuotaWatchCLI.version, root: options.rootDisplay)
+                        first.host = host
+                        return first
+                    })
             } catch {
                 Console.failure(
                     "cannot write the metrics file '\(file.text)': \(error); its directory must exist and "
@@ -80,10 +93,14 @@ enum RunMetrics {
             running.textfile = textfile
         }
         let textfile = running.textfile
-        let exporter = MetricsExporter(version: QuotaWatchCLI.version, root: options.rootDisplay) { snapshot in
-            textfile?.offer(snapshot)
+        let board = ExporterBoard()
+        for index in all.indices {
+            let exporter = MetricsExporter(version: QuotaWatchCLI.version, root: all[index].rootDisplay) { _ in
+                textfile?.offer(board.snapshots)
+            }
+            board.exporters.withLock { $0.append(exporter) }
+            all[index].observers.append(exporter)
         }
-        options.observers.append(exporter)
 
         if let address = given.listen {
             do {
@@ -91,7 +108,7 @@ enum RunMetrics {
                 running.server = try HTTPServer(
                     listener: listener, path: "/metrics", contentType: PrometheusText.contentType
                 ) {
-                    Array(PrometheusText.render(exporter.snapshot.snapshot).utf8)
+                    Array(PrometheusText.render(board.snapshots).utf8)
                 }
             } catch let error as Errno {
                 running.stop()
@@ -105,6 +122,12 @@ enum RunMetrics {
             if announces, let announcement = running.announcement { Console.error(announcement + "\n") }
         }
         return running
+    }
+
+    /// Every root's exporter, in the order the roots were given: what a scrape and the file show.
+    private final class ExporterBoard: Sendable {
+        let exporters = Mutex<[MetricsExporter]>([])
+        var snapshots: [MetricsSnapshot] { exporters.withLock { $0 }.map(\.snapshot.snapshot) }
     }
 
     private static func advice(_ error: Errno) -> String {

@@ -20,11 +20,9 @@ enum RunService {
     }
 
     /// Adds the lifecycle log and, under a service manager, the notifier to the engine's observers.
-    static func addObservers(to options: inout EngineOptions) {
+    static func addObservers(to options: inout EngineOptions, notifier: ServiceNotifier?) {
         options.observers.append(LifecycleLog(root: options.rootDisplay))
-        if let notifier = ServiceNotifier.forServiceManager(environment: ProcessInfo.processInfo.environment) {
-            options.observers.append(notifier)
-        }
+        if let notifier { options.observers.append(notifier) }
     }
 }
 

@@ -27,6 +27,10 @@ package struct EngineOptions: Sendable {
     /// Built outside the engine, taking part in it on its thread, in the order they hear
     /// events: the alert hooks, the cleaners (``EngineParticipant``).
     package var participants: [any EngineParticipant] = []
+    /// Waits for SIGINT, SIGTERM and SIGHUP on a thread of its own. False when the process
+    /// serves several roots: one thread waits for them and tells every engine
+    /// (``LiveEngine/shutdown(signal:)``, ``LiveEngine/reload()``), since a signal is taken once.
+    package var waitsForSignals = true
 
     package init(root: [UInt8], rootDisplay: String, socketPath: [UInt8]) {
         self.root = root

@@ -91,25 +91,27 @@ struct EngineServices {
         backend.start(changes: { mailbox.post(.events($0)) }, failed: { mailbox.post(.readerFailed($0)) })
         undo.append { backend.stop() }
 
-        let signals: TerminationSignalWaiter
-        do {
-            signals = try TerminationSignalWaiter()
-        } catch {
-            return failed(.system("cannot wait for signals: \(DescriptorShortage.startupReason(error))"))
-        }
-        let signalThread = JoinableThread(name: "signals") {
-            while let signal = signals.wait() {
-                guard signal == TerminationSignals.hangup else {
-                    mailbox.post(.shutdown(signal: signal))
-                    return
-                }
-                mailbox.requestReload()
+        if options.waitsForSignals {
+            let signals: TerminationSignalWaiter
+            do {
+                signals = try TerminationSignalWaiter()
+            } catch {
+                return failed(.system("cannot wait for signals: \(DescriptorShortage.startupReason(error))"))
             }
-        }
-        undo.append {
-            signals.stop()
-            signalThread.join()
-            signals.close()
+            let signalThread = JoinableThread(name: "signals") {
+                while let signal = signals.wait() {
+                    guard signal == TerminationSignals.hangup else {
+                        mailbox.post(.shutdown(signal: signal))
+                        return
+                    }
+                    mailbox.requestReload()
+                }
+            }
+            undo.append {
+                signals.stop()
+                signalThread.join()
+                signals.close()
+            }
         }
 
         let events = options.emitsEvents ? LineWriter(descriptor: .standardOutput) : nil

@@ -32,6 +32,13 @@ package final class LiveEngine: Sendable {
     /// it returns after a signal: everything it started stopped and joined.
     package func stop() { mailbox.post(.stop) }
 
+    /// Stops as after `signal`, for an engine whose process waits for signals on its behalf
+    /// (``EngineOptions/waitsForSignals`` false).
+    package func shutdown(signal: Int32) { mailbox.post(.shutdown(signal: signal)) }
+
+    /// Reads the config again, as after SIGHUP.
+    package func reload() { mailbox.requestReload() }
+
     /// Runs until a signal, ``stop()`` or a fatal condition. `progress` sees the first crawl.
     package func run(progress: ((CrawlProgress) -> Void)?) -> EngineExit {
         let services: EngineServices
