@@ -8,6 +8,9 @@ package struct KernelFileSystem: LiveFileSystem {
     package let root: FileDescriptor
     package let backend: any ChangeBackend
     var handles: DirectoryHandles
+    /// Per device, what its file system says about allocation settling, learnt from the
+    /// first directory on it opened for the question (nil: fstatfs failed, so nothing is final there).
+    private var finality: [UInt64: AllocationFinality?] = [:]
     private let scanner: TreeScanner
     private let options: CrawlOptions
 
@@ -44,6 +47,21 @@ package struct KernelFileSystem: LiveFileSystem {
             return .permissionDenied
         } catch {
             return .missing
+        }
+    }
+
+    package mutating func allocationIsFinal(_ status: FileStatus, in directory: DirectoryID, tree: TallyTree) -> Bool {
+        // A name that is a mount point of its own is on a file system the directory is not.
+        guard status.kind == .regular, status.device == tree.device(of: directory) else { return false }
+        if let known = finality[status.device] {
+            return known?.isFinal(apparentBytes: status.apparentBytes, allocatedBytes: status.allocatedBytes) ?? false
+        }
+        do {
+            let learnt = try handles.withDescriptor(for: directory, in: tree) { try? $0.allocationFinality() }
+            finality[status.device] = .some(learnt)
+            return learnt?.isFinal(apparentBytes: status.apparentBytes, allocatedBytes: status.allocatedBytes) ?? false
+        } catch {
+            return false  // the directory could not be opened now: asked again next time
         }
     }
 
