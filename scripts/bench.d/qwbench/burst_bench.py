@@ -5,16 +5,19 @@ The floor (scripts/bench.d/floor.c) reads the same burst's kernel events with th
 mask, on inotify and on fanotify, and `statx`es each file once at its close-after-write
 event: what any watcher that reads sizes must pay.
 
-Why one round's ratio swings by up to 3× (2026-12-03): the cost per event of every watcher
-depends on how many events one read returns, which depends on how fast the producer runs
-against the watcher, and the producer's speed is set by the load of the shared machine (the
-same 20 000-file burst took 3 s and 44 s within ten minutes). For the daemon, a slow burst
-also lets timers fire during it (each file's late re-stat 3 s after its last write, its
-writeback re-stat 32 s after that), where a fast one leaves them to the final `status --sync`.
-So: every tool runs once per round, the order rotating from round to round; CPU is read
-from /proc/PID/task/*/schedstat (nanoseconds on CPU, not 10 ms ticks); each round gives
-ratios of tools that ran back to back, and the figure is the median of those per-round
-ratios with their spread, beside each round's producer time.
+Why one figure swung by up to 3× (2026-12-03): CPU per file of every watcher here is mostly
+per wake-up (a read, a hand-off between threads, a poll), not per event; how many events one
+wake-up finds depends on how fast the producer runs, and that is set by the load of the shared
+machine (the same 20 000-file burst took 3 s and 44 s within ten minutes). When the tools ran
+one after the other, each met another producer speed, so their ratio moved with it. For the
+daemon a slow burst also let timers fire during it (each file's late re-stat 3 s after its last
+write, its writeback re-stat 32 s after that), where a fast one left them to the final sync.
+
+So (`together`, the default) each round is ONE burst watched by all five at once: the same
+events, the same producer speed, the same moment of the machine; CPU is read from
+/proc/PID/task/*/schedstat (nanoseconds on CPU, not 10 ms ticks), and the figure is the median
+of the rounds' ratios, with their spread. `rotate` runs the tools one after the other in an
+order that rotates from round to round, as before, for comparison.
 """
 
 import json
