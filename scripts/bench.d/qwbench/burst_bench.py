@@ -62,11 +62,16 @@ def fresh(run_dir: str, name: str, dirs: int = 4) -> str:
     return root
 
 
+# Files a second the producer is held to (0: as fast as it can); set by run().
+PACE = [0]
+
+
 def produce(root: str, files: int) -> float:
     """The producer's own seconds for the burst."""
-    output = subprocess.run(
-        [sys.executable, producer_path(), root, str(files), "4", "512"], check=True, capture_output=True
-    ).stdout
+    argv = [sys.executable, producer_path(), root, str(files), "4", "512"]
+    if PACE[0]:
+        argv.append(str(PACE[0]))
+    output = subprocess.run(argv, check=True, capture_output=True).stdout
     return float(json.loads(output)["seconds"])
 
 
@@ -190,9 +195,10 @@ def spread(values: list[float]) -> str:
 
 
 def run(
-    children: Children, binary: str, run_dir: str, files: int, rounds: int, method: str = "together"
+    children: Children, binary: str, run_dir: str, files: int, rounds: int, method: str = "together", pace: int = 0
 ) -> tuple[str, list]:
     floor = build_floor(run_dir)
+    PACE[0] = pace
     cpu = {tool: [] for tool in TOOLS}
     producer = {tool: [] for tool in TOOLS}
     for index in range(rounds):
@@ -251,6 +257,7 @@ def run(
     text = (
         f"##### Burst: CPU per file, {files} files of 512 B in 4 directories, {rounds} rounds, "
         + ("all five watching each burst at once" if method == "together" else "the tools' order rotating")
+        + (f", the producer held to {pace} files/s" if pace else "")
         + "\n\n"
         + table(["watcher", "CPU per file (median)", "range", "producer's time (median, range)"], rows, {1, 2, 3})
         + "\n\n"
