@@ -9,7 +9,9 @@ package struct KernelFileSystem: LiveFileSystem {
     package let backend: any ChangeBackend
     var handles: DirectoryHandles
     /// Per device, what its file system says about allocation settling, learnt from the
-    /// first directory on it opened for the question (nil: fstatfs failed, so nothing is final there).
+    /// first directory on it opened for the question (nil: fstatfs failed, so nothing is final
+    /// there). Dropped at every crawl: a mount (which a crawl of its place follows) may bring
+    /// another file system under a device number seen before.
     private var finality: [UInt64: AllocationFinality?] = [:]
     private let scanner: TreeScanner
     private let options: CrawlOptions
@@ -99,6 +101,7 @@ package struct KernelFileSystem: LiveFileSystem {
     }
 
     package mutating func crawl(_ directory: DirectoryID, tree: inout TallyTree) -> CrawlReport {
+        finality.removeAll(keepingCapacity: true)
         let fresh: FileDescriptor
         do {
             fresh = try openReleasingCache(directory, tree: tree)
@@ -163,6 +166,7 @@ package struct KernelFileSystem: LiveFileSystem {
 
     package mutating func crawlRoot() -> (TallyTree, CrawlReport)? {
         handles.forgetAll()
+        finality.removeAll()
         return try? crawlWhole(progress: nil)
     }
 
