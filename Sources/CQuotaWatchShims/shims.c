@@ -273,3 +273,11 @@ int qw_file_system_id(int fd, uint64_t *fsid) {
     *fsid = (uint64_t)low | ((uint64_t)high << 32);
     return 0;
 }
+
+int qw_file_system_kind(int fd, uint64_t *type, uint64_t *block_size) {
+    struct statfs status;
+    if (fstatfs(fd, &status) != 0) return -1;
+    *type = (uint64_t)status.f_type;
+    *block_size = (uint64_t)status.f_bsize;
+    return 0;
+}

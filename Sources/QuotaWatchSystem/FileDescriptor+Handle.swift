@@ -30,6 +30,17 @@ extension FileDescriptor {
         return fsid
     }
 
+    /// What file system this descriptor is on, as far as a file's allocation settling is
+    /// concerned: statfs's `f_type` and `f_bsize`.
+    ///
+    /// The corresponding C function is `fstatfs`.
+    package func allocationFinality() throws(Errno) -> AllocationFinality {
+        var type: UInt64 = 0
+        var blockSize: UInt64 = 0
+        _ = try valueOrErrno { unsafe system_file_system_kind(rawValue, &type, &blockSize) }.get()
+        return AllocationFinality(fileSystemType: type, blockSize: blockSize)
+    }
+
     /// Opens the object `handle` names, on the file system this descriptor is on, as an
     /// `O_PATH` descriptor: enough to stat it, and no access to its data. Needs
     /// CAP_DAC_READ_SEARCH; ESTALE once the object is gone.

@@ -122,6 +122,22 @@ package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
 func withCString<Result>(
     _ name: some Collection<UInt8>, _ body: (UnsafePointer<CChar>) throws(Errno) -> Result
 ) throws(Errno) -> Result {
+    // A name (at most 255 bytes on Linux) is copied on the stack: the engine stats one per
+    // changed file, and a heap copy each time was a malloc and a free per stat.
+    let count = name.count
+    if count < 512 {
+        return try unsafe withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) {
+            buffer throws(Errno) in
+            var index = 0
+            for byte in name {
+                if byte == 0 { throw Errno.invalidArgument }
+                unsafe buffer[index] = CChar(bitPattern: byte)
+                index += 1
+            }
+            unsafe buffer[index] = 0
+            return try unsafe body(UnsafePointer(buffer.baseAddress!))
+        }
+    }
     var bytes = [UInt8]()
     bytes.reserveCapacity(name.count + 1)
     for byte in name {

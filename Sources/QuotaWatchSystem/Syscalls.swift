@@ -368,3 +368,10 @@ func system_file_system_id(_ descriptor: CInt, _ fsid: UnsafeMutablePointer<UInt
     if injectedFault(.fstatfs, descriptor: descriptor) { return -1 }
     return unsafe qw_file_system_id(descriptor, fsid)
 }
+
+func system_file_system_kind(
+    _ descriptor: CInt, _ type: UnsafeMutablePointer<UInt64>, _ blockSize: UnsafeMutablePointer<UInt64>
+) -> CInt {
+    if injectedFault(.fstatfs, descriptor: descriptor) { return -1 }
+    return unsafe qw_file_system_kind(descriptor, type, blockSize)
+}

@@ -57,6 +57,11 @@ extension FakeFileSystem: LiveFileSystem {
         return .found(fileStatus(of: child))
     }
 
+    func allocationIsFinal(_ status: FileStatus, in directory: DirectoryID, tree: TallyTree) -> Bool {
+        guard let allocationFinality, status.kind == .regular else { return false }
+        return allocationFinality.isFinal(apparentBytes: status.apparentBytes, allocatedBytes: status.allocatedBytes)
+    }
+
     /// Stat'ed through its parent, as KernelFileSystem does, so an unreadable directory
     /// still has a status; another inode under its name means a rename is still queued.
     mutating func status(of directory: DirectoryID, tree: TallyTree) -> Lookup {

@@ -71,6 +71,9 @@ struct FakeFileSystem {
     /// When set, a listing reports every file as written within the writeback window, as the
     /// kernel crawl does for a recent mtime (the fake keeps no times).
     var reportsFilesAsRecentlyWritten = false
+    /// Which files keep their allocation until their next event (``AllocationFinality``: on
+    /// ext4, small files with no hole); nil: no file is known to.
+    var allocationFinality: AllocationFinality?
     private(set) var watchByInode: [InodeNumber: Int32] = [:]
     private(set) var inodeByWatch: [Int32: InodeNumber] = [:]
     /// Watches that report opens too (IN_OPEN added to their mask).

@@ -4,6 +4,7 @@
     python3 harness.py live --binary BIN --run-dir DIR [options] NAME=ROOT...
     python3 harness.py memory --binary BIN --run-dir DIR --work DIR [--names N] [--huge-files N] [--runs N]
     python3 harness.py eviction --binary BIN --run-dir DIR [--files N] [--runs N]
+    python3 harness.py burst --binary BIN --run-dir DIR [--burst-files N] [--runs N] [--method together|rotate] [--pace FILES_PER_S]
     python3 harness.py backends --binary BIN --run-dir DIR --grid ROOT [--many ROOT --many-dirs N] [--burst-files N] [--runs N]
     python3 harness.py clean-large --binary BIN --run-dir DIR [--files N]
     python3 harness.py verify --binary BIN --run-dir DIR --tree NAME=ROOT [--seconds S] [--runs N]
@@ -14,8 +15,9 @@ scripts/bench builds, makes the trees, and adds the dated heading and machine fa
 import argparse
 import sys
 
-from qwbench import backends_bench, clean_large, cleanup_bench, live, memory_bench, scan, verify_bench
+from qwbench import backends_bench, burst_bench, clean_large, cleanup_bench, live, memory_bench, scan, verify_bench
 from qwbench.children import Children
+from qwbench.markdown import table
 
 
 def trees(pairs: list[str]) -> dict[str, str]:
@@ -74,6 +76,14 @@ def main() -> int:
     backends_parser.add_argument("--burst-files", type=int, default=100_000)
     backends_parser.add_argument("--runs", type=int, default=3)
 
+    burst_parser = commands.add_parser("burst")
+    burst_parser.add_argument("--binary", required=True)
+    burst_parser.add_argument("--run-dir", required=True)
+    burst_parser.add_argument("--burst-files", type=int, default=50_000)
+    burst_parser.add_argument("--runs", type=int, default=5)
+    burst_parser.add_argument("--method", choices=["together", "rotate"], default="together")
+    burst_parser.add_argument("--pace", type=int, default=0)
+
     clean_large_parser = commands.add_parser("clean-large")
     clean_large_parser.add_argument("--binary", required=True)
     clean_large_parser.add_argument("--run-dir", required=True)
@@ -93,6 +103,12 @@ def main() -> int:
             children, arguments.binary, arguments.run_dir, arguments.grid, arguments.many, arguments.many_dirs,
             arguments.burst_files, arguments.runs,
         )
+    elif arguments.command == "burst":
+        text, targets = burst_bench.run(
+            children, arguments.binary, arguments.run_dir, arguments.burst_files, arguments.runs, arguments.method,
+            arguments.pace,
+        )
+        body = text + "\n##### Targets\n\n" + table(["case", "figure", "target", "measured", "verdict"], targets, {3}) + "\n"
     elif arguments.command == "clean-large":
         body = clean_large.run(children, arguments.binary, arguments.run_dir, arguments.files)
     elif arguments.command == "eviction":

@@ -139,5 +139,7 @@ int qw_open_by_handle(int mount_fd, const unsigned char *bytes, unsigned int len
 // statfs(2)'s f_fsid of the file system `fd` is on, as fanotify reports it: val[0] in the
 // low half, val[1] in the high half.
 int qw_file_system_id(int fd, uint64_t *fsid);
+// statfs(2)'s f_type (the file system's magic number) and f_bsize of the file system `fd` is on.
+int qw_file_system_kind(int fd, uint64_t *type, uint64_t *block_size);
 
 #endif

@@ -8,6 +8,11 @@ package struct KernelFileSystem: LiveFileSystem {
     package let root: FileDescriptor
     package let backend: any ChangeBackend
     var handles: DirectoryHandles
+    /// Per device, what its file system says about allocation settling, learnt from the
+    /// first directory on it opened for the question (nil: fstatfs failed, so nothing is final
+    /// there). Dropped at every crawl: a mount (which a crawl of its place follows) may bring
+    /// another file system under a device number seen before.
+    private var finality: [UInt64: AllocationFinality?] = [:]
     private let scanner: TreeScanner
     private let options: CrawlOptions
 
@@ -47,6 +52,21 @@ package struct KernelFileSystem: LiveFileSystem {
         }
     }
 
+    package mutating func allocationIsFinal(_ status: FileStatus, in directory: DirectoryID, tree: TallyTree) -> Bool {
+        // A name that is a mount point of its own is on a file system the directory is not.
+        guard status.kind == .regular, status.device == tree.device(of: directory) else { return false }
+        if let known = finality[status.device] {
+            return known?.isFinal(apparentBytes: status.apparentBytes, allocatedBytes: status.allocatedBytes) ?? false
+        }
+        do {
+            let learnt = try handles.withDescriptor(for: directory, in: tree) { try? $0.allocationFinality() }
+            finality[status.device] = .some(learnt)
+            return learnt?.isFinal(apparentBytes: status.apparentBytes, allocatedBytes: status.allocatedBytes) ?? false
+        } catch {
+            return false  // the directory could not be opened now: asked again next time
+        }
+    }
+
     /// Stat'ed through its parent, which works for a directory that may not be read.
     package mutating func status(of directory: DirectoryID, tree: TallyTree) -> Lookup {
         guard let parent = tree.parent(of: directory) else {
@@ -81,6 +101,7 @@ package struct KernelFileSystem: LiveFileSystem {
     }
 
     package mutating func crawl(_ directory: DirectoryID, tree: inout TallyTree) -> CrawlReport {
+        finality.removeAll(keepingCapacity: true)
         let fresh: FileDescriptor
         do {
             fresh = try openReleasingCache(directory, tree: tree)
@@ -145,6 +166,7 @@ package struct KernelFileSystem: LiveFileSystem {
 
     package mutating func crawlRoot() -> (TallyTree, CrawlReport)? {
         handles.forgetAll()
+        finality.removeAll()
         return try? crawlWhole(progress: nil)
     }
 

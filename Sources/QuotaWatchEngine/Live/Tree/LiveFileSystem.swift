@@ -31,6 +31,18 @@ package protocol LiveFileSystem {
     /// Crawls the whole root anew into a fresh tree (overflow recovery), dropping every
     /// cached directory handle first.
     mutating func crawlRoot() -> (TallyTree, CrawlReport)?
+
+    /// Whether `status`, just read for a name in `directory`, shows an allocation that cannot
+    /// change until the file's next event (``AllocationFinality``): such a file is owed no late
+    /// or writeback re-stat, nor a second stat at a sync.
+    mutating func allocationIsFinal(_ status: FileStatus, in directory: DirectoryID, tree: TallyTree) -> Bool
+}
+
+extension LiveFileSystem {
+    /// Not known to be: every written file gets its re-stats.
+    package mutating func allocationIsFinal(_ status: FileStatus, in directory: DirectoryID, tree: TallyTree) -> Bool {
+        false
+    }
 }
 
 package enum Readability: Equatable {

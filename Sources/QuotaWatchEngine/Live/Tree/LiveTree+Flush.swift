@@ -279,6 +279,10 @@ extension LiveTree {
                 addFile(named: pending.name, in: directory, status: status)
             case nil: addFile(named: pending.name, in: directory, status: status)
             }
+            // Stat'ed after every event applied so far: where nothing but an event can change
+            // this allocation, its late and writeback re-stats (and their second stat at a
+            // sync) would only read it again. A later write schedules them anew.
+            if fileSystem.allocationIsFinal(status, in: directory, tree: tree) { restats.forget(pending) }
         }
         return true
     }
