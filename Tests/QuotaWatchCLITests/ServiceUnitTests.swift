@@ -39,3 +39,35 @@ struct ServiceUnitTests {
         #expect(misspelt.errorText.contains("ProtectSystm"), "the check cannot see a bad key: \(misspelt)")
     }
 }
+
+extension ServiceUnitTests {
+    static let multiRootUnit = URL(fileURLWithPath: unit).deletingLastPathComponent()
+        .appendingPathComponent("quotawatch.service").path
+
+    @Test(
+        "systemd-analyze verify accepts the many-roots unit, with no warning; it keeps the template's hardening",
+        .enabled(if: analyze != nil, "needs systemd-analyze (Debian's systemd package)"))
+    func verifyMultiRoot() throws {
+        let text = try String(contentsOfFile: Self.multiRootUnit, encoding: .utf8)
+        let installed = "/usr/local/bin/quotawatch"
+        #expect(text.contains("ExecStart=\(installed) run --config /etc/quotawatch/quotawatch.yaml"), "\(text)")
+        let cli = try CLIRunner.locate()
+        let directory = try TempTree(prefix: "qw-unit")
+        try directory.writeFile(
+            "quotawatch.service",
+            contents: Array(text.replacingOccurrences(of: installed, with: cli.executablePath).utf8))
+        let result = try ProcessRunner.run(
+            Self.analyze!, [Array("verify".utf8), Array(directory.absolutePath("quotawatch.service").utf8)])
+        #expect(result.exitStatus == 0 && result.errorText.isEmpty, "\(result)")
+        // Every hardening line of the template is here too, but for the paths it may write.
+        let template = try String(contentsOfFile: Self.unit, encoding: .utf8)
+        let settings = { (unit: String) in
+            Set(unit.split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains("=") }.map(String.init))
+        }
+        let missing = settings(template).subtracting(settings(text)).filter {
+            !$0.hasPrefix("ExecStart=") && !$0.hasPrefix("Description=") && !$0.hasPrefix("ReadWritePaths=")
+                && !$0.hasPrefix("ProtectHome=")
+        }
+        #expect(missing.isEmpty, "settings of quotawatch@.service missing from quotawatch.service: \(missing)")
+    }
+}
