@@ -8,8 +8,19 @@ package struct EngineReport: Codable, Sendable, Equatable {
     package var rescannedDirectories: UInt64
     /// Kernel queue overflows, each followed by a resync.
     package var overflows: UInt64
-    /// inotify watches held: one per watched directory.
-    package var watches: Int
+    /// inotify watches held, one per watched directory; 0 under fanotify, which holds none
+    /// (and whose JSON leaves the key out: `marks` and `directories` say what it holds).
+    package var watches: Int {
+        get { inotifyWatches ?? 0 }
+        set { inotifyWatches = newValue }
+    }
+    /// `watches` as the JSON has it: absent under fanotify.
+    private var inotifyWatches: Int?
+    /// fanotify: filesystem marks held, one per file system the tree spans; nil under inotify.
+    package var marks: Int?
+    /// fanotify: directories in its handle table (what inotify would hold a watch for each
+    /// of); nil under inotify.
+    package var directories: Int?
     /// Subtrees that could not be watched and are polled instead, relative to the root.
     package var degraded: [String]
     /// Control requests the engine has answered, this one included.
@@ -28,7 +39,8 @@ package struct EngineReport: Codable, Sendable, Equatable {
     package var verification: VerificationReport?
 
     enum CodingKeys: String, CodingKey {
-        case events, overflows, watches, degraded, requests, backend, unreadable, verification
+        case events, overflows, degraded, requests, backend, unreadable, verification, marks, directories
+        case inotifyWatches = "watches"
         case backendReason = "backend_reason"
         case rescannedDirectories = "rescanned_dirs"
         case cpuSeconds = "cpu_seconds"
@@ -37,8 +49,12 @@ package struct EngineReport: Codable, Sendable, Equatable {
     package init(
         events: UInt64, rescannedDirectories: UInt64, overflows: UInt64, watches: Int, degraded: [String],
         requests: UInt64 = 0, cpuSeconds: Double = 0, backend: String? = nil, backendReason: String? = nil,
-        unreadable: [UnreadableDirectory]? = nil, verification: VerificationReport? = nil
+        unreadable: [UnreadableDirectory]? = nil, verification: VerificationReport? = nil,
+        fanotify: (marks: Int, directories: Int)? = nil
     ) {
+        inotifyWatches = fanotify == nil ? watches : nil
+        marks = fanotify?.marks
+        directories = fanotify?.directories
         self.unreadable = unreadable
         self.verification = verification
         self.backend = backend
@@ -46,7 +62,6 @@ package struct EngineReport: Codable, Sendable, Equatable {
         self.events = events
         self.rescannedDirectories = rescannedDirectories
         self.overflows = overflows
-        self.watches = watches
         self.degraded = degraded
         self.requests = requests
         self.cpuSeconds = cpuSeconds
