@@ -8,10 +8,12 @@ package struct EngineReport: Codable, Sendable, Equatable {
     package var rescannedDirectories: UInt64
     /// Kernel queue overflows, each followed by a resync.
     package var overflows: UInt64
-    /// inotify watches held, one per watched directory; 0 under fanotify, which holds none
-    /// (and whose JSON leaves the key out: `marks` and `directories` say what it holds).
+    /// The directories the backend reports on: inotify's watches, one per watched directory,
+    /// or under fanotify, which holds no watch, `directories` (its JSON leaves `watches` out:
+    /// `marks` and `directories` say what it holds). Readers that want one figure whatever the
+    /// backend (the metrics' `quotawatch_watches`) read this.
     package var watches: Int {
-        get { inotifyWatches ?? 0 }
+        get { inotifyWatches ?? directories ?? 0 }
         set { inotifyWatches = newValue }
     }
     /// `watches` as the JSON has it: absent under fanotify.
