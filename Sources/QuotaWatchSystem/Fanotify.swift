@@ -53,16 +53,13 @@ package struct FanotifyDescriptor: Sendable {
         }.get()
     }
 
-    /// Reads whatever events are queued into `buffer`, decoding them onto `events`.
-    /// Returns false when nothing was queued (the descriptor is non-blocking).
+    /// Reads whatever events are queued into `buffer`; returns how many bytes came, 0 when
+    /// nothing was queued (the descriptor is non-blocking). They are judged in place
+    /// (`FanotifyEventPeek`): most are about the rest of the file system and are never decoded.
     ///
     /// The corresponding C function is `read`.
-    package func readEvents(buffer: inout [UInt8], into events: inout [FanotifyEvent]) throws(Errno) -> Bool {
-        let count = try descriptor.readAvailable(into: &buffer)
-        unsafe buffer.withUnsafeBytes { raw in
-            unsafe FanotifyEvent.decode(raw: UnsafeRawBufferPointer(rebasing: raw[0..<count]), into: &events)
-        }
-        return count > 0
+    package func read(into buffer: inout [UInt8]) throws(Errno) -> Int {
+        try descriptor.readAvailable(into: &buffer)
     }
 
     package func close() { descriptor.close() }

@@ -8,17 +8,23 @@ extension FileDescriptor {
     ///
     /// The corresponding C function is `name_to_handle_at` (with `AT_EMPTY_PATH`).
     package func fileHandle(fileSystem: UInt64) throws(Errno) -> (handle: FileHandleKey, mountID: UInt64) {
-        var bytes = [UInt8](repeating: 0, count: 128)
         var length: UInt32 = 0
         var type: CInt = 0
         var mountID: UInt64 = 0
-        _ = try unsafe bytes.withUnsafeMutableBufferPointer { buffer throws(Errno) in
-            try valueOrErrno {
+        // On the stack: the crawl takes one handle per directory, and a heap buffer each left
+        // the crawl's threads' malloc arenas fragmented (RSS at ready).
+        let handle = try unsafe withUnsafeTemporaryAllocation(byteCount: 128, alignment: 8) {
+            buffer throws(Errno) -> FileHandleKey in
+            _ = try valueOrErrno {
                 unsafe system_name_to_handle(
-                    rawValue, buffer.baseAddress!, UInt32(buffer.count), &length, &type, &mountID)
+                    rawValue, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(buffer.count), &length,
+                    &type, &mountID)
             }.get()
+            return unsafe FileHandleKey(
+                fileSystem: fileSystem, type: type,
+                raw: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<Int(min(length, 128))]))
         }
-        return (FileHandleKey(fileSystem: fileSystem, type: type, bytes: Array(bytes[0..<Int(length)])), mountID)
+        return (handle, mountID)
     }
 
     /// statfs's `f_fsid` for the file system this descriptor is on, as fanotify reports it.

@@ -18,3 +18,17 @@ extension FileDescriptor {
             availableBytes: Saturating.product(UInt64(raw.f_bavail), fragment))
     }
 }
+
+extension FileDescriptor {
+    /// Inodes in use on the file system holding this open file or directory (`f_files -
+    /// f_ffree`), or nil where the file system does not count them (btrfs, many network and
+    /// FUSE file systems report 0 inodes).
+    ///
+    /// The corresponding C function is `fstatvfs`.
+    package func fileSystemInodesInUse() throws(Errno) -> UInt64? {
+        var raw = statvfs()
+        _ = try valueOrErrno { unsafe system_fstatvfs(rawValue, &raw) }.get()
+        guard raw.f_files > 0 else { return nil }
+        return UInt64(raw.f_files) - min(UInt64(raw.f_files), UInt64(raw.f_ffree))
+    }
+}

@@ -39,6 +39,7 @@ struct ContractShapeGoldenTests {
         [
             .of(TreeReport.self, "scan"),
             .of(StatusReport.self, "status"),
+            .of(StatusReport.self, "status-fanotify"),
             .of(StatusWire.self, "status-reply"),
             .of(QuotaStatus.self, "status-quotas"),
             .of(ControlRequest.self, "request-status"),

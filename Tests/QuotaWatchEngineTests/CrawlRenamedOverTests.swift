@@ -191,6 +191,7 @@ private final class HookedBackend: ChangeBackend {
     func watchOpens(_ directory: FileDescriptor, key: Int32) -> Bool { inner.watchOpens(directory, key: key) }
     func watchRemovals(in parent: FileDescriptor) -> Int32? { inner.watchRemovals(in: parent) }
     func unwatch(_ key: Int32) { inner.unwatch(key) }
+    var marks: Int? { inner.marks }
 
     func start(
         changes: @escaping @Sendable ([FileSystemChange]) -> Void, failed: @escaping @Sendable (Errno) -> Void

@@ -45,6 +45,19 @@ struct GoldenJSONTests {
         Self.expectFixture(snapshot.wireJSON(), "status-reply")
     }
 
+    @Test("status --json under fanotify: marks and directories, no watches")
+    func statusUnderFanotify() throws {
+        let tree = TreeReport(root: Self.root, directories: Self.rows.map(\.report))
+        let engine = EngineReport(
+            events: 393, rescannedDirectories: 2, overflows: 1, watches: 49, degraded: ["Library/Deep"],
+            requests: 12, cpuSeconds: 0.021, backend: "fanotify", backendReason: "--backend fanotify",
+            fanotify: (marks: 1, directories: 49))
+        Self.expectFixture(StatusReport(tree: tree, engine: engine).encodedJSON(), "status-fanotify")
+        let decoded = try ContractJSON.decode(
+            StatusReport.self, from: StatusReport(tree: tree, engine: engine).encodedJSON())
+        #expect(decoded.engine.marks == 1 && decoded.engine.directories == 49 && decoded.engine.watches == 49)
+    }
+
     @Test("the status reply decodes into the rows it was made of")
     func statusReplyRoundTrip() throws {
         let snapshot = StatusSnapshot(root: Self.root, rows: Self.rows, engine: Self.engine)

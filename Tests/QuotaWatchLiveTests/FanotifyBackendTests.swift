@@ -17,19 +17,38 @@ struct FanotifyBackendTests {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
+    /// What `auto` should pick for `path` as root: fanotify when its file system holds more
+    /// inodes than inotify watches this user may hold (or does not count them), else inotify.
+    private static func autoExpectation(_ path: String) throws -> String {
+        var space = statvfs()
+        guard statvfs(path, &space) == 0 else { throw POSIXError(.EIO) }
+        let limit = try String(contentsOfFile: "/proc/sys/fs/inotify/max_user_watches", encoding: .utf8)
+        let watches = UInt64(limit.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let inodes = UInt64(space.f_files) - UInt64(space.f_ffree)
+        return space.f_files == 0 || inodes > watches ? "fanotify" : "inotify"
+    }
+
     @Test(
-        "auto picks fanotify as root, and the ready event, status --json and the log say so and why",
+        "auto as root picks by the file system's inodes against the watch limit, and the ready event, status --json and the log say which and why",
         .enabled(if: notRoot == nil, "\(notRoot ?? "")"))
-    func autoPicksFanotify() throws {
+    func autoPicksByCost() throws {
         let fixture = try LiveFixture()
+        let expected = try Self.autoExpectation(fixture.rootPath)
         let daemon = try fixture.start(options: ["--backend", "auto"])
         let ready = try object(try #require(daemon.events("ready").first).text)
-        #expect(ready["backend"] as? String == "fanotify", "\(ready)")
-        #expect((ready["backend_reason"] as? String)?.contains("CAP_SYS_ADMIN") == true, "\(ready)")
+        #expect(ready["backend"] as? String == expected, "\(ready)")
+        let reason = try #require(ready["backend_reason"] as? String)
+        #expect(reason.contains("max_user_watches") && reason.contains("inodes"), "\(reason)")
         let result = try daemon.statusCommand(["status", fixture.rootPath, "--socket", fixture.socketPath, "--json"])
         let engine = try #require(try object(result.outputText)["engine"] as? [String: Any])
-        #expect(engine["backend"] as? String == "fanotify", "\(engine)")
-        #expect(daemon.errorText.contains("with fanotify (auto:"), "\(daemon.errorText)")
+        #expect(engine["backend"] as? String == expected, "\(engine)")
+        if expected == "fanotify" {
+            #expect(engine["watches"] == nil && engine["marks"] as? Int == 1, "\(engine)")
+            #expect((engine["directories"] as? Int ?? 0) > 0, "\(engine)")
+        } else {
+            #expect(engine["marks"] == nil && (engine["watches"] as? Int ?? 0) > 0, "\(engine)")
+        }
+        #expect(daemon.errorText.contains("with \(expected) (auto:"), "\(daemon.errorText)")
         try fixture.stopCleanly()
     }
 

@@ -9,14 +9,29 @@ public struct LiveStatus: Sendable {
         /// Directories listed since the first crawl.
         public let rescannedDirs: UInt64
         public let overflows: UInt64
-        /// inotify watches held.
+        /// Directories the backend reports on: inotify's `watches`, or fanotify's
+        /// `directories` (which leaves `watches` out).
         public let watches: Int
+        /// fanotify's filesystem marks; nil under inotify.
+        public let marks: Int?
         /// Topmost subtrees polled for want of a watch.
         public let degraded: [String]
 
         enum CodingKeys: String, CodingKey {
-            case events, overflows, watches, degraded
+            case events, overflows, watches, degraded, marks, directories
             case rescannedDirs = "rescanned_dirs"
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            events = try container.decode(UInt64.self, forKey: .events)
+            rescannedDirs = try container.decode(UInt64.self, forKey: .rescannedDirs)
+            overflows = try container.decode(UInt64.self, forKey: .overflows)
+            degraded = try container.decode([String].self, forKey: .degraded)
+            marks = try container.decodeIfPresent(Int.self, forKey: .marks)
+            watches =
+                try container.decodeIfPresent(Int.self, forKey: .watches)
+                ?? container.decode(Int.self, forKey: .directories)
         }
 
         public var description: String {

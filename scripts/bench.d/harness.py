@@ -6,6 +6,7 @@
     python3 harness.py eviction --binary BIN --run-dir DIR [--files N] [--runs N]
     python3 harness.py burst --binary BIN --run-dir DIR [--burst-files N] [--runs N] [--method together|rotate] [--pace FILES_PER_S]
     python3 harness.py backends --binary BIN --run-dir DIR --grid ROOT [--many ROOT --many-dirs N] [--burst-files N] [--runs N]
+    python3 harness.py fanotify-idle --binary BIN --run-dir DIR [--seconds S] [--burst-files N] [--tree ROOT --dirs N] [--runs N]
     python3 harness.py clean-large --binary BIN --run-dir DIR [--files N]
     python3 harness.py verify --binary BIN --run-dir DIR --tree NAME=ROOT [--seconds S] [--runs N]
 
@@ -15,7 +16,9 @@ scripts/bench builds, makes the trees, and adds the dated heading and machine fa
 import argparse
 import sys
 
-from qwbench import backends_bench, burst_bench, clean_large, cleanup_bench, live, memory_bench, scan, verify_bench
+from qwbench import (
+    backends_bench, burst_bench, clean_large, cleanup_bench, fanotify_idle, live, memory_bench, scan, verify_bench,
+)
 from qwbench.children import Children
 from qwbench.markdown import table
 
@@ -84,6 +87,15 @@ def main() -> int:
     burst_parser.add_argument("--method", choices=["together", "rotate"], default="together")
     burst_parser.add_argument("--pace", type=int, default=0)
 
+    idle_parser = commands.add_parser("fanotify-idle")
+    idle_parser.add_argument("--binary", required=True)
+    idle_parser.add_argument("--run-dir", required=True)
+    idle_parser.add_argument("--seconds", type=float, default=60)
+    idle_parser.add_argument("--burst-files", type=int, default=100_000)
+    idle_parser.add_argument("--tree", default="")
+    idle_parser.add_argument("--dirs", type=int, default=0)
+    idle_parser.add_argument("--runs", type=int, default=3)
+
     clean_large_parser = commands.add_parser("clean-large")
     clean_large_parser.add_argument("--binary", required=True)
     clean_large_parser.add_argument("--run-dir", required=True)
@@ -109,6 +121,11 @@ def main() -> int:
             arguments.pace,
         )
         body = text + "\n##### Targets\n\n" + table(["case", "figure", "target", "measured", "verdict"], targets, {3}) + "\n"
+    elif arguments.command == "fanotify-idle":
+        body = fanotify_idle.run(
+            children, arguments.binary, arguments.run_dir, arguments.burst_files, arguments.seconds, arguments.runs,
+            arguments.tree, arguments.dirs,
+        )
     elif arguments.command == "clean-large":
         body = clean_large.run(children, arguments.binary, arguments.run_dir, arguments.files)
     elif arguments.command == "eviction":

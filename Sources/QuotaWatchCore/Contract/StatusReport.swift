@@ -8,8 +8,21 @@ package struct EngineReport: Codable, Sendable, Equatable {
     package var rescannedDirectories: UInt64
     /// Kernel queue overflows, each followed by a resync.
     package var overflows: UInt64
-    /// inotify watches held: one per watched directory.
-    package var watches: Int
+    /// The directories the backend reports on: inotify's watches, one per watched directory,
+    /// or under fanotify, which holds no watch, `directories` (its JSON leaves `watches` out:
+    /// `marks` and `directories` say what it holds). Readers that want one figure whatever the
+    /// backend (the metrics' `quotawatch_watches`) read this.
+    package var watches: Int {
+        get { inotifyWatches ?? directories ?? 0 }
+        set { inotifyWatches = newValue }
+    }
+    /// `watches` as the JSON has it: absent under fanotify.
+    private var inotifyWatches: Int?
+    /// fanotify: filesystem marks held, one per file system the tree spans; nil under inotify.
+    package var marks: Int?
+    /// fanotify: directories in its handle table (what inotify would hold a watch for each
+    /// of); nil under inotify.
+    package var directories: Int?
     /// Subtrees that could not be watched and are polled instead, relative to the root.
     package var degraded: [String]
     /// Control requests the engine has answered, this one included.
@@ -28,7 +41,8 @@ package struct EngineReport: Codable, Sendable, Equatable {
     package var verification: VerificationReport?
 
     enum CodingKeys: String, CodingKey {
-        case events, overflows, watches, degraded, requests, backend, unreadable, verification
+        case events, overflows, degraded, requests, backend, unreadable, verification, marks, directories
+        case inotifyWatches = "watches"
         case backendReason = "backend_reason"
         case rescannedDirectories = "rescanned_dirs"
         case cpuSeconds = "cpu_seconds"
@@ -37,8 +51,12 @@ package struct EngineReport: Codable, Sendable, Equatable {
     package init(
         events: UInt64, rescannedDirectories: UInt64, overflows: UInt64, watches: Int, degraded: [String],
         requests: UInt64 = 0, cpuSeconds: Double = 0, backend: String? = nil, backendReason: String? = nil,
-        unreadable: [UnreadableDirectory]? = nil, verification: VerificationReport? = nil
+        unreadable: [UnreadableDirectory]? = nil, verification: VerificationReport? = nil,
+        fanotify: (marks: Int, directories: Int)? = nil
     ) {
+        inotifyWatches = fanotify == nil ? watches : nil
+        marks = fanotify?.marks
+        directories = fanotify?.directories
         self.unreadable = unreadable
         self.verification = verification
         self.backend = backend
@@ -46,7 +64,6 @@ package struct EngineReport: Codable, Sendable, Equatable {
         self.events = events
         self.rescannedDirectories = rescannedDirectories
         self.overflows = overflows
-        self.watches = watches
         self.degraded = degraded
         self.requests = requests
         self.cpuSeconds = cpuSeconds

@@ -110,7 +110,8 @@ package struct FanotifyRecord: Sendable, Equatable {
         let handleStart = offset + handleOffset
         guard handleLength <= length - handleOffset else { return nil }
         let handle = FileHandleKey(
-            fileSystem: fileSystem, type: type, bytes: Array(bytes[handleStart..<handleStart + handleLength]))
+            fileSystem: fileSystem, type: type,
+            raw: UnsafeRawBufferPointer(rebasing: bytes[handleStart..<handleStart + handleLength]))
         var name: [UInt8] = []
         if kind.hasName {
             let nameStart = handleStart + handleLength
@@ -124,13 +125,13 @@ package struct FanotifyRecord: Sendable, Equatable {
 }
 
 extension UnsafeRawBufferPointer {
-    fileprivate func word16(_ at: Int) -> UInt16 {
+    func word16(_ at: Int) -> UInt16 {
         UInt16(littleEndian: loadUnaligned(fromByteOffset: at, as: UInt16.self))
     }
-    fileprivate func word32(_ at: Int) -> UInt32 {
+    func word32(_ at: Int) -> UInt32 {
         UInt32(littleEndian: loadUnaligned(fromByteOffset: at, as: UInt32.self))
     }
-    fileprivate func word64(_ at: Int) -> UInt64 {
+    func word64(_ at: Int) -> UInt64 {
         UInt64(littleEndian: loadUnaligned(fromByteOffset: at, as: UInt64.self))
     }
 }

@@ -18,8 +18,15 @@ package struct FanotifyTranslator: Sendable {
         package var removedDirectories: [FileHandleKey] = []
         /// Files changed through a name the table does not hold, in first-seen order, once each.
         package var changedFiles: [FileHandleKey] = []
+        /// `changedFiles` as a set, so that each is handed on once per batch.
+        var seenFiles: Set<FileHandleKey> = []
 
         package init() {}
+
+        package static func == (left: Self, right: Self) -> Bool {
+            left.changes == right.changes && left.removedDirectories == right.removedDirectories
+                && left.changedFiles == right.changedFiles
+        }
     }
 
     /// Rename cookies, so that the two halves of one rename pair as inotify's would.
@@ -33,16 +40,24 @@ package struct FanotifyTranslator: Sendable {
 
     package mutating func translate(_ events: [FanotifyEvent], watch: (FileHandleKey) -> Int32?) -> Output {
         var output = Output()
-        var seenFiles: Set<FileHandleKey> = []
         for event in events {
-            translate(event, watch: watch, into: &output, seenFiles: &seenFiles)
+            translate(event, watch: watch, into: &output)
         }
         return output
     }
 
-    private mutating func translate(
-        _ event: FanotifyEvent, watch: (FileHandleKey) -> Int32?, into output: inout Output,
-        seenFiles: inout Set<FileHandleKey>
+    /// An event that is neither an overflow nor a rename, whose directory (`DFID_NAME`, else
+    /// `DFID`) the table does not hold: what ``translate(_:watch:into:)`` does with it, from
+    /// its mask and its file's handle alone, so that the reader need not decode it. Most
+    /// events of a filesystem mark come here: a busy program elsewhere on the file system.
+    package mutating func translateOutside(_ mask: FanotifyMask, object: FileHandleKey?, into output: inout Output) {
+        if !mask.contains(.onDirectory), let object, outsideBorn.dropsEventOutside(mask, of: object) { return }
+        noteFileChange(mask, object: object, into: &output)
+    }
+
+    /// One event, onto `output`; events must come in the order they were read.
+    package mutating func translate(
+        _ event: FanotifyEvent, watch: (FileHandleKey) -> Int32?, into output: inout Output
     ) {
         let mask = event.mask
         if mask.contains(.queueOverflow) {
@@ -65,12 +80,12 @@ package struct FanotifyTranslator: Sendable {
                     outsideBorn.noteEventWithoutDirectory(mask, of: file)
                 }
             }
-            noteFileChange(event, into: &output, seenFiles: &seenFiles)
+            noteFileChange(mask, object: event.record(.object)?.handle, into: &output)
             return
         }
         guard let directoryWatch = watch(named.handle) else {
             if let file, outsideBorn.dropsEventOutside(mask, of: file) { return }
-            noteFileChange(event, into: &output, seenFiles: &seenFiles)
+            noteFileChange(mask, object: event.record(.object)?.handle, into: &output)
             return
         }
         if let file { outsideBorn.forget(file) }
@@ -126,14 +141,13 @@ package struct FanotifyTranslator: Sendable {
         }
     }
 
-    private func noteFileChange(_ event: FanotifyEvent, into output: inout Output, seenFiles: inout Set<FileHandleKey>)
-    {
+    private func noteFileChange(_ mask: FanotifyMask, object: FileHandleKey?, into output: inout Output) {
         // A file whose last link went (`deleteSelf`) is gone: each name the tree held had its
         // own delete event.
-        guard !event.mask.contains(.onDirectory), !event.mask.contains(.deleteSelf),
-            !event.mask.isDisjoint(with: [.modify, .closeWrite, .attrib]),
-            let file = event.record(.object), seenFiles.insert(file.handle).inserted
+        guard !mask.contains(.onDirectory), !mask.contains(.deleteSelf),
+            !mask.isDisjoint(with: [.modify, .closeWrite, .attrib]),
+            let object, output.seenFiles.insert(object).inserted
         else { return }
-        output.changedFiles.append(file.handle)
+        output.changedFiles.append(object)
     }
 }

@@ -165,7 +165,14 @@ enum StatusCommand {
             "\(count) \(count == 1 ? singular : plural)"
         }
         var line = "engine: " + counted(engine.events, "event", "events") + ", "
-        line += counted(engine.watches, "watch", "watches") + ", " + counted(engine.overflows, "overflow", "overflows")
+        if let marks = engine.marks {
+            line +=
+                counted(marks, "mark", "marks") + " over "
+                + counted(engine.directories ?? 0, "directory", "directories")
+        } else {
+            line += counted(engine.watches, "watch", "watches")
+        }
+        line += ", " + counted(engine.overflows, "overflow", "overflows")
         line += ", " + counted(engine.rescannedDirectories, "directory", "directories") + " re-listed"
         if !engine.degraded.isEmpty {
             line += "; polled (no watch): " + engine.degraded.map(TableRenderer.printable).joined(separator: ", ")

@@ -38,6 +38,10 @@ package protocol ChangeBackend: AnyObject, Sendable {
     /// Stops reporting on `key`: its directory left the tree.
     func unwatch(_ key: Int32)
 
+    /// Filesystem marks held (fanotify), as `status` reports them; nil for a backend whose
+    /// kernel objects are a watch per directory (inotify), which the tree counts itself.
+    var marks: Int? { get }
+
     /// Starts delivering: every batch goes to `changes` on the backend's own thread, in order;
     /// a failure that ends reading goes to `failed`, once, and nothing comes after it.
     func start(

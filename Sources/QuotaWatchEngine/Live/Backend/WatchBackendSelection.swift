@@ -3,7 +3,8 @@ import QuotaWatchSystem
 
 /// `--backend`: which kernel interface tells the engine about changes.
 package enum BackendChoice: String, Sendable, CaseIterable {
-    /// fanotify where it can work here, else inotify.
+    /// By what each costs and sees (``AutoBackendRule``): inotify when every directory of ROOT's
+    /// file system could have a watch, else fanotify where it can work.
     case auto
     case inotify
     case fanotify
@@ -88,14 +89,20 @@ package enum WatchBackendSelection {
                 return .failure(.fanotify(unavailable))
             }
         case .auto:
-            switch openFanotify(root: root) {
-            case .success(let watches):
-                return fanotifyBackend(
-                    watches,
-                    "auto: fanotify works here (CAP_SYS_ADMIN, FAN_REPORT_DFID_NAME, file handles on the root's "
-                        + "file system): one mark per file system instead of a watch per directory")
-            case .failure(let unavailable):
-                return inotifyBackend("auto: fanotify cannot work here: \(unavailable.reason)")
+            let inodes = (try? root.fileSystemInodesInUse()) ?? nil
+            let limit = InotifyLimits.current().effectiveMaxUserWatches
+            switch AutoBackendRule.choose(inodesInUse: inodes, watchLimit: limit) {
+            case .inotify(let reason):
+                return inotifyBackend(reason)
+            case .fanotify(let reason):
+                switch openFanotify(root: root) {
+                case .success(let watches):
+                    return fanotifyBackend(watches, reason)
+                case .failure(let unavailable):
+                    return inotifyBackend(
+                        "auto: fanotify would suit ROOT's file system (more inodes than inotify watches) but cannot "
+                            + "work here: \(unavailable.reason)")
+                }
             }
         }
     }

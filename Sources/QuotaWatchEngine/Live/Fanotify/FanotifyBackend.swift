@@ -33,6 +33,8 @@ package final class FanotifyBackend: ChangeBackend {
 
     package func unwatch(_ key: Int32) { watches.remove(key) }
 
+    package var marks: Int? { watches.markCount }
+
     package func start(
         changes: @escaping @Sendable ([FileSystemChange]) -> Void, failed: @escaping @Sendable (Errno) -> Void
     ) {

@@ -25,11 +25,13 @@ final class FanotifyEventSource: KernelEventSource {
     var descriptor: FileDescriptor { watches.group.descriptor }
 
     func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> Bool {
-        var events: [FanotifyEvent] = []
-        guard try watches.group.readEvents(buffer: &buffer, into: &events) else { return false }
+        let count = try watches.group.read(into: &buffer)
+        guard count > 0 else { return false }
         let watches = self.watches
         translation.withLock { translation in
-            let output = watches.translate(events, with: &translation.translator)
+            let output = buffer.withUnsafeBytes { raw in
+                watches.translate(UnsafeRawBufferPointer(rebasing: raw[0..<count]), with: &translation.translator)
+            }
             batch.changes += output.changes
             for handle in output.changedFiles {
                 if let known = translation.inodeByHandle[handle] {

@@ -38,6 +38,8 @@ package final class InotifyBackend: ChangeBackend {
 
     package func unwatch(_ key: Int32) { inotify.removeWatch(key) }
 
+    package var marks: Int? { nil }
+
     package func start(
         changes: @escaping @Sendable ([FileSystemChange]) -> Void, failed: @escaping @Sendable (Errno) -> Void
     ) {

@@ -25,7 +25,8 @@ final class EngineReporter {
             degraded: live.degradedDirectories.map { EscapedName.string(tree.relativePath(of: $0)) },
             requests: requestsAnswered, cpuSeconds: Self.seconds(ThreadCPUTime.current()), backend: backendName,
             backendReason: backendReason, unreadable: Self.unreadable(of: live),
-            verification: Self.verification(live.verification))
+            verification: Self.verification(live.verification),
+            fanotify: live.fileSystem.backend.marks.map { (marks: $0, directories: live.watchCount) })
     }
 
     /// The verification sweep as `status --json` shows it; nil when it is off.
