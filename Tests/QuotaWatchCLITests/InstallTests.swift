@@ -26,7 +26,8 @@ struct InstallTests {
         let scratch = try TempTree(prefix: "qw-install")
         let prefix = try install(into: scratch)
         for file in [
-            "bin/quotawatch", "lib/systemd/system/quotawatch@.service", "share/quotawatch/quotawatch.example.yaml",
+            "bin/quotawatch", "lib/systemd/system/quotawatch@.service", "lib/systemd/system/quotawatch.service",
+            "share/quotawatch/quotawatch.example.yaml",
             "share/quotawatch/hooks/notify.sh", "share/quotawatch/hooks/alertmanager.sh",
             "share/man/man1/quotawatch.1", "share/bash-completion/completions/quotawatch",
             "share/zsh/site-functions/_quotawatch",
@@ -36,6 +37,8 @@ struct InstallTests {
         #expect(access("\(prefix)/bin/quotawatch", X_OK) == 0)
         let unit = try String(contentsOfFile: "\(prefix)/lib/systemd/system/quotawatch@.service", encoding: .utf8)
         #expect(unit.contains("ExecStart=\(prefix)/bin/quotawatch run %f"), "\(unit)")
+        let many = try String(contentsOfFile: "\(prefix)/lib/systemd/system/quotawatch.service", encoding: .utf8)
+        #expect(many.contains("ExecStart=\(prefix)/bin/quotawatch run --config"), "\(many)")
         let notify = try String(contentsOfFile: "\(prefix)/share/quotawatch/hooks/notify.sh", encoding: .utf8)
         #expect(notify.contains("\(prefix)/share/quotawatch/hooks/notify.sh"), "the header names where it is")
 
