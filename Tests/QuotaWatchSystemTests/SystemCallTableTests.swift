@@ -216,6 +216,9 @@ struct SystemCallTableTests {
         Row(call: .fstatfs, failure: .minusOne, wrapper: "system_file_system_id") {
             Int(system_file_system_id(unused, typed(UInt64.self)))
         },
+        Row(call: .fstatfs, failure: .minusOne, wrapper: "system_file_system_kind") {
+            Int(system_file_system_kind(unused, typed(UInt64.self), typed(UInt64.self)))
+        },
     ]
 
     @Test("every SystemCall case has a row, and every wrapper in Syscalls.swift has one")
