@@ -10,6 +10,8 @@ package enum RunningDaemons {
         package var processID: Int32
         /// Its `--socket` value; nil when it listens at the default path.
         package var socket: [UInt8]?
+        /// Every `--socket` value, in order: a daemon serving several roots has one per root.
+        package var sockets: [[UInt8]] = []
         /// The user it runs as (the owner of `/proc/PID`).
         package var userID: UInt32 = 0
         /// Its ROOT, absolute with symlinks resolved; nil when the kernel would not say.
@@ -54,8 +56,8 @@ package enum RunningDaemons {
             let owner = try? UnixSocket.ownership(at: Array("/proc/".utf8) + name, followSymlinks: false)
             found.append(
                 Daemon(
-                    processID: processID, socket: invocation.socket, userID: owner?.ownerID ?? 0,
-                    root: root.canonicalPath))
+                    processID: processID, socket: invocation.socket, sockets: invocation.sockets,
+                    userID: owner?.ownerID ?? 0, root: root.canonicalPath))
         }
         return found
     }
@@ -64,6 +66,7 @@ package enum RunningDaemons {
     struct Invocation: Equatable {
         var root: [UInt8]
         var socket: [UInt8]?
+        var sockets: [[UInt8]] = []
 
         init?(cmdline: [UInt8]) {
             let words = cmdline.split(separator: 0, omittingEmptySubsequences: false).map(Array.init)
@@ -79,9 +82,11 @@ package enum RunningDaemons {
                 index += 1
                 if word == Array("--socket".utf8), index < words.count {
                     socket = words[index]
+                    sockets.append(words[index])
                     index += 1
                 } else if word.starts(with: Array("--socket=".utf8)) {
                     socket = Array(word.dropFirst(9))
+                    sockets.append(Array(word.dropFirst(9)))
                 } else if root == nil, !word.isEmpty, word.first != UInt8(ascii: "-") {
                     root = word
                 }

@@ -73,6 +73,7 @@ struct ContractShapeGoldenTests {
             .of(CleanListDocument.self, "reply-clean_list"),
             .of(ControlErrorDocument.self, "reply-error"),
             .of(HistoryGrowthDocument.self, "history-growth"),
+            .of(ServedRootsDocument.self, "status-roots"),
             .lines(ContractEvent.self, "history"),
         ] + eventKinds.map { .of(ContractEvent.self, $0) }
 

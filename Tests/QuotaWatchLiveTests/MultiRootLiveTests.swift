@@ -205,3 +205,27 @@ extension MultiRootLiveTests {
         #expect(asked.exitStatus == 0, "\(asked)")
     }
 }
+
+extension MultiRootLiveTests {
+    @Test("status alone lists every root served, each with its totals and the socket it answers on")
+    func statusAloneListsRoots() throws {
+        let fixture = try LiveFixture()
+        let daemon = try start(fixture)
+        let tree = fixture.tree
+        let served =
+            [(fixture.rootPath, fixture.socketPath)]
+            + Self.others.map { (tree.absolutePath($0), socket(fixture, $0)) }
+        let result = try fixture.cli.run(["status", "--json"])
+        #expect(result.exitStatus == 0, "\(result)")
+        let listed = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput)) as? [String: [[String: Any]]])["roots"]
+        for (path, socket) in served {
+            let row = try #require(listed?.first { $0["root"] as? String == path }, "\(path) is not listed: \(result)")
+            #expect(row["socket"] as? String == socket)
+            #expect(row["allocated"] as? Int64 == (try allocated(daemon, path, socket: socket)))
+        }
+        let table = try fixture.cli.run(["status"])
+        #expect(table.exitStatus == 0 && served.allSatisfy { table.outputText.contains($0.0) }, "\(table)")
+        #expect(table.outputText.contains("ask one with: quotawatch status ROOT"))
+    }
+}

@@ -67,7 +67,9 @@ struct WhoIsServingTests {
             "\(result.errorText)")
     }
 
-    @Test("status naming no root, with two daemons running, lists each one's root, pid and socket")
+    @Test(
+        "status naming no root lists the roots served; status --quotas naming none lists each daemon's root, pid and socket"
+    )
     func twoDaemonsListed() throws {
         let tree = try TempTree(prefix: "qw-who-two")
         try tree.makeDirectories("one")
@@ -80,7 +82,15 @@ struct WhoIsServingTests {
             cli, root: tree.absolutePath("two"), socket: tree.absolutePath("two.sock"), options: ["--no-history"])
         defer { _ = try? second.stop() }
 
-        let result = try cli.run(["status"])
+        // Alone, status lists the roots served, each with the socket it answers on.
+        let listed = try cli.run(["status"])
+        #expect(listed.exitStatus == 0, "\(listed)")
+        for (root, socket) in [("one", "one.sock"), ("two", "two.sock")] {
+            let row = listed.outputText.split(separator: "\n").first { $0.contains(tree.absolutePath(TreePath(root))) }
+            #expect(row?.hasSuffix(tree.absolutePath(TreePath(socket))) == true, "\(root): \(listed.outputText)")
+        }
+        // A question about one root's quotas must name it: the daemons running are listed.
+        let result = try cli.run(["status", "--quotas"])
         #expect(result.exitStatus == 64, "\(result)")
         #expect(result.errorText.contains("Name the watched root or its socket"), "\(result.errorText)")
         for (daemon, root, socket) in [(first, "one", "one.sock"), (second, "two", "two.sock")] {

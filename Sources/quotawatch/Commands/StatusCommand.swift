@@ -17,11 +17,14 @@ enum StatusCommand {
             the disk level, or the budget share), state, time since the last change, growth rate
             and forecast, with the disk level and free space. With --quotas, --state keeps the
             rows in one state and --top N the N most used for their limit.
+            With no ROOT and no --socket it lists every root served (one daemon may serve many):
+            each root's totals and the socket it answers on, from the default socket directory and
+            the --socket of each daemon running.
             Exit status: 0 on success, 1 when no daemon answers or it refuses the request, 64 on
             bad usage.
             """,
         arguments: [
-            ArgumentSpec(name: "root", help: "The watched root (default: the only daemon running).", isOptional: true)
+            ArgumentSpec(name: "root", help: "The watched root (default: list every root served).", isOptional: true)
         ],
         options: Options.self, run: run)
 
@@ -74,9 +77,15 @@ enum StatusCommand {
             phone = try PhoneStorageOptions.request(arguments)
         }
 
+        /// `status` alone (its format options aside): the roots served are listed.
+        var listsRoots: Bool {
+            address.isOmitted && !quotas && !sync && phone == nil && selectionGiven.isEmpty && topQuotas == nil
+                && state == nil
+        }
+
         func validate() throws(ValidationError) {
             try format.validate()
-            try address.validate()
+            if !listsRoots { try address.validate() }
             if phone != nil && quotas {
                 throw ValidationError("'--ios' shows the tree's totals; it does not go with --quotas")
             }
@@ -92,6 +101,9 @@ enum StatusCommand {
     }
 
     static func run(_ given: Options) throws(UsageError) -> ExitStatus {
+        if given.listsRoots {
+            return ServedRoots.list(json: given.json, format: given.format.format, timeout: min(given.timeout, 5))
+        }
         let socket = given.address.socketPath
         let timeout = given.timeout
         let format = given.format.format

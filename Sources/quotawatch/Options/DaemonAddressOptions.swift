@@ -19,6 +19,9 @@ struct DaemonAddressOptions: Sendable {
         command = arguments.command
     }
 
+    /// Neither a ROOT nor --socket was given.
+    var isOmitted: Bool { socket == nil && root == nil }
+
     func validate() throws(ValidationError) {
         if socket == nil && root == nil {
             throw ValidationError(
