@@ -229,3 +229,64 @@ extension MultiRootLiveTests {
         #expect(table.outputText.contains("ask one with: quotawatch status ROOT"))
     }
 }
+
+extension MultiRootLiveTests {
+    @Test(
+        "a directory that comes to match roots: is served from then on; one removed is dropped, and served again when made again"
+    )
+    func rootsComeAndGo() throws {
+        let fixture = try LiveFixture()
+        let tree = fixture.tree
+        try tree.makeDirectory(LiveFixture.outside / "alice")
+        let homes = tree.absolutePath(LiveFixture.outside)
+        try tree.writeFile("roots.yaml", contents: Array("roots:\n  - \(homes)/*\n".utf8))
+        let spawned = try DaemonSpawner.spawn([
+            fixture.cli.executablePath, "run", "--config", tree.absolutePath("roots.yaml"), "--events", "jsonl",
+        ])
+        let output = StreamCollector(descriptor: spawned.output)
+        let errors = StreamCollector(descriptor: spawned.errors)
+        var reaped = false
+        defer {
+            if !reaped {
+                kill(spawned.processID, SIGKILL)
+                var status: CInt = 0
+                while waitpid(spawned.processID, &status, 0) == -1 && errno == EINTR {}
+            }
+        }
+        func lines(_ event: String, _ root: String, in bytes: [UInt8]) -> Int {
+            String(decoding: bytes, as: UTF8.self).split(separator: "\n").filter {
+                $0.contains(#""event":"\#(event)""#) && $0.contains(root)
+            }.count
+        }
+        // The predicate reads the bytes it is given: the collector's lock is held while it runs.
+        func waitFor(_ event: String, _ root: String, count: Int) -> Bool {
+            output.wait(timeout: .seconds(60)) { bytes, _ in lines(event, root, in: bytes) >= count }
+        }
+        #expect(waitFor("ready", "\(homes)/alice", count: 1))
+
+        try tree.makeDirectory(LiveFixture.outside / "carol")
+        #expect(
+            waitFor("ready", "\(homes)/carol", count: 1), "\(String(decoding: errors.snapshot.bytes, as: UTF8.self))")
+        try tree.writeFile(LiveFixture.outside / "carol" / "f", byteCount: 60_000)
+        let carol = "\(homes)/carol"
+        let status = try fixture.cli.run(["status", carol, "--sync", "--json"])
+        let report = try LiveStatus(json: status.standardOutput)
+        let du = try ProcessRunner.run("/usr/bin/du", ["-sB1", carol]).outputText.split(separator: "\t").first
+        #expect(report.report.directoriesByPath["."].map { "\($0.allocated)" } == du.map(String.init), "\(status)")
+
+        try tree.removeSubtree(LiveFixture.outside / "carol")
+        #expect(waitFor("root_gone", carol, count: 1))
+        try tree.makeDirectory(LiveFixture.outside / "carol")
+        #expect(waitFor("ready", carol, count: 2), "\(String(decoding: errors.snapshot.bytes, as: UTF8.self))")
+        // Removing every root leaves the daemon waiting for the next one, until a signal.
+        try tree.removeSubtree(LiveFixture.outside / "carol")
+        try tree.removeSubtree(LiveFixture.outside / "alice")
+        #expect(waitFor("root_gone", "\(homes)/alice", count: 1))
+        #expect(waitFor("root_gone", carol, count: 2))
+        kill(spawned.processID, SIGTERM)
+        var status2: CInt = 0
+        while waitpid(spawned.processID, &status2, 0) == -1 && errno == EINTR {}
+        reaped = true
+        #expect(status2 & 0x7F == 0 && (status2 >> 8) & 0xFF == 0, "exits 0 after SIGTERM: \(status2)")
+    }
+}

@@ -55,6 +55,22 @@ enum RootPatterns {
         return frontier
     }
 
+    /// The directories a walk of `pattern` passes through above a glob component: where a
+    /// name made later can make a new match (`/` and `/home` for `/home/*`).
+    static func parents(of pattern: [UInt8]) -> [[UInt8]] {
+        let slash = UInt8(ascii: "/")
+        let components = pattern.split(separator: slash)
+        func isGlob(_ component: ArraySlice<UInt8>) -> Bool {
+            component.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
+        }
+        var parents: [[UInt8]] = []
+        for level in components.indices where components[level...].contains(where: isGlob) {
+            let prefix = [slash] + Array(components[..<level].joined(separator: [slash]))
+            parents += level == 0 ? [[slash]] : directories(matching: prefix)
+        }
+        return parents
+    }
+
     private static func listed(_ directory: [UInt8]) -> [[UInt8]] {
         guard let opened = try? FileDescriptor.currentWorkingDirectory.openDirectory(directory, followSymlinks: true)
         else { return [] }

@@ -150,6 +150,9 @@ enum RunCommand {
                 return nil
             case .held(let path, let holder):
                 let (processID, socket) = RootLock.holder(holder)
+                // This very process holds it, for a root it served before (a directory removed
+                // and made again under a roots: glob): its lock is still ours.
+                if processID == "\(ProcessIdentity.processID)" { return nil }
                 let who = processID.map { "pid \($0)" } ?? "a process that has not said its pid yet"
                 let shown = socket.map { HumanText.name($0) }
                 // Exits as a socket another daemon holds does: the same cause, a daemon already serving.

@@ -36,6 +36,12 @@ enum RunMetrics {
     final class Running {
         fileprivate var server: HTTPServer?
         fileprivate var textfile: MetricsTextfile?
+        /// Every root's exporter; nil without metrics.
+        fileprivate var board: ExporterBoard?
+
+        /// Gives a root its exporter on the endpoint and the file: each root at start, and one
+        /// served from then on (a directory that came to match `roots:`).
+        var exporters: ExporterAdder { ExporterAdder(board: board, textfile: textfile) }
 
         /// `quotawatch: metrics at http://HOST:PORT/metrics`, once serving; nil without
         /// --metrics-listen.
@@ -92,15 +98,9 @@ enum RunMetrics {
             textfile.start()
             running.textfile = textfile
         }
-        let textfile = running.textfile
         let board = ExporterBoard()
-        for index in all.indices {
-            let exporter = MetricsExporter(version: QuotaWatchCLI.version, root: all[index].rootDisplay) { _ in
-                textfile?.offer(board.snapshots)
-            }
-            board.exporters.withLock { $0.append(exporter) }
-            all[index].observers.append(exporter)
-        }
+        running.board = board
+        for index in all.indices { running.exporters.add(to: &all[index]) }
 
         if let address = given.listen {
             do {
@@ -124,8 +124,24 @@ enum RunMetrics {
         return running
     }
 
+    /// Adds a root's exporter to the endpoint and the file; does nothing without metrics.
+    struct ExporterAdder: Sendable {
+        fileprivate let board: ExporterBoard?
+        fileprivate let textfile: MetricsTextfile?
+
+        func add(to options: inout EngineOptions) {
+            guard let board else { return }
+            let textfile = self.textfile
+            let exporter = MetricsExporter(version: QuotaWatchCLI.version, root: options.rootDisplay) { _ in
+                textfile?.offer(board.snapshots)
+            }
+            board.exporters.withLock { $0.append(exporter) }
+            options.observers.append(exporter)
+        }
+    }
+
     /// Every root's exporter, in the order the roots were given: what a scrape and the file show.
-    private final class ExporterBoard: Sendable {
+    fileprivate final class ExporterBoard: Sendable {
         let exporters = Mutex<[MetricsExporter]>([])
         var snapshots: [MetricsSnapshot] { exporters.withLock { $0 }.map(\.snapshot.snapshot) }
     }

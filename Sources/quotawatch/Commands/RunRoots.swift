@@ -37,11 +37,15 @@ enum RunRoots {
             Console.failure("the roots: of \(file) (\(patterns)) match no directory now; make one, or fix the list")
             return .usage
         }
-        return run(matches.map { (CommandLineArgument(bytes: $0.root), $0.config) }, given)
+        return run(matches.map { (CommandLineArgument(bytes: $0.root), $0.config) }, given, patterns: config.roots)
     }
 
     /// `roots`: each with the config file its `roots:` pattern names, nil for `given`'s own.
-    static func run(_ roots: [(CommandLineArgument, config: [UInt8]?)], _ given: EngineArguments) -> ExitStatus {
+    /// `patterns`: the `roots:` they came from; a directory that comes to match one of them
+    /// later is served from then on (``RootPatternWatcher``).
+    static func run(
+        _ roots: [(CommandLineArgument, config: [UInt8]?)], _ given: EngineArguments, patterns: [RootPattern] = []
+    ) -> ExitStatus {
         let canonical = roots.map { RootOptions.canonicalBytes($0.0.bytes) }
         if let overlap = RootSet.firstOverlap(canonical) {
             Console.failure("\(overlap)")
@@ -77,35 +81,63 @@ enum RunRoots {
             return .failure
         }
         defer { signals.close() }
-        let engines = all.map(LiveEngine.init)
-        let exits = Mutex([EngineExit?](repeating: nil, count: engines.count))
-        let running = Atomic<Int>(engines.count)
-        let threads = engines.enumerated().map { index, engine in
-            JoinableThread(name: "root \(index)") {
-                let exit = engine.run(progress: nil)
-                exits.withLock { $0[index] = exit }
-                if case .failure(let failure) = exit {
-                    let left = running.subtract(1, ordering: .acquiringAndReleasing).newValue
-                    Log.error("\(shown[index]): \(failure.description) (\(left) other root(s) still watched)")
-                    if left == 0 { signals.stop() }
-                } else if running.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-                    signals.stop()
+        // With a glob the daemon waits for roots to come even when none is left, until a signal.
+        let waitsForRoots = patterns.contains(where: \.isGlob)
+        let stopWaiting: @Sendable () -> Void = { signals.stop() }
+        let served = ServedEngines(allEnded: waitsForRoots ? nil : stopWaiting)
+        let exporters = metrics.exporters
+        for (options, root) in zip(all, canonical) { served.start(options, root: root) }
+        // A directory that failed to start is tried again only once it is another directory
+        // (made again): not at every name made beside it.
+        let failed = Mutex<[[UInt8]: UInt64]>([:])
+        let watcher = RootPatternWatcher.start(patterns) { matches in
+            for match in matches where RootSet.firstOverlap(served.roots + [match.root]) == nil {
+                let inode = (try? FileDescriptor.currentWorkingDirectory.statusFollowingSymlinks(of: match.root))?.inode
+                guard inode != failed.withLock({ $0[match.root] }) else { continue }
+                var rootsOwn = given
+                rootsOwn.socket = nil
+                if let config = match.config { rootsOwn.policy.file = config }
+                guard
+                    case .ready(var options) = RunCommand.engineOptions(
+                        from: rootsOwn, root: CommandLineArgument(bytes: match.root), notifier: nil)
+                else {
+                    failed.withLock { $0[match.root] = inode }
+                    continue
                 }
+                options.waitsForSignals = false
+                exporters.add(to: &options)
+                Log.notice("\(EscapedName.string(match.root)) now matches the roots: list: watching it too")
+                served.start(options, root: match.root)
             }
+        }
+        if let watcher {
+            let matchAgain: @Sendable () -> Void = { watcher.matchAgain() }
+            served.rootEnded.withLock { $0 = matchAgain }
         }
         let waiter = JoinableThread(name: "signals") {
             while let signal = signals.wait() {
                 guard signal == TerminationSignals.hangup else {
-                    for engine in engines { engine.shutdown(signal: signal) }
+                    served.shutdown(signal: signal)
                     return
                 }
-                for engine in engines { engine.reload() }
+                served.reload()
             }
         }
-        for thread in threads { thread.join() }
-        signals.stop()
-        waiter.join()
-        return status(of: exits.withLock { $0 }.compactMap { $0 })
+        if waitsForRoots {
+            // Only a termination signal ends the wait: 0, as for one root, whatever the roots
+            // that went away meanwhile said.
+            waiter.join()
+            watcher?.stop()
+            served.joinAll()
+            Log.notice("stopped by a signal")
+            return .success
+        } else {
+            served.joinAll()
+            watcher?.stop()
+            signals.stop()
+            waiter.join()
+        }
+        return status(of: served.exits)
     }
 
     /// 0 after a signal or a stop; when every root failed, the first failure's status.
