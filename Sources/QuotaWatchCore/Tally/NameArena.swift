@@ -41,6 +41,8 @@ struct NameArena {
         return true
     }
 
+    mutating func reserveCapacity(_ count: Int) { bytes.reserveCapacity(count) }
+
     /// Starts a compaction: the caller re-appends every live name into the returned arena.
     func emptyCopy() -> NameArena {
         var fresh = NameArena()
