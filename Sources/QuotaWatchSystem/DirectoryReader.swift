@@ -46,7 +46,7 @@ package struct DirectoryReader: ~Copyable {
                 return
             }
             let index = status.kind == .directory ? crawlIndex() : .max
-            unsafe listing.append(name: name, status: status, crawlIndex: index)
+            unsafe listing.append(rawName: name, status: status, crawlIndex: index)
         }
     }
 }

@@ -7,7 +7,6 @@ struct DirectoryRecord {
     var inode: UInt64
     var parent: UInt32
     var nameOffset: UInt32
-    var nameLength: UInt8
     var isLive: Bool
     /// Listed in the tree's `dirtyDirectories` since the last drain (kept in padding).
     var isDirty = false

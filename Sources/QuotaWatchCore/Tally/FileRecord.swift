@@ -1,35 +1,96 @@
-/// Forty bytes per non-directory name. Sizes are kept so that a later delete can be
+/// Thirty-two bytes per non-directory name. Sizes are kept so that a later delete can be
 /// subtracted without a stat; the inode is kept so that a new hard link to it can be found.
+/// The name's length lives in the ``NameArena`` before its bytes.
+///
+/// Both sizes fit 32 bits for nearly every file: st_size under 4 GiB and st_blocks under
+/// 2 TiB. A file past either is "wide": its record holds zeroes and its sizes live in the
+/// tree's `wideSizes` table, read and written only through ``TallyTree/recordUsage(_:)`` and
+/// ``TallyTree/setRecordUsage(_:of:)``.
 struct FileRecord {
-    var apparent: UInt64
     var inode: UInt64
-    /// Allocated 512-byte blocks in the low 48 bits, name length and flags above.
-    var packed: UInt64
-    var directory: UInt32
+    /// `st_size`, unless the record is wide.
+    var apparent: UInt32
+    /// Allocated 512-byte blocks, unless the record is wide.
+    var blocks: UInt32
+    /// The directory in the low 30 bits (all ones: none, a free record), the linked flag and
+    /// the wide flag above.
+    private var directoryAndFlags: UInt32
     var nextSibling: UInt32
     var previousSibling: UInt32
     var nameOffset: UInt32
 
-    static let blockMask: UInt64 = (1 << 48) - 1
-    static let linkedFlag: UInt64 = 1 << 56
+    static let directoryMask: UInt32 = (1 << 30) - 1
+    static let linkedFlag: UInt32 = 1 << 31
+    static let wideFlag: UInt32 = 1 << 30
+    /// Directory numbers a record can hold: all below ``directoryMask``, which means none.
+    static let directoryLimit = directoryMask
 
-    var allocatedBlocks: UInt64 {
-        get { packed & Self.blockMask }
-        set { packed = (packed & ~Self.blockMask) | (newValue & Self.blockMask) }
+    init(inode: UInt64, directory: UInt32, nameOffset: UInt32) {
+        self.inode = inode
+        apparent = 0
+        blocks = 0
+        directoryAndFlags = directory & Self.directoryMask
+        nextSibling = noRecord
+        previousSibling = noRecord
+        self.nameOffset = nameOffset
     }
-    var nameLength: UInt8 {
-        get { UInt8(truncatingIfNeeded: packed >> 48) }
-        set { packed = (packed & ~(0xff << 48)) | (UInt64(newValue) << 48) }
+
+    /// The containing directory, or `noRecord` for a free record. Setting it keeps the flags.
+    var directory: UInt32 {
+        get {
+            let directory = directoryAndFlags & Self.directoryMask
+            return directory == Self.directoryMask ? noRecord : directory
+        }
+        set { directoryAndFlags = (directoryAndFlags & ~Self.directoryMask) | (newValue & Self.directoryMask) }
     }
+
     /// The inode may have other names; its sizes live in the hard-link table.
     var isLinked: Bool {
-        get { packed & Self.linkedFlag != 0 }
-        set { packed = newValue ? packed | Self.linkedFlag : packed & ~Self.linkedFlag }
+        get { directoryAndFlags & Self.linkedFlag != 0 }
+        set {
+            directoryAndFlags = newValue ? directoryAndFlags | Self.linkedFlag : directoryAndFlags & ~Self.linkedFlag
+        }
     }
-    var usage: Usage { Usage(allocated: allocatedBlocks << 9, apparent: apparent) }
 
-    /// The largest allocated size a record holds: 2⁴⁸ − 1 blocks of 512 bytes, about 144 PB.
-    static let largestAllocated: UInt64 = blockMask << 9
+    /// The sizes did not fit the two 32-bit fields; they are in the tree's `wideSizes`.
+    var isWide: Bool {
+        get { directoryAndFlags & Self.wideFlag != 0 }
+        set { directoryAndFlags = newValue ? directoryAndFlags | Self.wideFlag : directoryAndFlags & ~Self.wideFlag }
+    }
+
+    /// The sizes of a record that is not wide.
+    var narrowUsage: Usage { Usage(allocated: UInt64(blocks) << 9, apparent: UInt64(apparent)) }
+
+    /// The largest allocated size a record holds: 2⁴⁸ − 1 blocks of 512 bytes, about 144 PB
+    /// (the wide table could hold more; the limit is kept so that totals stay what they were).
+    static let largestAllocated: UInt64 = ((1 << 48) - 1) << 9
+}
+
+extension TallyTree {
+    /// The sizes a file record holds, from the record or, for a wide one, the wide table.
+    func recordUsage(_ file: UInt32) -> Usage {
+        let record = files[Int(file)]
+        guard record.isWide else { return record.narrowUsage }
+        return wideSizes[file] ?? .zero
+    }
+
+    /// Stores sizes in a file record, in the wide table when they do not fit 32 bits each.
+    mutating func setRecordUsage(_ usage: Usage, of file: UInt32) {
+        let blocks = usage.allocated >> 9
+        if usage.apparent <= UInt64(UInt32.max) && blocks <= UInt64(UInt32.max) {
+            files[Int(file)].apparent = UInt32(usage.apparent)
+            files[Int(file)].blocks = UInt32(blocks)
+            if files[Int(file)].isWide {
+                files[Int(file)].isWide = false
+                wideSizes[file] = nil
+            }
+        } else {
+            files[Int(file)].apparent = 0
+            files[Int(file)].blocks = 0
+            files[Int(file)].isWide = true
+            wideSizes[file] = usage
+        }
+    }
 }
 
 extension FileStatus {

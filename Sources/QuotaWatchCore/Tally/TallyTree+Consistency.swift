@@ -16,7 +16,25 @@ extension TallyTree {
         }
         checkLists(report)
         checkLinkedInodes(report)
+        checkWideUsage(report)
         return problems
+    }
+
+    /// Every wide record of a file in the tree has its sizes in the wide table, and the table
+    /// holds nothing else: a freed record that left its entry would lend its sizes to the next.
+    private func checkWideUsage(_ report: (@autoclosure () -> String) -> Void) {
+        for (file, usage) in wideSizes {
+            guard Int(file) < files.count, files[Int(file)].directory != noRecord, files[Int(file)].isWide else {
+                report("wide table holds file \(file), which is not a wide record in the tree")
+                continue
+            }
+            if usage.apparent <= UInt64(UInt32.max) && usage.allocated >> 9 <= UInt64(UInt32.max) {
+                report("wide table holds file \(file) with sizes that fit its record")
+            }
+        }
+        for index in files.indices where files[index].isWide && wideSizes[UInt32(index)] == nil {
+            report("wide file \(index) has no sizes in the wide table")
+        }
     }
 
     /// Every live single-named file once, found from its own hash; nothing else.

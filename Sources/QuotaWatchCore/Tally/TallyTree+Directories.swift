@@ -9,7 +9,7 @@ extension TallyTree {
         let record = DirectoryRecord(
             tally: Tally(usage: status.usage, files: 0, dirs: 0), own: status.usage,
             device: status.device, inode: status.inode, parent: parent.rawValue,
-            nameOffset: names.append(name), nameLength: UInt8(name.count), isLive: true)
+            nameOffset: names.append(name), isLive: true)
         let id = allocateDirectory(record)
         indexEntry(id | Self.directoryTag, hash: hashName(parent: parent.rawValue, name))
         linkDirectoryIntoParent(id)
@@ -52,9 +52,8 @@ extension TallyTree {
         detachSubtree(id, keepingFrom: common, linked: linked)
         unlinkDirectoryFromParent(id)
 
-        names.release(length: Int(directories[Int(id)].nameLength))
+        names.release(at: directories[Int(id)].nameOffset)
         directories[Int(id)].nameOffset = names.append(name)
-        directories[Int(id)].nameLength = UInt8(name.count)
         directories[Int(id)].parent = newParent.rawValue
         indexEntry(id | Self.directoryTag, hash: hashName(parent: newParent.rawValue, name))
         linkDirectoryIntoParent(id)
@@ -71,6 +70,8 @@ extension TallyTree {
             directories[Int(id)] = record
             return id
         }
+        // A file record keeps its directory's number in 30 bits.
+        precondition(directories.count < FileRecord.directoryLimit, "more directories than a file record can name")
         directories.append(record)
         return UInt32(directories.count - 1)
     }
@@ -204,7 +205,7 @@ extension TallyTree {
                 } else {
                     inodeIndex.remove(file, hash: inodeHash(file), rehash: inodeHasher)
                 }
-                names.release(length: Int(record.nameLength))
+                names.release(at: record.nameOffset)
                 freeFileRecord(file)
                 fileCount -= 1
                 file = record.nextSibling
@@ -213,7 +214,7 @@ extension TallyTree {
                 let tagged = directory.rawValue | Self.directoryTag
                 entryIndex.remove(tagged, hash: entryHash(tagged), rehash: entryHasher)
             }
-            names.release(length: Int(directories[index].nameLength))
+            names.release(at: directories[index].nameOffset)
             directories[index].isLive = false
             directories[index].firstFile = noRecord
             directories[index].firstChild = noRecord

@@ -44,13 +44,8 @@ extension TallyTree {
         } else {
             convertLinkedFilesToSingleNamed(device: device, status: status)
         }
-        let record = FileRecord(
-            apparent: status.apparentBytes, inode: status.inode,
-            packed: (status.allocatedBytes >> 9) & FileRecord.blockMask,
-            directory: parent, nextSibling: noRecord, previousSibling: noRecord,
-            nameOffset: names.append(name))
-        let id = allocateFile(record)
-        files[Int(id)].nameLength = UInt8(name.count)
+        let id = allocateFile(FileRecord(inode: status.inode, directory: parent, nameOffset: names.append(name)))
+        setRecordUsage(status.usage, of: id)
         indexEntry(id, hash: hashName(parent: parent, name))
         linkFileIntoDirectory(id)
         fileCount += 1
@@ -97,9 +92,8 @@ extension TallyTree {
             setLinkedUsage(of: id, to: status.usage)
             return
         }
-        let delta = TallyDelta(from: record.usage, to: status.usage)
-        files[Int(id)].apparent = status.apparentBytes
-        files[Int(id)].allocatedBlocks = status.allocatedBytes >> 9
+        let delta = TallyDelta(from: recordUsage(id), to: status.usage)
+        setRecordUsage(status.usage, of: id)
         if !delta.isZero { propagate(delta, from: record.directory) }
     }
 
@@ -110,7 +104,7 @@ extension TallyTree {
     private mutating func removeFile(_ file: FileID, trimmingRecords: Bool) {
         let id = file.rawValue
         detachFile(id)
-        names.release(length: Int(files[Int(id)].nameLength))
+        names.release(at: files[Int(id)].nameOffset)
         freeFileRecord(id)
         fileCount -= 1
         if trimmingRecords { releaseSpareMemory() }
@@ -130,9 +124,8 @@ extension TallyTree {
         let common =
             crossesDevices && files[Int(id)].isLinked ? noRecord : lowestCommonAncestor(from, directory.rawValue)
         detachFile(id, keepingFrom: common)
-        names.release(length: Int(files[Int(id)].nameLength))
+        names.release(at: files[Int(id)].nameOffset)
         files[Int(id)].nameOffset = names.append(name)
-        files[Int(id)].nameLength = UInt8(name.count)
         files[Int(id)].directory = directory.rawValue
         indexEntry(id, hash: hashName(parent: directory.rawValue, name))
         linkFileIntoDirectory(id)
@@ -151,6 +144,10 @@ extension TallyTree {
     /// Puts a record at the head of the free list, which is linked both ways (through the
     /// sibling fields) so that a free record at the end of the array can leave it in O(1).
     mutating func freeFileRecord(_ id: UInt32) {
+        if files[Int(id)].isWide {
+            files[Int(id)].isWide = false
+            wideSizes[id] = nil
+        }
         files[Int(id)].directory = noRecord
         files[Int(id)].nextSibling = freeFile
         files[Int(id)].previousSibling = noRecord
@@ -215,7 +212,7 @@ extension TallyTree {
             detachLinkedName(id, stoppingAt: stop)
         } else {
             inodeIndex.remove(id, hash: inodeHash(id), rehash: inodeHasher)
-            propagate(TallyDelta(adding: record.usage, files: 1).negated, from: record.directory, stoppingAt: stop)
+            propagate(TallyDelta(adding: recordUsage(id), files: 1).negated, from: record.directory, stoppingAt: stop)
         }
     }
 }

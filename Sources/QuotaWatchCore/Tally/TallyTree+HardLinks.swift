@@ -61,10 +61,10 @@ extension TallyTree {
     /// Moves a single-named file into the hard-link table without changing any total.
     mutating func convertToLinked(_ file: UInt32) {
         guard !files[Int(file)].isLinked else { return }
-        let record = files[Int(file)]
         inodeIndex.remove(file, hash: inodeHash(file), rehash: inodeHasher)
         files[Int(file)].isLinked = true
-        attachLinkedName(file, usage: record.usage, counted: TallyDelta(adding: record.usage, files: 1))
+        let usage = recordUsage(file)
+        attachLinkedName(file, usage: usage, counted: TallyDelta(adding: usage, files: 1))
     }
 
     /// The inverse of ``convertSingleNamedFiles(device:inode:)``, for a stat that reports one
@@ -79,8 +79,7 @@ extension TallyTree {
         for file in linkedNames(of: key) {
             detachLinkedName(file)
             files[Int(file)].isLinked = false
-            files[Int(file)].apparent = usage.apparent
-            files[Int(file)].allocatedBlocks = usage.allocated >> 9
+            setRecordUsage(usage, of: file)
             let hash = inodeHash(file)
             indexInode(file, hash: hash)
             propagate(TallyDelta(adding: usage, files: 1), from: files[Int(file)].directory)
@@ -119,8 +118,7 @@ extension TallyTree {
         let delta = TallyDelta(from: inode.usage, to: usage)
         inode.usage = usage
         linkedInodes[key] = inode
-        files[Int(file)].apparent = usage.apparent
-        files[Int(file)].allocatedBlocks = usage.allocated >> 9
+        setRecordUsage(usage, of: file)
         guard !delta.isZero else { return }
         for directory in inode.namesBelow.keys { adjustTally(of: directory, by: delta) }
     }

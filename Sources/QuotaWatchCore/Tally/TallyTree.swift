@@ -26,6 +26,9 @@ package struct TallyTree {
     var dirtyDirectories: [DirectoryID] = []
     /// Directories whose sizes passed 2⁶⁴ − 1, with the high words; empty but for sparse giants.
     var overflowCarries: [UInt32: OverflowCarry] = [:]
+    /// The sizes of file records marked wide (st_size of 4 GiB or more, or 2 TiB allocated), by
+    /// record number: a few entries where a tree holds disk images or videos, most often none.
+    var wideSizes: [UInt32: Usage] = [:]
     var freeFile = noRecord
     var freeDirectory = noRecord
     package internal(set) var fileCount = 0
@@ -55,7 +58,7 @@ package struct TallyTree {
             DirectoryRecord(
                 tally: Tally(usage: status.usage, files: 0, dirs: 0), own: status.usage,
                 device: status.device, inode: status.inode, parent: noRecord,
-                nameOffset: 0, nameLength: 0, isLive: true))
+                nameOffset: NameArena.emptyName, isLive: true))
         directoryCount = 1
     }
 
@@ -98,12 +101,12 @@ package struct TallyTree {
 
     package func name(of directory: DirectoryID) -> ArraySlice<UInt8> {
         let record = directories[Int(directory.rawValue)]
-        return names.name(at: record.nameOffset, length: record.nameLength)
+        return names.name(at: record.nameOffset)
     }
 
     package func name(of file: FileID) -> ArraySlice<UInt8> {
         let record = files[Int(file.rawValue)]
-        return names.name(at: record.nameOffset, length: record.nameLength)
+        return names.name(at: record.nameOffset)
     }
 
     package func directory(containing file: FileID) -> DirectoryID {
@@ -113,9 +116,9 @@ package struct TallyTree {
     /// Last-known sizes of the file's inode.
     package func usage(of file: FileID) -> Usage {
         let record = files[Int(file.rawValue)]
-        guard record.isLinked else { return record.usage }
+        guard record.isLinked else { return recordUsage(file.rawValue) }
         let device = directories[Int(record.directory)].device
-        return linkedInodes[InodeKey(device: device, inode: record.inode)]?.usage ?? record.usage
+        return linkedInodes[InodeKey(device: device, inode: record.inode)]?.usage ?? recordUsage(file.rawValue)
     }
 
     package func inode(of file: FileID) -> UInt64 { files[Int(file.rawValue)].inode }
@@ -188,11 +191,11 @@ package struct TallyTree {
             if value & Self.directoryTag != 0 {
                 let record = directories[Int(value & ~Self.directoryTag)]
                 return record.parent == parent
-                    && names.equals(offset: record.nameOffset, length: record.nameLength, name)
+                    && names.equals(offset: record.nameOffset, name)
             }
             let record = files[Int(value)]
             return record.directory == parent
-                && names.equals(offset: record.nameOffset, length: record.nameLength, name)
+                && names.equals(offset: record.nameOffset, name)
         }
         guard let found else { return nil }
         if found & Self.directoryTag != 0 { return .directory(DirectoryID(rawValue: found & ~Self.directoryTag)) }
@@ -204,7 +207,7 @@ package struct TallyTree {
         var child = directories[Int(parent)].firstChild
         while child != noRecord {
             let record = directories[Int(child)]
-            if names.equals(offset: record.nameOffset, length: record.nameLength, name) {
+            if names.equals(offset: record.nameOffset, name) {
                 return .directory(DirectoryID(rawValue: child))
             }
             child = record.nextSibling
@@ -212,7 +215,7 @@ package struct TallyTree {
         var file = directories[Int(parent)].firstFile
         while file != noRecord {
             let record = files[Int(file)]
-            if names.equals(offset: record.nameOffset, length: record.nameLength, name) {
+            if names.equals(offset: record.nameOffset, name) {
                 return .file(FileID(rawValue: file))
             }
             file = record.nextSibling
@@ -262,10 +265,10 @@ package struct TallyTree {
     ) -> UInt64 {
         if value & directoryTag != 0 {
             let record = directories[Int(value & ~directoryTag)]
-            return hashName(parent: record.parent, names.name(at: record.nameOffset, length: record.nameLength))
+            return hashName(parent: record.parent, names.name(at: record.nameOffset))
         }
         let record = files[Int(value)]
-        return hashName(parent: record.directory, names.name(at: record.nameOffset, length: record.nameLength))
+        return hashName(parent: record.directory, names.name(at: record.nameOffset))
     }
 
     /// The hash of a single-named file: its device and inode.

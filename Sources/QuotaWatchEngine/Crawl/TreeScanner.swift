@@ -175,6 +175,9 @@ extension TreeScanner {
         let root = try openRoot(path)
         defer { root.descriptor.close() }
         var tree = TallyTree(root: root.status, lookup: .deferred)
+        // At most the file system's inodes lie below the root: reserved, the tree never grows
+        // by copying (only the pages written become memory).
+        if let inodes = try? root.descriptor.fileSystemInodesInUse() { tree.reserveCapacity(files: inodes) }
         let (warnings, _) = crawl(root.descriptor, into: &tree, at: tree.root, progress: progress)
         return ScannedTree(tree: tree, warnings: warnings)
     }
