@@ -48,6 +48,7 @@ package protocol ChangeBackend: AnyObject, Sendable {
         changes: @escaping @Sendable ([FileSystemChange]) -> Void, failed: @escaping @Sendable (Errno) -> Void)
 
     /// Stops delivering, joins the backend's thread and releases the kernel object, and every
-    /// key with it. Calling it again does nothing.
+    /// key with it (a root's ``SharedBackendView`` releases that root's keys; the shared
+    /// object closes with its last view). Calling it again does nothing.
     func stop()
 }

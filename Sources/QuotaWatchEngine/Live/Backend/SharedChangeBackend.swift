@@ -108,6 +108,8 @@ final class SharedChangeBackend: Sendable {
 
     func watch(_ directory: FileDescriptor, owner: ChangeDispatchTable.Owner) -> Int32 {
         dispatch.state.withLock { state in
+            // A view that has stopped adds nothing: no one would release it.
+            guard state.table.owners.contains(owner) else { return WatchOutcome.failed }
             let key = inner.watch(directory)
             if key >= 0 { state.table.add(key, owner: owner) }
             return key
@@ -118,6 +120,7 @@ final class SharedChangeBackend: Sendable {
 
     func watchRemovals(in parent: FileDescriptor, owner: ChangeDispatchTable.Owner) -> Int32? {
         dispatch.state.withLock { state in
+            guard state.table.owners.contains(owner) else { return nil }
             let key = inner.watchRemovals(in: parent)
             if let key { state.table.add(key, owner: owner) }
             return key
