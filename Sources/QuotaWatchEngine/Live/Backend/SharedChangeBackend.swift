@@ -106,6 +106,8 @@ final class SharedChangeBackend: Sendable {
 
     var marks: Int? { inner.marks }
 
+    var fanotifyWatches: FanotifyWatches? { inner.fanotifyWatches }
+
     func watch(_ directory: FileDescriptor, owner: ChangeDispatchTable.Owner) -> Int32 {
         dispatch.state.withLock { state in
             // A view that has stopped adds nothing: no one would release it.
@@ -187,6 +189,8 @@ final class SharedBackendView: ChangeBackend {
 
     /// The group's marks, every root's (one per file system).
     var marks: Int? { shared.marks }
+
+    var fanotifyWatches: FanotifyWatches? { shared.fanotifyWatches }
 
     func start(
         changes: @escaping @Sendable ([FileSystemChange]) -> Void, failed: @escaping @Sendable (Errno) -> Void
