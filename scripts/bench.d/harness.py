@@ -17,7 +17,8 @@ import argparse
 import sys
 
 from qwbench import (
-    backends_bench, burst_bench, clean_large, cleanup_bench, fanotify_idle, live, memory_bench, scan, verify_bench,
+    backends_bench, burst_bench, clean_large, cleanup_bench, fanotify_idle, live, memory_bench, roots_bench, scan,
+    verify_bench,
 )
 from qwbench.children import Children
 from qwbench.markdown import table
@@ -96,6 +97,14 @@ def main() -> int:
     idle_parser.add_argument("--dirs", type=int, default=0)
     idle_parser.add_argument("--runs", type=int, default=3)
 
+    roots_parser = commands.add_parser("roots")
+    roots_parser.add_argument("--binary", required=True)
+    roots_parser.add_argument("--run-dir", required=True)
+    roots_parser.add_argument("--roots", type=int, default=100)
+    roots_parser.add_argument("--dirs", type=int, default=10)
+    roots_parser.add_argument("--seconds", type=float, default=20)
+    roots_parser.add_argument("--runs", type=int, default=3)
+
     clean_large_parser = commands.add_parser("clean-large")
     clean_large_parser.add_argument("--binary", required=True)
     clean_large_parser.add_argument("--run-dir", required=True)
@@ -125,6 +134,11 @@ def main() -> int:
         body = fanotify_idle.run(
             children, arguments.binary, arguments.run_dir, arguments.burst_files, arguments.seconds, arguments.runs,
             arguments.tree, arguments.dirs,
+        )
+    elif arguments.command == "roots":
+        body = roots_bench.run(
+            children, arguments.binary, arguments.run_dir, arguments.roots, arguments.dirs, arguments.seconds,
+            arguments.runs,
         )
     elif arguments.command == "clean-large":
         body = clean_large.run(children, arguments.binary, arguments.run_dir, arguments.files)

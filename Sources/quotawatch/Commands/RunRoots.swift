@@ -9,7 +9,8 @@ import Synchronization
 ///
 /// Each root has its own engine on its own thread, with everything it has alone: its socket
 /// at its default path, its quotas, cleaners, hooks (`QUOTAWATCH_ROOT`), state directory,
-/// lock, history and audit log. What the process has once is shared: one thread waits for the
+/// lock, history and audit log. What the process has once is shared: one inotify instance and
+/// one fanotify group, each root's changes dispatched by key (``SharedBackends``), one thread waits for the
 /// signals and tells every engine, one `/metrics` (and textfile) shows every root with its
 /// `root` label, and systemd hears one service (``ServiceNotifierGroup``). A root that fails
 /// while running (deleted, unreadable, its disk full) stops alone; the others go on.
@@ -54,6 +55,8 @@ enum RunRoots {
         let shown = canonical.map(EscapedName.string)
         let notifiers = ServiceNotifierGroup.notifiers(roots: shown, environment: ProcessInfo.processInfo.environment)
         var all: [EngineOptions] = []
+        // One inotify instance and one fanotify group for every root, not one each.
+        let backends = SharedBackends()
         for (index, (root, config)) in roots.enumerated() {
             var rootsOwn = given
             rootsOwn.socket = given.sockets.isEmpty ? nil : given.sockets[index]
@@ -61,6 +64,7 @@ enum RunRoots {
             switch RunCommand.engineOptions(from: rootsOwn, root: root, notifier: notifiers?[index]) {
             case .ready(var options):
                 options.waitsForSignals = false
+                options.sharedBackends = backends
                 all.append(options)
             case .exit(let status):
                 // Before anything runs, as for one root: a bad ROOT is the command line's fault.
@@ -105,6 +109,7 @@ enum RunRoots {
                     continue
                 }
                 options.waitsForSignals = false
+                options.sharedBackends = backends
                 exporters.add(to: &options)
                 Log.notice("\(EscapedName.string(match.root)) now matches the roots: list: watching it too")
                 served.start(options, root: match.root)

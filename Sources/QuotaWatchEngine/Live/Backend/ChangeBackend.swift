@@ -42,12 +42,22 @@ package protocol ChangeBackend: AnyObject, Sendable {
     /// kernel objects are a watch per directory (inotify), which the tree counts itself.
     var marks: Int? { get }
 
+    /// The fanotify group's directory table when this backend is fanotify's (alone or shared):
+    /// the unmarkable file systems a degraded report names, and whether writes through outside
+    /// names come as events (so that a sync need not re-stat linked inodes). Nil for inotify.
+    var fanotifyWatches: FanotifyWatches? { get }
+
     /// Starts delivering: every batch goes to `changes` on the backend's own thread, in order;
     /// a failure that ends reading goes to `failed`, once, and nothing comes after it.
     func start(
         changes: @escaping @Sendable ([FileSystemChange]) -> Void, failed: @escaping @Sendable (Errno) -> Void)
 
     /// Stops delivering, joins the backend's thread and releases the kernel object, and every
-    /// key with it. Calling it again does nothing.
+    /// key with it (a root's ``SharedBackendView`` releases that root's keys; the shared
+    /// object closes with its last view). Calling it again does nothing.
     func stop()
+}
+
+extension ChangeBackend {
+    package var fanotifyWatches: FanotifyWatches? { nil }
 }

@@ -50,11 +50,18 @@ package enum WatchBackendSelection {
     }
 
     /// The backend for `choice`, with its reason, not started yet. `changedFiles` gets what
-    /// fanotify reports by inode (``FanotifyBackend``).
+    /// fanotify reports by inode (``FanotifyBackend``). With `shared`, the root's view of the
+    /// process's one backend of that kind (``SharedBackends``), not a kernel object of its own.
     package static func open(
-        _ choice: BackendChoice, root: FileDescriptor, changedFiles: @escaping @Sendable ([ChangedFile]) -> Void
+        _ choice: BackendChoice, root: FileDescriptor, shared: SharedBackends? = nil,
+        changedFiles: @escaping @Sendable ([ChangedFile]) -> Void
     ) -> Result<SelectedBackend, BackendFailure> {
         func inotifyBackend(_ reason: String) -> Result<SelectedBackend, BackendFailure> {
+            if let shared {
+                return shared.inotifyView(root: root).map {
+                    SelectedBackend(backend: $0, name: "inotify", reason: reason)
+                }
+            }
             let inotify: InotifyDescriptor
             do {
                 inotify = try InotifyDescriptor()
@@ -69,7 +76,17 @@ package enum WatchBackendSelection {
                 return .failure(.reader(error))
             }
         }
-        func fanotifyBackend(_ watches: FanotifyWatches, _ reason: String) -> Result<SelectedBackend, BackendFailure> {
+        func fanotifyBackend(_ reason: String) -> Result<SelectedBackend, BackendFailure> {
+            if let shared {
+                return shared.fanotifyView(root: root, changedFiles: changedFiles).map {
+                    SelectedBackend(backend: $0, name: "fanotify", reason: reason)
+                }
+            }
+            let watches: FanotifyWatches
+            switch openFanotify(root: root) {
+            case .success(let opened): watches = opened
+            case .failure(let unavailable): return .failure(.fanotify(unavailable))
+            }
             do {
                 let backend = try FanotifyBackend(watches: watches, changedFiles: changedFiles)
                 return .success(SelectedBackend(backend: backend, name: "fanotify", reason: reason))
@@ -82,12 +99,7 @@ package enum WatchBackendSelection {
         case .inotify:
             return inotifyBackend("--backend inotify")
         case .fanotify:
-            switch openFanotify(root: root) {
-            case .success(let watches):
-                return fanotifyBackend(watches, "--backend fanotify")
-            case .failure(let unavailable):
-                return .failure(.fanotify(unavailable))
-            }
+            return fanotifyBackend("--backend fanotify")
         case .auto:
             let inodes = (try? root.fileSystemInodesInUse()) ?? nil
             let limit = InotifyLimits.current().effectiveMaxUserWatches
@@ -95,13 +107,13 @@ package enum WatchBackendSelection {
             case .inotify(let reason):
                 return inotifyBackend(reason)
             case .fanotify(let reason):
-                switch openFanotify(root: root) {
-                case .success(let watches):
-                    return fanotifyBackend(watches, reason)
-                case .failure(let unavailable):
+                switch fanotifyBackend(reason) {
+                case .failure(.fanotify(let unavailable)):
                     return inotifyBackend(
                         "auto: fanotify would suit ROOT's file system (more inodes than inotify watches) but cannot "
                             + "work here: \(unavailable.reason)")
+                case let other:
+                    return other
                 }
             }
         }

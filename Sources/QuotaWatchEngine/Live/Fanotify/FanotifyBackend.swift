@@ -35,6 +35,8 @@ package final class FanotifyBackend: ChangeBackend {
 
     package var marks: Int? { watches.markCount }
 
+    package var fanotifyWatches: FanotifyWatches? { watches }
+
     package func start(
         changes: @escaping @Sendable ([FileSystemChange]) -> Void, failed: @escaping @Sendable (Errno) -> Void
     ) {

@@ -16,6 +16,9 @@ package final class FanotifyWatches: Sendable {
     /// file system: it would keep that mount busy (umount: target is busy).
     private let root: FileDescriptor
     private let rootFileSystem: UInt64
+    /// Roots added after the first (``addRoot(_:)``), when one group serves several: a
+    /// descriptor of the table's own on each further file system, for `open_by_handle_at`.
+    private let moreRoots = Mutex<[UInt64: FileDescriptor]>([:])
 
     struct State {
         /// Handle to watch number and back, in one arena (about 40 B a directory on ext4).
@@ -104,6 +107,23 @@ package final class FanotifyWatches: Sendable {
         }
     }
 
+    /// Marks the file system of another root served by the same group (the first was marked
+    /// by ``init(group:root:)``): throws what `fanotify_mark` says when that root cannot be
+    /// served (the caller has checked it gives file handles). Keeps a descriptor of its own on a file system not seen
+    /// yet, to resolve the handles of files changed there; ``close()`` closes it.
+    package func addRoot(_ root: FileDescriptor) throws(Errno) {
+        let fileSystem = try root.fileSystemID()
+        try group.markFileSystem(of: root, mask: .quotaWatch)
+        guard fileSystem != rootFileSystem, moreRoots.withLock({ $0[fileSystem] == nil }) else { return }
+        let own = try root.openDirectory([UInt8(ascii: ".")])
+        let kept = moreRoots.withLock { roots in
+            guard roots[fileSystem] == nil else { return false }
+            roots[fileSystem] = own
+            return true
+        }
+        if !kept { own.close() }
+    }
+
     package func remove(_ watch: Int32) {
         state.withLock { $0.table.remove(watch: watch) }
     }
@@ -138,12 +158,18 @@ package final class FanotifyWatches: Sendable {
     /// file system (a write through an outside name to a file on another file system below
     /// the root is caught by the re-stat at sync only, as under inotify).
     func resolve(_ handle: FileHandleKey) -> (device: UInt64, inode: UInt64)? {
-        guard handle.fileSystem == rootFileSystem, let opened = try? root.open(handle: handle) else { return nil }
+        let anchor: FileDescriptor? =
+            handle.fileSystem == rootFileSystem ? root : moreRoots.withLock { $0[handle.fileSystem] }
+        guard let anchor, let opened = try? anchor.open(handle: handle) else { return nil }
         defer { opened.close() }
         guard let status = try? opened.status() else { return nil }
         return (status.device, status.inode)
     }
 
-    /// Closes the group, which drops every mark; the table is of no use after.
-    package func close() { group.close() }
+    /// Closes the group, which drops every mark, and the descriptors ``addRoot(_:)`` kept; the
+    /// table is of no use after.
+    package func close() {
+        group.close()
+        for own in moreRoots.withLock({ $0.values }) { own.close() }
+    }
 }

@@ -58,11 +58,11 @@ struct DegradationReport {
             Log.warning(message)
             return .degraded(paths: paths, watchesNeeded: needed, maxUserWatches: limit, message: message)
         }
-        if let fanotify = live.fileSystem.backend as? FanotifyBackend {
+        if let watches = live.fileSystem.backend.fanotifyWatches {
             // Not a watch limit: a file system below the root that takes no filesystem mark.
             let message =
                 "\(paths.count) subtree(s) of \(rootDisplay) are on a file system fanotify cannot mark ("
-                + fanotify.watches.unmarkableReasons.map(\.description).joined(separator: ", ")
+                + watches.unmarkableReasons.map(\.description).joined(separator: ", ")
                 + "); they are listed again every \(pollInterval.components.seconds) s and at each sync: "
                 + paths.prefix(5).joined(separator: ", ")
             Log.warning(message)

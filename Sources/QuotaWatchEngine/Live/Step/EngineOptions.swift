@@ -17,6 +17,10 @@ package struct EngineOptions: Sendable {
     package var traces = false
     /// `--backend`: inotify watches, a fanotify filesystem mark, or fanotify where it works.
     package var backend: BackendChoice = .inotify
+    /// The process's one inotify instance and one fanotify group, when it serves several roots
+    /// (``SharedBackends``): the root gets a view of the kind `backend` chooses. Nil for a
+    /// process serving one root, which opens its own.
+    package var sharedBackends: SharedBackends?
     /// Quotas, budgets, disk levels and forecasts (see ``PolicyMonitor``).
     package var policy = PolicyConfig()
     /// Reads the config again on SIGHUP; nil when there is no file to read (the rules came

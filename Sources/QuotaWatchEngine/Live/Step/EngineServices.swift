@@ -71,7 +71,8 @@ struct EngineServices {
 
         let selected: SelectedBackend
         switch WatchBackendSelection.open(
-            options.backend, root: root, changedFiles: { mailbox.post(.filesChanged($0)) })
+            options.backend, root: root, shared: options.sharedBackends,
+            changedFiles: { mailbox.post(.filesChanged($0)) })
         {
         case .success(let opened): selected = opened
         case .failure(.inotify(let error)):

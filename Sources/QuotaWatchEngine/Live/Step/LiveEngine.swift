@@ -74,7 +74,7 @@ package final class LiveEngine: Sendable {
         step.live.oneFileSystem = options.crawl.oneFileSystem
         step.live.copyUpDevices = services.mounts?.copyUpDevices ?? []
         step.live.verification = VerificationSweep(options.verification, now: clock.now)
-        step.live.restatsLinkedInodesAtSync = !(backend is FanotifyBackend)
+        step.live.restatsLinkedInodesAtSync = backend.fanotifyWatches == nil
         // The crawl's listings are freed by now; what they leave free in the heap goes back
         // before the daemon says it is ready, not at the first quiet moment after an event.
         MemoryTuning.returnFreeMemory()
