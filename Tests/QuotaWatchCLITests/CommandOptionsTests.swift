@@ -34,14 +34,22 @@ struct CommandOptionsTests {
         #expect(plain.phone == nil && plain.format.format == .decimal)
     }
 
-    @Test("status: a daemon must be named, and tree rows do not go with --quotas")
+    @Test(
+        "status: alone it lists the roots served; a question about one must name it; tree rows do not go with --quotas")
     func status() throws {
         let options = try StatusCommand.Options.parse(
             words(["--socket", "/run/x.sock", "--path", "Library", "--sync"]), command: "status")
         #expect(options.address.socketPath == Array("/run/x.sock".utf8))
         #expect(options.selection.selection(json: false).subtree == Array("Library".utf8))
         #expect(options.sync && options.timeout == 60)
-        usageError("Name the watched root or its socket") { _ = try StatusCommand.Options.parse([], command: "status") }
+        #expect(try StatusCommand.Options.parse([], command: "status").listsRoots)
+        #expect(try StatusCommand.Options.parse(words(["--json"]), command: "status").listsRoots)
+        usageError("Name the watched root or its socket") {
+            _ = try StatusCommand.Options.parse(words(["--sync"]), command: "status")
+        }
+        usageError("Name the watched root or its socket") {
+            _ = try StatusCommand.Options.parse(words(["--quotas"]), command: "status")
+        }
         usageError("'--depth' selects tree rows") {
             _ = try StatusCommand.Options.parse(words(["r", "--quotas", "--depth", "2"]), command: "status")
         }

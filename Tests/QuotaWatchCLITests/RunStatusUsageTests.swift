@@ -25,7 +25,7 @@ struct RunStatusUsageTests {
             ["status", "ROOT", "--top", "0"],
             ["status", "ROOT", "--path", "/etc"],
             ["status", "ROOT", "--path", "a/../../b"],
-            ["status"],
+            ["status", "--sync"],
             ["status", "a", "b"],
             ["status", "ROOT", "--iec", "--bytes"],
             ["run", "ROOT", "--quota", "Caches/*"],
