@@ -65,7 +65,10 @@ package struct RootPattern: Sendable, Equatable {
     }
 
     /// True when some component is a glob, so that directories made later may match.
-    package var isGlob: Bool {
-        pattern.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
+    package var isGlob: Bool { Self.isGlob(pattern) }
+
+    /// True when `text` (a pattern or one of its components) holds `*`, `?` or `[`.
+    package static func isGlob(_ text: some Collection<UInt8>) -> Bool {
+        text.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
     }
 }

@@ -30,9 +30,7 @@ enum RootPatterns {
         let slash = UInt8(ascii: "/")
         var frontier: [[UInt8]] = [[slash]]
         for component in pattern.split(separator: slash) {
-            let isGlob = component.contains {
-                $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[")
-            }
+            let isGlob = RootPattern.isGlob(component)
             var next: [[UInt8]] = []
             for parent in frontier {
                 let names: [[UInt8]]
@@ -60,11 +58,8 @@ enum RootPatterns {
     static func parents(of pattern: [UInt8]) -> [[UInt8]] {
         let slash = UInt8(ascii: "/")
         let components = pattern.split(separator: slash)
-        func isGlob(_ component: ArraySlice<UInt8>) -> Bool {
-            component.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") }
-        }
         var parents: [[UInt8]] = []
-        for level in components.indices where components[level...].contains(where: isGlob) {
+        for level in components.indices where components[level...].contains(where: RootPattern.isGlob) {
             let prefix = [slash] + Array(components[..<level].joined(separator: [slash]))
             parents += level == 0 ? [[slash]] : directories(matching: prefix)
         }

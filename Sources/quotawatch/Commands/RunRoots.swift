@@ -57,14 +57,23 @@ enum RunRoots {
         var all: [EngineOptions] = []
         // One inotify instance and one fanotify group for every root, not one each.
         let backends = SharedBackends()
-        for (index, (root, config)) in roots.enumerated() {
+        // What every root's options share, whether it is served from the start or matched later.
+        @Sendable func rootsOptions(
+            _ root: CommandLineArgument, config: [UInt8]?, socket: CommandLineArgument?, notifier: ServiceNotifier?
+        ) -> RunCommand.Prepared {
             var rootsOwn = given
-            rootsOwn.socket = given.sockets.isEmpty ? nil : given.sockets[index]
+            rootsOwn.socket = socket
             if let config { rootsOwn.policy.file = config }
-            switch RunCommand.engineOptions(from: rootsOwn, root: root, notifier: notifiers?[index]) {
-            case .ready(var options):
-                options.waitsForSignals = false
-                options.sharedBackends = backends
+            let prepared = RunCommand.engineOptions(from: rootsOwn, root: root, notifier: notifier)
+            guard case .ready(var options) = prepared else { return prepared }
+            options.waitsForSignals = false
+            options.sharedBackends = backends
+            return .ready(options)
+        }
+        for (index, (root, config)) in roots.enumerated() {
+            let socket = given.sockets.isEmpty ? nil : given.sockets[index]
+            switch rootsOptions(root, config: config, socket: socket, notifier: notifiers?[index]) {
+            case .ready(let options):
                 all.append(options)
             case .exit(let status):
                 // Before anything runs, as for one root: a bad ROOT is the command line's fault.
@@ -98,18 +107,13 @@ enum RunRoots {
             for match in matches where RootSet.firstOverlap(served.roots + [match.root]) == nil {
                 let inode = (try? FileDescriptor.currentWorkingDirectory.statusFollowingSymlinks(of: match.root))?.inode
                 guard inode != failed.withLock({ $0[match.root] }) else { continue }
-                var rootsOwn = given
-                rootsOwn.socket = nil
-                if let config = match.config { rootsOwn.policy.file = config }
                 guard
-                    case .ready(var options) = RunCommand.engineOptions(
-                        from: rootsOwn, root: CommandLineArgument(bytes: match.root), notifier: nil)
+                    case .ready(var options) = rootsOptions(
+                        CommandLineArgument(bytes: match.root), config: match.config, socket: nil, notifier: nil)
                 else {
                     failed.withLock { $0[match.root] = inode }
                     continue
                 }
-                options.waitsForSignals = false
-                options.sharedBackends = backends
                 exporters.add(to: &options)
                 Log.notice("\(EscapedName.string(match.root)) now matches the roots: list: watching it too")
                 served.start(options, root: match.root)
