@@ -82,3 +82,34 @@ struct ServiceNotifierTests {
         #expect(notifier.nextTurn == nil)
     }
 }
+
+@Suite("systemd notifier of a daemon serving several roots")
+struct ServiceNotifierGroupTests {
+    @Test("READY once every root is ready, a ping once every root has pinged, STOPPING with the last root only")
+    func oneServiceForManyRoots() {
+        let sink = RecordingSink()
+        let group = ServiceNotifierGroup(roots: ["/a", "/b", "/c"], sink: sink)
+        let (a, b, c) = (group.member(0), group.member(1), group.member(2))
+        a.post("READY=1\nSTATUS=a ready")
+        b.post("READY=1")
+        #expect(!sink.posted.withLock { $0 }.contains { $0.contains("READY=1") }, "two of three roots ready")
+        c.post("READY=1")
+        #expect(sink.posted.withLock { $0 }.last == "READY=1")
+        a.post("WATCHDOG=1")
+        b.post("WATCHDOG=1")
+        #expect(!sink.posted.withLock { $0 }.contains("WATCHDOG=1"), "root c has not pinged: it may be stuck")
+        c.post("WATCHDOG=1")
+        #expect(sink.posted.withLock { $0 }.last == "WATCHDOG=1")
+        // Root c fails alone: the manager is not told the service stops, and pings need a and b only.
+        c.post("STOPPING=1")
+        c.finish()
+        #expect(!sink.posted.withLock { $0 }.contains("STOPPING=1") && !sink.finished.withLock { $0 })
+        a.post("WATCHDOG=1")
+        b.post("WATCHDOG=1")
+        #expect(sink.posted.withLock { $0 }.filter { $0 == "WATCHDOG=1" }.count == 2)
+        a.post("STOPPING=1")
+        b.post("STOPPING=1")
+        #expect(sink.posted.withLock { $0 }.last == "STOPPING=1" && sink.finished.withLock { $0 })
+        #expect(sink.posted.withLock { $0 }.contains { $0.hasPrefix("STATUS=1 of 3 roots ready; /a: a ready") })
+    }
+}
