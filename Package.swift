@@ -2,7 +2,16 @@
 import PackageDescription
 
 // Every Swift target is built in Swift 6 language mode with warnings as errors.
-let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+// A release build carries the Swift runtime and Foundation inside its programs: loading them as
+// shared libraries cost more CPU than the rest of a `status` or `--version` together (the
+// dynamic linker resolving their symbols; docs/BENCHMARKS.md, "CLI start-up"). Every module is
+// compiled against the static libraries' interfaces, and each program links them with lld,
+// because GNU ld warns about a libc call inside the toolchain's static Foundation.
+let staticInRelease: [SwiftSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+let linkedStaticInRelease: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib", "-use-ld=lld"], .when(configuration: .release))
+]
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)] + staticInRelease
 
 let package = Package(
     name: "QuotaWatch",
@@ -91,17 +100,17 @@ let package = Package(
                 "QuotaWatchCore", "QuotaWatchSystem", "QuotaWatchEngine", "QuotaWatchCleaning", "QuotaWatchPolicy",
                 "QuotaWatchConfig", "QuotaWatchHistory", "QuotaWatchView", "QuotaWatchTerminal",
             ],
-            swiftSettings: strict
+            swiftSettings: strict, linkerSettings: linkedStaticInRelease
         ),
         // Builds the sample and benchmark trees for scripts/demo and scripts/bench.
-        .executableTarget(name: "quotawatch-treegen", swiftSettings: strict),
+        .executableTarget(name: "quotawatch-treegen", swiftSettings: strict, linkerSettings: linkedStaticInRelease),
         // A small program that deletes through the Deleter and the audit log, for the tests
         // that need another process: kill -9 at random moments, a private mount namespace.
         .executableTarget(
             name: "quotawatch-cleanup-probe",
             dependencies: ["QuotaWatchCleaning", "QuotaWatchEngine", "QuotaWatchSystem", "QuotaWatchCore"],
             path: "Tests/QuotaWatchCleanupProbe",
-            swiftSettings: strict
+            swiftSettings: strict, linkerSettings: linkedStaticInRelease
         ),
         // Temp trees with raw-byte names, the du oracle, and a runner for the built CLI.
         .target(name: "QuotaWatchTestSupport", path: "Tests/QuotaWatchTestSupport", swiftSettings: strict),
