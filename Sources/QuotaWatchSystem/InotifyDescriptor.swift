@@ -40,11 +40,18 @@ package struct InotifyDescriptor: Sendable {
     ///
     /// The corresponding C function is `read`.
     package func readEvents(buffer: inout [UInt8], _ each: (InotifyEvent) -> Void) throws(Errno) -> Bool {
+        try readEventBytes(buffer: &buffer, each) > 0
+    }
+
+    /// The same, returning how many bytes came (0 when nothing was queued).
+    ///
+    /// The corresponding C function is `read`.
+    package func readEventBytes(buffer: inout [UInt8], _ each: (InotifyEvent) -> Void) throws(Errno) -> Int {
         let count = try descriptor.readAvailable(into: &buffer)
         unsafe buffer.withUnsafeBytes { raw in
             unsafe InotifyEvent.decode(raw: UnsafeRawBufferPointer(rebasing: raw[0..<count]), each)
         }
-        return count > 0
+        return count
     }
 
     package func close() { descriptor.close() }

@@ -70,6 +70,29 @@ struct DirectoryHandleTableTests {
         #expect(table.watch(of: short) == nil && table.watch(of: long) == 2 && table.count == 1)
     }
 
+    /// ext4 gives every directory an 8-byte `FILEID_INO32_GEN` handle: said once for all of
+    /// them, a directory costs its 12-byte record and its index slot (45 B with the shape in
+    /// every entry and a second index by watch number).
+    @Test("handles of one shape cost at most 24 bytes each, and a watch is found after removals around it")
+    func oneShapeFootprint() {
+        var table = DirectoryHandleTable()
+        let directories = 100_000
+        func handle(_ index: Int) -> FileHandleKey {
+            let bytes = withUnsafeBytes(of: UInt64(index &* 2_654_435_761).littleEndian) { Array($0) }
+            return FileHandleKey(fileSystem: 0x1234_5678, type: 1, bytes: bytes)
+        }
+        for index in 0..<directories { table.insert(handle(index), watch: Int32(index + 1)) }
+        let perDirectory = Double(table.footprint) / Double(directories)
+        #expect(perDirectory <= 24, "\(perDirectory) B per directory")
+        for index in stride(from: 0, to: directories, by: 2) { table.remove(watch: Int32(index + 1)) }
+        #expect(table.count == directories / 2)
+        #expect(table.watch(of: handle(1)) == 2 && table.watch(of: handle(99_999)) == 100_000)
+        #expect(table.watch(of: handle(0)) == nil && table.remove(handle(2)) == nil)
+        #expect(table.remove(handle(3)) == 4 && table.watch(of: handle(3)) == nil)
+        table.remove(watch: 6)
+        #expect(table.watch(of: handle(5)) == nil && table.watch(of: handle(7)) == 8)
+    }
+
     @Test("a handle longer than the 32 bytes held in place keeps its bytes, equality and hash")
     func longHandles() {
         let bytes = (0..<100).map { UInt8($0) }

@@ -81,13 +81,13 @@ private struct ScriptedSource: KernelEventSource {
     let log = BlockingState<[Entry]>([])
     var descriptor: FileDescriptor { inotify.descriptor }
 
-    func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> Bool {
+    func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> KernelRead {
         var events: [InotifyEvent] = []
         guard try inotify.readEvents(buffer: &buffer, into: &events) else {
             log.withLockWakingWaiters { entries in
                 if entries.last == .read { entries.append(.drained) }
             }
-            return false
+            return .nothing
         }
         let prefix = Array("outside-".utf8)
         for event in events {
@@ -100,7 +100,8 @@ private struct ScriptedSource: KernelEventSource {
             }
         }
         log.withLockWakingWaiters { $0.append(.read) }
-        return true
+        // Always "more": the reader reads again at once, and that read logs `drained`.
+        return .more
     }
 
     func close() { inotify.close() }

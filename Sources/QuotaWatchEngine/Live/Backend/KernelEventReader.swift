@@ -8,10 +8,30 @@ import Synchronization
 protocol KernelEventSource: Sendable {
     var descriptor: FileDescriptor { get }
     /// Reads what is queued, appending its changes (and, for fanotify, the files changed
-    /// through names outside the tree). False when nothing was queued.
-    func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> Bool
+    /// through names outside the tree), and says whether more may be queued.
+    func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> KernelRead
     /// Closes the descriptor, which drops every watch or mark.
     func close()
+}
+
+/// What one read of the kernel's queue found.
+enum KernelRead: Equatable {
+    /// Nothing was queued.
+    case nothing
+    /// Events, and room to spare in the buffer: the kernel copies out events while the next
+    /// one fits, so the queue was empty when the read ended. Another read now would most
+    /// likely say `nothing`; what comes later makes the descriptor readable again.
+    case drained
+    /// Events up to the buffer's last few KiB: more may be queued.
+    case more
+
+    /// No event of either kernel is this long (fanotify's largest, a rename with two
+    /// directory handles and names and the file's handle, is about 1 KiB).
+    static let largestEvent = 4096
+
+    init(bytes: Int, bufferCount: Int) {
+        self = bytes == 0 ? .nothing : bytes <= bufferCount - Self.largestEvent ? .drained : .more
+    }
 }
 
 /// What one wake-up of the reader found.
@@ -111,6 +131,9 @@ final class KernelEventReader: Sendable {
             files(held)
             held = []
         }
+        // Set after a pause for gathering: the queue is read at once, with no `poll` first
+        // (under writes elsewhere at full speed there is nearly always something by then).
+        var readAtOnce = false
         while true {
             var timeout: Int32 = trimDue ? Self.quietMilliseconds : -1
             if !held.isEmpty {
@@ -120,11 +143,15 @@ final class KernelEventReader: Sendable {
             }
             let ready: [Int]
             do {
-                ready = try Readiness.wait(for: [source.descriptor, wakeup.descriptor], timeoutMilliseconds: timeout)
+                ready =
+                    readAtOnce
+                    ? [0]
+                    : try Readiness.wait(for: [source.descriptor, wakeup.descriptor], timeoutMilliseconds: timeout)
             } catch {
                 failed(error)
                 return
             }
+            readAtOnce = false
             if ready.contains(1) { return }
             if ready.isEmpty {
                 if !held.isEmpty {
@@ -138,9 +165,18 @@ final class KernelEventReader: Sendable {
             var batch = KernelEventBatch()
             var readSomething = false
             do {
-                while try source.read(buffer: &buffer, into: &batch) {
-                    readSomething = true
-                    if batch.changes.count > 65536 { break }
+                // A read that left room in the buffer emptied the queue: no second read just to
+                // be told EAGAIN (one system call in four of a wake-up for events elsewhere).
+                reading: while true {
+                    switch try source.read(buffer: &buffer, into: &batch) {
+                    case .nothing: break reading
+                    case .drained:
+                        readSomething = true
+                        break reading
+                    case .more:
+                        readSomething = true
+                        if batch.changes.count > 65536 { break reading }
+                    }
                 }
             } catch {
                 failed(error)
@@ -174,6 +210,7 @@ final class KernelEventReader: Sendable {
                     if try !Readiness.wait(for: [wakeup.descriptor], timeoutMilliseconds: pause).isEmpty {
                         return
                     }
+                    readAtOnce = true
                 } catch {
                     failed(error)
                     return

@@ -24,9 +24,9 @@ final class FanotifyEventSource: KernelEventSource {
 
     var descriptor: FileDescriptor { watches.group.descriptor }
 
-    func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> Bool {
+    func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> KernelRead {
         let count = try watches.group.read(into: &buffer)
-        guard count > 0 else { return false }
+        guard count > 0 else { return .nothing }
         let watches = self.watches
         translation.withLock { translation in
             let output = buffer.withUnsafeBytes { raw in
@@ -46,7 +46,7 @@ final class FanotifyEventSource: KernelEventSource {
                 batch.changedFiles.append(file)
             }
         }
-        return true
+        return KernelRead(bytes: count, bufferCount: buffer.count)
     }
 
     func close() { watches.close() }

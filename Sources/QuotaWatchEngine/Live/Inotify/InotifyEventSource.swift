@@ -6,11 +6,9 @@ struct InotifyEventSource: KernelEventSource {
     let inotify: InotifyDescriptor
     var descriptor: FileDescriptor { inotify.descriptor }
 
-    func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> Bool {
-        var events: [InotifyEvent] = []
-        guard try inotify.readEvents(buffer: &buffer, into: &events) else { return false }
-        batch.changes += events.map(FileSystemChange.init)
-        return true
+    func read(buffer: inout [UInt8], into batch: inout KernelEventBatch) throws(Errno) -> KernelRead {
+        let count = try inotify.readEventBytes(buffer: &buffer) { batch.changes.append(FileSystemChange($0)) }
+        return KernelRead(bytes: count, bufferCount: buffer.count)
     }
 
     func close() { inotify.close() }
