@@ -11,6 +11,13 @@ struct LogLevelLiveTests {
     /// Starts a daemon with a good config, makes it log a notice and a warning (a SIGHUP that
     /// finds the config broken), stops it, and returns its stderr.
     private func logOfReloadFailure(options: [String], wrapper: [String] = []) throws -> String {
+        try logAndRootOfReloadFailure(options: options, wrapper: wrapper).log
+    }
+
+    /// ``logOfReloadFailure(options:wrapper:)`` and the root as the log names it.
+    private func logAndRootOfReloadFailure(
+        options: [String], wrapper: [String] = []
+    ) throws -> (log: String, root: String) {
         let fixture = try LiveFixture()
         try fixture.tree.writeFile(configPath, contents: Array("quotas: []\n".utf8))
         let daemon = try fixture.start(
@@ -22,15 +29,15 @@ struct LogLevelLiveTests {
         try daemon.waitForEvent("config_error")
         let exit = try daemon.stop(SIGTERM)
         #expect(exit.exitStatus == 0, "\(exit)")
-        return exit.errorText
+        return (exit.errorText, fixture.rootPath)
     }
 
     @Test("the default level, info, logs ready, the reload and its failure, and the stop")
     func defaultLevel() throws {
-        let log = try logOfReloadFailure(options: [])
+        let (log, root) = try logAndRootOfReloadFailure(options: [])
         for line in [
-            "quotawatch: ready: watching ", "quotawatch: SIGHUP: reading the config again",
-            "quotawatch: SIGHUP: the config was not reloaded", "quotawatch: stopping\n",
+            "quotawatch: ready: watching ", "quotawatch: SIGHUP: reading the config of \(root) again",
+            "quotawatch: SIGHUP: the config was not reloaded", "quotawatch: stopping: \(root)\n",
             "quotawatch: stopped by SIGTERM",
         ] {
             #expect(log.contains(line), "no '\(line)' in:\n\(log)")
@@ -43,7 +50,7 @@ struct LogLevelLiveTests {
     func warningLevel() throws {
         let log = try logOfReloadFailure(options: ["--log-level", "warning"])
         #expect(log.contains("quotawatch: SIGHUP: the config was not reloaded"), "\(log)")
-        for line in ["ready: watching", "reading the config again", "stopping", "stopped by"] {
+        for line in ["ready: watching", "reading the config", "stopping", "stopped by"] {
             #expect(!log.contains(line), "'\(line)' logged at --log-level warning:\n\(log)")
         }
     }
@@ -64,7 +71,7 @@ struct LogLevelLiveTests {
         ]
         let log = try logOfReloadFailure(options: [], wrapper: wrapper)
         #expect(log.contains("<6>quotawatch: ready: watching "), "\(log)")
-        #expect(log.contains("<5>quotawatch: SIGHUP: reading the config again"), "\(log)")
+        #expect(log.contains("<5>quotawatch: SIGHUP: reading the config of "), "\(log)")
         #expect(log.contains("<4>quotawatch: SIGHUP: the config was not reloaded"), "\(log)")
         #expect(log.contains("<5>quotawatch: stopped by SIGTERM"), "\(log)")
         let unprefixed = log.split(separator: "\n").filter { !$0.hasPrefix("<") }

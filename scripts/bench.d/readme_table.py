@@ -23,11 +23,11 @@ def target_rows(section: str) -> list[list[str]]:
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if line.startswith("|") and len(cells) == 5 and cells[4] in ("met", "**not met**"):
             rows.append([part] + cells)
-        eviction = re.search(r"\*\*([0-9.]+×)\*\* find's time per file \(target ([^)]*)\)", line)
+        eviction = re.search(r"\*\*([0-9.]+×)\*\* find's time for as many files, ([^(]*) \(target ([^)]*)\)", line)
         if eviction:
             met = float(eviction.group(1).rstrip("×")) <= 2
-            rows.append([part, "eviction", "time per file ÷ find -delete's", eviction.group(2), eviction.group(1),
-                         "met" if met else "**not met**"])
+            rows.append([part, "eviction, written back", f"{eviction.group(2)} ÷ find -delete's time", eviction.group(3),
+                         eviction.group(1), "met" if met else "**not met**"])
     return rows
 
 

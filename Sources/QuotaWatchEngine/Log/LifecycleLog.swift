@@ -2,6 +2,7 @@ import QuotaWatchCore
 
 /// Writes the engine's life to the log: `info` when it is ready and when it stops, `notice`
 /// around a SIGHUP reload, and at `debug` every event line as `--events jsonl` prints it.
+/// Each line names its root: a daemon serving several writes them once per root.
 package final class LifecycleLog: EngineObserver {
     /// ROOT as the event lines name it.
     let root: String
@@ -19,12 +20,12 @@ package final class LifecycleLog: EngineObserver {
                 "ready: watching \(view.rootDisplay): \(files) in \(directories), "
                     + "\(ByteFormat.decimal.string(total.allocated)) allocated")
         case .reloading:
-            Log.notice("SIGHUP: reading the config again")
+            Log.notice("SIGHUP: reading the config of \(view.rootDisplay) again")
         case .reloaded(let applied):
             // A failed reload has already said why, as a warning.
-            if applied { Log.notice("SIGHUP: the config is reloaded") }
+            if applied { Log.notice("SIGHUP: the config of \(view.rootDisplay) is reloaded") }
         case .stopping:
-            Log.info("stopping")
+            Log.info("stopping: \(view.rootDisplay)")
         }
     }
 

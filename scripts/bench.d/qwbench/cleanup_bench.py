@@ -11,7 +11,12 @@ unwatched copy.
 
 `scripts/bench eviction --files N` evicts about N files (the big file takes the directory so far
 over its limit that nearly the whole cache goes) and alternates with `find -delete` round by
-round, so the two are measured under the same load.
+round, so the two are measured under the same load. The figure is what a user sees: from the
+breach to `quota_ok`, against `find -delete` of as many files in the same state. The state
+matters more than either tool: removing 20 000 files of 4 KB that were never written back
+(delayed allocation, no blocks yet) takes `find -delete` about a ninth of the time it takes once
+they are on disk, so both trees are synced first (a cache is old data) and, in a second table,
+both are left as just written.
 """
 
 import json
@@ -47,11 +52,16 @@ def allocated(directory: str) -> int:
 
 
 def eviction_round(
-    children: Children, binary: str, run_dir: str, index: int, files: int, big_fraction: float = 0.25
+    children: Children, binary: str, run_dir: str, index: int, files: int, big_fraction: float = 0.25,
+    written_back: bool = False,
 ) -> dict:
+    """One eviction and one `find -delete` of as many files; with `written_back`, each tree is
+    synced before it is deleted from, so that neither deletes files that have no blocks yet."""
     root = fresh_dir(run_dir, f"cleanup-{index}")
     cache = os.path.join(root, "q", "c")
     make_cache(cache, files)
+    if written_back:
+        subprocess.run(["sync"], check=True)
     os.makedirs(os.path.join(root, "staging"))
     used = allocated(cache)
     # Just over the tree's size: the big file breaches it, and eviction goes down to the
@@ -88,7 +98,8 @@ def eviction_round(
         raise SystemExit(f"cleanup bench: the eviction failed: {cleanup['cleaners'][0]['error']}")
     copy = fresh_dir(run_dir, f"cleanup-find-{index}")
     make_cache(os.path.join(copy, "c"), removed)
-    subprocess.run(["sync"], check=True)
+    if written_back:
+        subprocess.run(["sync"], check=True)
     started = time.perf_counter()
     subprocess.run(["find", os.path.join(copy, "c"), "-type", "f", "-delete"], check=True)
     find_seconds = time.perf_counter() - started
@@ -143,39 +154,55 @@ def measure(children: Children, binary: str, run_dir: str, rounds: int, files: i
 
 def side_by_side(children: Children, binary: str, run_dir: str, rounds: int, files: int) -> str:
     """`scripts/bench eviction`: an eviction of about `files` files, then `find -delete` of as
-    many, alternating, after a warm-up round of each; the ratio is per file."""
+    many, alternating, after a warm-up round of each; first with both trees written back, then
+    with both just written. The ratio is breach → quota_ok over find's time for as many files."""
     cache_files = files * 102 // 100
     eviction_round(children, binary, run_dir, 0, min(cache_files, 2000), big_fraction=0.8)
-    results = [
-        eviction_round(children, binary, run_dir, index + 1, cache_files, big_fraction=0.8) for index in range(rounds)
-    ]
+    sections = []
+    for written_back in (True, False):
+        results = [
+            eviction_round(
+                children, binary, run_dir, index + 1, cache_files, big_fraction=0.8, written_back=written_back
+            )
+            for index in range(rounds)
+        ]
+        sections.append(eviction_table(results, files, written_back))
+    return "\n".join(sections)
+
+
+def eviction_table(results: list, files: int, written_back: bool) -> str:
     rows = []
     for index, result in enumerate(results):
-        per_file = result["seconds"] / max(result["removed"], 1)
-        find_per_file = result["find"] / max(result["removed"], 1)
         rows.append(
             [
                 str(index + 1),
                 str(result["removed"]),
+                stats.milliseconds(result["to_ok"]),
                 f"{result['seconds']:.2f} s",
                 f"{result['find']:.2f} s",
-                f"{per_file / max(find_per_file, 1e-9):.2f}×",
-                stats.milliseconds(result["to_ok"]),
+                f"{result['to_ok'] / max(result['find'], 1e-9):.2f}×",
             ]
         )
-    ratio = stats.median(
-        [(r["seconds"] / max(r["removed"], 1)) / max(r["find"] / max(r["removed"], 1), 1e-9) for r in results]
-    )
-    rate = stats.median([r["removed"] / max(r["seconds"], 1e-6) for r in results])
+    ratio = stats.median([r["to_ok"] / max(r["find"], 1e-9) for r in results])
+    rate = stats.median([r["removed"] / max(r["to_ok"], 1e-6) for r in results])
     find_rate = stats.median([r["removed"] / max(r["find"], 1e-6) for r in results])
+    state = "written back (synced) before" if written_back else "just written (not synced)"
+    # Only the written-back figure carries the target: a cache being evicted is old data.
+    verdict = (
+        f"**{ratio:.2f}×** find's time for as many files, breach to quota_ok (target ≤ 2×)"
+        if written_back
+        else f"{ratio:.2f}× find's time for as many files (reported)"
+    )
     return (
-        f"#### Eviction of about {files} files of {FILE_BYTES} B vs find -delete, side by side\n\n"
-        + table(["round", "removed", "eviction", "find -delete", "time per file, ratio", "breach → quota_ok"], rows,
-                {1, 2, 3, 4, 5})
-        + f"\n\nMedian: eviction {rate:,.0f} files/s, find -delete {find_rate:,.0f} files/s: "
-        f"**{ratio:.2f}×** find's time per file (target ≤ 2×). Eviction's time is the run's own `seconds` "
-        "(its `cleanup` line) in the daemon (`--clean`); every name is checked (walk from ROOT, inode, "
-        "mount, open writers in /proc: one pass per group of names) and the group's audit intents are "
-        "synced once before its first unlink. `find -type f -delete` removes as many files of the same "
-        "size from an unwatched copy, right after each eviction round.\n"
+        f"#### Eviction of about {files} files of {FILE_BYTES} B vs find -delete, both trees {state}\n\n"
+        + table(
+            ["round", "removed", "breach → quota_ok", "cleanup run", "find -delete", "ratio"], rows, {1, 2, 3, 4, 5}
+        )
+        + f"\n\nMedian: {rate:,.0f} files/s from breach to quota_ok, find -delete {find_rate:,.0f} files/s: "
+        f"{verdict}. Breach → quota_ok runs from the rename that takes the directory over its limit to the "
+        "daemon's `quota_ok` line (what a user sees); the cleanup run is the run's own `seconds` from its "
+        "`cleanup` line. Every name is checked (walk from ROOT, inode, mount, open writers in /proc: one pass "
+        "per group of names) and the group's audit intents are synced once before its first unlink. "
+        "`find -type f -delete` removes as many files of the same size from an unwatched copy in the same "
+        "state, right after each eviction round.\n"
     )
