@@ -48,7 +48,7 @@ public final class Daemon {
     let cli: CLIRunner
     private let user: UserIdentity?
     let output: StreamCollector
-    private let errors: StreamCollector
+    let errors: StreamCollector
     /// The state directory (history, audit log) of a daemon whose test named none.
     private let ownState: TempTree?
     private var ended: ProcessResult.Termination?
@@ -106,7 +106,8 @@ public final class Daemon {
         let spawned = try DaemonSpawner.spawn(command)
         return Daemon(
             processID: spawned.processID, root: root, socketPath: socket, command: command, siblings: siblings,
-            cli: cli, user: user, output: StreamCollector(descriptor: spawned.output), errors: StreamCollector(descriptor: spawned.errors),
+            cli: cli, user: user, output: StreamCollector(descriptor: spawned.output),
+            errors: StreamCollector(descriptor: spawned.errors),
             ownState: ownState)
     }
 
