@@ -31,7 +31,8 @@ public struct DaemonExit: Sendable, CustomStringConvertible {
     }
 }
 
-/// A `quotawatch run ROOT --socket S --events jsonl` started for one test.
+/// A `quotawatch run ROOT --socket S --events jsonl` started for one test, serving its
+/// ``SiblingRoots`` too unless told to serve ROOT alone; ``events`` are ROOT's own.
 ///
 /// Standard output and standard error are read on threads of their own as the daemon writes
 /// them, so every wait here waits for something the daemon says (an event line, the end of
