@@ -115,7 +115,7 @@ struct CrawlFaultTests {
         let deeper = try #require(
             tree.directory(atComponents: ["a", "sub", "deeper"].map { Array($0.utf8)[...] }))
         let lookup = faults.arm { fileSystem.status(of: Array("leaf".utf8), in: deeper, tree: tree) }
-        #expect(lookup == .directoryUnavailable, "deferred and retried, never 'missing'")
+        #expect(lookup == .outOfDescriptors, "deferred and retried, never 'missing' nor lost")
     }
 
     /// The live tree's chain of degradations: EMFILE while crawling `a/sub` leaves it counted

@@ -23,7 +23,7 @@ struct CleanupTriggerLiveTests {
         #expect(run.cleanerNames == ["leftovers", "evict"])
         try fixture.stopCleanly()
         let remembered = try FileManager.default.subpathsOfDirectory(atPath: state.rootPath)
-            .filter { $0.hasSuffix("/app-version") }
+            .filter { $0.hasPrefix("root-") && $0.hasSuffix("/app-version") }  // not a sibling root's
         #expect(remembered.count == 1, "\(remembered)")
         if let path = remembered.first {
             let text = try String(contentsOfFile: state.rootPath + "/" + path, encoding: .utf8)

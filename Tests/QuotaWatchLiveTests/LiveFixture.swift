@@ -49,11 +49,12 @@ final class LiveFixture {
 
     var rootPath: String { tree.absolutePath(Self.root) }
 
-    /// Starts the daemon on the root and waits until it is ready.
+    /// Starts the daemon on the root (and its sibling roots, unless `alone` says why not:
+    /// ``SiblingRoots``) and waits until it is ready.
     @discardableResult
-    func start(options: [String] = [], wrapper: [String] = []) throws -> Daemon {
+    func start(options: [String] = [], wrapper: [String] = [], alone: String? = nil) throws -> Daemon {
         let started = try Daemon.start(
-            cli, root: rootPath, socket: socketPath, options: options, as: user, wrapper: wrapper)
+            cli, root: rootPath, socket: socketPath, options: options, as: user, wrapper: wrapper, alone: alone)
         daemon = started
         return started
     }
@@ -61,9 +62,9 @@ final class LiveFixture {
     /// Starts the daemon on the root without waiting for anything: a test that races the
     /// first crawl waits for `ready` itself.
     @discardableResult
-    func launch(options: [String] = [], wrapper: [String] = []) throws -> Daemon {
+    func launch(options: [String] = [], wrapper: [String] = [], alone: String? = nil) throws -> Daemon {
         let started = try Daemon.launch(
-            cli, root: rootPath, socket: socketPath, options: options, as: user, wrapper: wrapper)
+            cli, root: rootPath, socket: socketPath, options: options, as: user, wrapper: wrapper, alone: alone)
         daemon = started
         return started
     }
@@ -77,7 +78,8 @@ final class LiveFixture {
 
     /// `status --sync --json`, then a fresh `scan --json` of the root; records an issue for every
     /// directory whose allocated, apparent, files or dirs differ, and, with `du`, for every
-    /// directory where either differs from du and find.
+    /// directory where either differs from du and find. Then the same of each sibling root,
+    /// after a little churn in it, and that no event crossed between roots (``expectSiblingsExact``).
     ///
     /// - Parameters:
     ///   - scanExitStatus: 1 where some directory cannot be read.
@@ -120,11 +122,24 @@ final class LiveFixture {
                 "\(context): status --sync differs from du/find:\n\(problems.joined(separator: "\n"))",
                 sourceLocation: sourceLocation)
         }
+        try expectSiblingsExact(context, sourceLocation: sourceLocation)
         return status
     }
 
-    /// Stops the daemon with SIGTERM and expects a clean exit: status 0, no error message.
+    /// Records an issue for every way a sibling root of the daemon is not exact (its tally
+    /// against a fresh scan, after a little churn) or not isolated (an event crossed roots).
+    func expectSiblingsExact(_ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let daemon = try running
+        let problems = try daemon.siblingProblems()
+        #expect(
+            problems.isEmpty, "\(context): \(problems.joined(separator: "\n"))\n\(daemon.transcript)",
+            sourceLocation: sourceLocation)
+    }
+
+    /// Stops the daemon with SIGTERM and expects a clean exit: status 0, no error message; its
+    /// sibling roots exact up to then.
     func stopCleanly(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try expectSiblingsExact("before stopping", sourceLocation: sourceLocation)
         let exit = try running.stop(SIGTERM)
         #expect(exit.exitStatus == 0, "the daemon did not exit cleanly\n\(exit)", sourceLocation: sourceLocation)
         #expect(

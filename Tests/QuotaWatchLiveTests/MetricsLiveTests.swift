@@ -58,6 +58,8 @@ struct MetricsLiveTests {
         let port = try metricsPort(daemon)
         // Answered by the engine loop, which starts after the exporter's first snapshot.
         let status = try daemon.status(sync: false)
+        // This root's samples: the daemon may serve sibling roots too (SiblingRoots).
+        let mine = ["root": status.report.root]
         let quotas = try quotasWithoutSync(daemon)
 
         let response = try HTTPGet.request(port: port, path: "/metrics")
@@ -66,37 +68,43 @@ struct MetricsLiveTests {
         let metrics = try PrometheusExposition(response.text)
         try expectPromtoolAccepts(response.text)
 
-        #expect(metrics.value("quotawatch_ready") == 1)
-        #expect(metrics.value("quotawatch_watcher_up") == 1)
-        #expect(metrics.value("quotawatch_root_info", ["root": status.report.root]) == 1)
+        #expect(metrics.value("quotawatch_ready", mine) == 1)
+        #expect(metrics.value("quotawatch_watcher_up", mine) == 1)
+        #expect(metrics.value("quotawatch_root_info", mine) == 1)
         let rows = status.report.directoriesByPath
         let rootRow = try #require(rows["."])
-        #expect(metrics.value("quotawatch_root_allocated_bytes") == Double(rootRow.allocated))
-        #expect(metrics.value("quotawatch_root_apparent_bytes") == Double(rootRow.apparent))
-        #expect(metrics.value("quotawatch_root_files") == Double(rootRow.files))
-        #expect(metrics.value("quotawatch_root_directories") == Double(rootRow.dirs))
+        #expect(metrics.value("quotawatch_root_allocated_bytes", mine) == Double(rootRow.allocated))
+        #expect(metrics.value("quotawatch_root_apparent_bytes", mine) == Double(rootRow.apparent))
+        #expect(metrics.value("quotawatch_root_files", mine) == Double(rootRow.files))
+        #expect(metrics.value("quotawatch_root_directories", mine) == Double(rootRow.dirs))
         // Top-level directories and quota directories, each once, as status names them.
         let expected = rows.values.filter { row in
             row.path != "." && (!row.path.contains("/") || row.path.hasPrefix("Caches/"))
         }
-        let exported = metrics.samples("quotawatch_directory_allocated_bytes")
+        let exported = metrics.samples("quotawatch_directory_allocated_bytes").filter {
+            $0.labels["root"] == mine["root"]
+        }
         #expect(Set(exported.compactMap { $0.labels["path"] }) == Set(expected.map(\.path)))
         for row in expected {
             #expect(
-                metrics.value("quotawatch_directory_allocated_bytes", ["path": row.path]) == Double(row.allocated),
+                metrics.value("quotawatch_directory_allocated_bytes", mine.merging(["path": row.path]) { $1 })
+                    == Double(row.allocated),
                 "\(ReportComparison.show(row.path))")
             #expect(
-                metrics.value("quotawatch_directory_apparent_bytes", ["path": row.path]) == Double(row.apparent),
+                metrics.value("quotawatch_directory_apparent_bytes", mine.merging(["path": row.path]) { $1 })
+                    == Double(row.apparent),
                 "\(ReportComparison.show(row.path))")
         }
-        #expect(metrics.value("quotawatch_watches") == Double(status.engine.watches))
-        #expect(metrics.value("quotawatch_overflows_total") == Double(status.engine.overflows))
-        #expect(metrics.value("quotawatch_relisted_directories_total") == Double(status.engine.rescannedDirs))
-        #expect(metrics.value("quotawatch_watcher_degraded") == 0)
+        #expect(metrics.value("quotawatch_watches", mine) == Double(status.engine.watches))
+        #expect(metrics.value("quotawatch_overflows_total", mine) == Double(status.engine.overflows))
+        #expect(metrics.value("quotawatch_relisted_directories_total", mine) == Double(status.engine.rescannedDirs))
+        #expect(metrics.value("quotawatch_watcher_degraded", mine) == 0)
 
-        #expect(metrics.samples("quotawatch_quota_limit_bytes").count == quotas.quotas.count)
+        #expect(
+            metrics.samples("quotawatch_quota_limit_bytes").filter { $0.labels["root"] == mine["root"] }.count
+                == quotas.quotas.count)
         for row in quotas.quotas {
-            let labels = ["path": row.path, "rule": row.rule]
+            let labels = mine.merging(["path": row.path, "rule": row.rule]) { $1 }
             #expect(metrics.value("quotawatch_quota_limit_bytes", labels) == Double(row.limit))
             #expect(metrics.value("quotawatch_quota_effective_limit_bytes", labels) == Double(row.effectiveLimit))
             #expect(metrics.value("quotawatch_quota_used_bytes", labels) == row.used.map { Double($0) })
@@ -104,9 +112,9 @@ struct MetricsLiveTests {
             #expect(metrics.value("quotawatch_quota_state", labels.merging(["state": row.state.rawValue]) { $1 }) == 1)
         }
         #expect(try quotas.row("Caches/a").state == .breach)
-        #expect(metrics.value("quotawatch_quota_breaches_total") == 1)
-        #expect(metrics.value("quotawatch_level", ["level": quotas.level.level.rawValue]) == 1)
-        #expect(metrics.value("quotawatch_filesystem_size_bytes") == quotas.level.total.map { Double($0) })
+        #expect(metrics.value("quotawatch_quota_breaches_total", mine) == 1)
+        #expect(metrics.value("quotawatch_level", mine.merging(["level": quotas.level.level.rawValue]) { $1 }) == 1)
+        #expect(metrics.value("quotawatch_filesystem_size_bytes", mine) == quotas.level.total.map { Double($0) })
 
         // HEAD answers like GET without a body; any other path is 404.
         let head = try HTTPGet.request("HEAD", port: port, path: "/metrics")
@@ -116,9 +124,11 @@ struct MetricsLiveTests {
         // The textfile: complete, and after a clean stop the snapshot the endpoint served.
         try fixture.stopCleanly()
         let file = try PrometheusExposition(try String(contentsOfFile: textfile, encoding: .utf8))
-        #expect(file.value("quotawatch_ready") == 1)
-        #expect(file.value("quotawatch_root_allocated_bytes") == Double(rootRow.allocated))
-        #expect(file.samples("quotawatch_directory_allocated_bytes").count == exported.count)
+        #expect(file.value("quotawatch_ready", mine) == 1)
+        #expect(file.value("quotawatch_root_allocated_bytes", mine) == Double(rootRow.allocated))
+        #expect(
+            file.samples("quotawatch_directory_allocated_bytes").filter { $0.labels["root"] == mine["root"] }.count
+                == exported.count)
         #expect(!FileManager.default.fileExists(atPath: textfile + ".tmp"), "the temporary file was renamed")
     }
 

@@ -40,7 +40,9 @@ struct ProcessBehaviourTests {
     func secondDaemon() throws {
         let fixture = try LiveFixture()
         try fixture.start()
-        let second = try Daemon.launch(fixture.cli, root: fixture.rootPath, socket: fixture.socketPath)
+        let second = try Daemon.launch(
+            fixture.cli, root: fixture.rootPath, socket: fixture.socketPath,
+            alone: "a start refused ends the process with the socket's status only when it serves that root alone")
         let exit = try second.waitForExit()
         #expect(exit.exitStatus == 69, "EX_UNAVAILABLE, the socket's own status: \(exit)")
         #expect(exit.errorText.contains("already"), "no clear error\n\(exit)")
@@ -66,7 +68,7 @@ struct ProcessBehaviourTests {
         try fixture.stopCleanly()
     }
 
-    @Test("the root deleted: the daemon exits with status 1 and says so")
+    @Test("the root deleted: the daemon exits with status 1 and says so (with siblings: that root stops alone)")
     func rootDeleted() throws {
         let fixture = try LiveFixture()
         try fixture.tree.makeDirectories(root / "a" / "b")
@@ -75,14 +77,14 @@ struct ProcessBehaviourTests {
         try fixture.expectLiveMatchesScan("before deleting the root")
 
         try fixture.tree.removeSubtree(root)
-        let exit = try daemon.waitForExit(timeout: .seconds(10))
-        #expect(exit.exitStatus == 1, "\(exit)")
+        let exit = try daemon.waitForRootToEnd(timeout: .seconds(10))
+        #expect(exit.exitStatus == daemon.exitStatusAfterRootEnded(alone: 1), "\(exit)")
         #expect(exit.errorText.contains("deleted or moved away"), "\(exit)")
         #expect(exit.events.contains { $0.event == "root_gone" }, "\(exit)")
         #expect(try socketKind(fixture.socketPath) == .missing, "the socket is left behind")
     }
 
-    @Test("the root moved away: the daemon exits with status 1 and says so")
+    @Test("the root moved away: the daemon exits with status 1 and says so (with siblings: that root stops alone)")
     func rootMoved() throws {
         let fixture = try LiveFixture()
         try fixture.tree.writeFile(root / "file", byteCount: 9_000)
@@ -90,8 +92,8 @@ struct ProcessBehaviourTests {
         try fixture.expectLiveMatchesScan("before moving the root")
 
         try fixture.tree.rename(root, to: LiveFixture.outside / "moved-root")
-        let exit = try daemon.waitForExit(timeout: .seconds(10))
-        #expect(exit.exitStatus == 1, "\(exit)")
+        let exit = try daemon.waitForRootToEnd(timeout: .seconds(10))
+        #expect(exit.exitStatus == daemon.exitStatusAfterRootEnded(alone: 1), "\(exit)")
         #expect(exit.errorText.contains("deleted or moved away"), "\(exit)")
         #expect(exit.events.contains { $0.event == "root_gone" }, "\(exit)")
         #expect(try socketKind(fixture.socketPath) == .missing, "the socket is left behind")

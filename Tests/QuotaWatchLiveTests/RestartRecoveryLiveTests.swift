@@ -52,9 +52,10 @@ struct RestartRecoveryLiveTests {
             + #""inode":\#(inode),"rule":"Caches/*","trigger":"quota_breach","cleaner":"evict","time":"2026-01-01T00:00:00Z"}"#
     }
 
-    /// ROOT's own directory under the base: the only one there.
+    /// ROOT's own directory under the base: the only one named for a root called `root` (the
+    /// sibling roots' are `home-HASH`).
     static func stateDirectory(_ base: String) throws -> String {
-        let entries = try FileManager.default.contentsOfDirectory(atPath: base)
+        let entries = try FileManager.default.contentsOfDirectory(atPath: base).filter { $0.hasPrefix("root-") }
         guard entries.count == 1, let only = entries.first else {
             throw DaemonError("expected one state directory in \(base), found \(entries)")
         }

@@ -20,8 +20,8 @@ struct RootPathReplacedLiveTests {
 
         try tree.rename("outside/parent", to: "outside/renamed")
         try tree.makeDirectories(old)
-        let exit = try daemon.waitForExit(timeout: .seconds(20))
-        #expect(exit.exitStatus == 1, "\(exit)")
+        let exit = try daemon.waitForRootToEnd(timeout: .seconds(20))
+        #expect(exit.exitStatus == daemon.exitStatusAfterRootEnded(alone: 1), "\(exit)")
         #expect(exit.errorText.contains("no longer leads to the directory being watched"), "\(exit)")
         let gone = exit.events.first { $0.event == "root_gone" }
         #expect(gone != nil, "\(exit)")

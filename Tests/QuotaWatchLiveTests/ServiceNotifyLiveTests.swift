@@ -15,6 +15,10 @@ struct ServiceNotifyLiveTests {
             + (watchdogMicroseconds.map { ["WATCHDOG_USEC=\($0)"] } ?? [])
     }
 
+    /// STATUS= describes one root only when the service serves one (ServiceNotifierGroupTests
+    /// covers several): the first two tests start their daemon on its root alone.
+    private static let oneRootsStatus = "STATUS= and READY=1 tell of the one root a service serves"
+
     private func statuses(_ messages: [String]) -> [String] {
         messages.flatMap(NotifyListener.lines).filter { $0.hasPrefix("STATUS=") }.map { String($0.dropFirst(7)) }
     }
@@ -30,7 +34,7 @@ struct ServiceNotifyLiveTests {
         let listener = try NotifyListener(path: tree.absolutePath("run/notify.sock"))
         let daemon = try fixture.start(
             options: ["--config", tree.absolutePath(configPath)],
-            wrapper: wrapper(listener, watchdogMicroseconds: 200_000))
+            wrapper: wrapper(listener, watchdogMicroseconds: 200_000), alone: Self.oneRootsStatus)
 
         var messages = try listener.wait(for: "READY=1") { NotifyListener.index(of: "READY=1", in: $0) != nil }
         #expect(NotifyListener.lines(messages[0]).contains("READY=1"), "READY=1 is not the first message: \(messages)")
@@ -73,7 +77,7 @@ struct ServiceNotifyLiveTests {
     func noWatchdog() throws {
         let fixture = try LiveFixture()
         let listener = try NotifyListener(path: fixture.tree.absolutePath("run/notify.sock"))
-        let daemon = try fixture.start(wrapper: wrapper(listener))
+        let daemon = try fixture.start(wrapper: wrapper(listener), alone: Self.oneRootsStatus)
         try listener.wait(for: "READY=1") { NotifyListener.index(of: "READY=1", in: $0) != nil }
         try fixture.tree.writeFile(root / "f", byteCount: 10)
         // At least a second passes before the changed line is sent: time for pings, if any.

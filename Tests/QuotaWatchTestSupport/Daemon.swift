@@ -31,7 +31,8 @@ public struct DaemonExit: Sendable, CustomStringConvertible {
     }
 }
 
-/// A `quotawatch run ROOT --socket S --events jsonl` started for one test.
+/// A `quotawatch run ROOT --socket S --events jsonl` started for one test, serving its
+/// ``SiblingRoots`` too unless told to serve ROOT alone; ``events`` are ROOT's own.
 ///
 /// Standard output and standard error are read on threads of their own as the daemon writes
 /// them, so every wait here waits for something the daemon says (an event line, the end of
@@ -43,10 +44,12 @@ public final class Daemon {
     public let root: String
     public let socketPath: String
     public let command: [String]
-    private let cli: CLIRunner
+    /// The roots served beside `root` (``SiblingRoots``); nil for a daemon on its root alone.
+    public let siblings: SiblingRoots?
+    let cli: CLIRunner
     private let user: UserIdentity?
-    private let output: StreamCollector
-    private let errors: StreamCollector
+    let output: StreamCollector
+    let errors: StreamCollector
     /// The state directory (history, audit log) of a daemon whose test named none.
     private let ownState: TempTree?
     private var ended: ProcessResult.Termination?
@@ -59,20 +62,26 @@ public final class Daemon {
     ///   - wrapper: a command line the daemon's own is appended to, which must end by
     ///     executing it (as `unshare … sh -c '… && exec "$0" "$@"'` does), so that the
     ///     process started is the daemon.
+    ///   - alone: why this daemon must serve `root` alone, without ``SiblingRoots`` (a test of
+    ///     what only a process with one root does); nil to serve the siblings too.
     public static func start(
         _ cli: CLIRunner, root: String, socket: String, options: [String] = [], as user: UserIdentity? = nil,
-        wrapper: [String] = [], readyTimeout: Duration = .seconds(60)
+        wrapper: [String] = [], readyTimeout: Duration = .seconds(60), alone: String? = nil
     ) throws -> Daemon {
-        let daemon = try launch(cli, root: root, socket: socket, options: options, as: user, wrapper: wrapper)
+        let daemon = try launch(
+            cli, root: root, socket: socket, options: options, as: user, wrapper: wrapper, alone: alone)
         _ = try daemon.waitForEvent("ready", timeout: readyTimeout)
+        try daemon.waitForSiblingsReady(timeout: readyTimeout)
         return daemon
     }
 
     /// Starts the daemon without waiting for anything, for a start that is meant to fail.
     public static func launch(
         _ cli: CLIRunner, root: String, socket: String, options: [String] = [], as user: UserIdentity? = nil,
-        wrapper: [String] = []
+        wrapper: [String] = [], alone: String? = nil
     ) throws -> Daemon {
+        let count = alone == nil ? SiblingRoots.requestedCount : 0
+        let siblings = count > 0 ? try SiblingRoots(count: count, as: user) : nil
         // History is on by default: a test that names no state directory gets one of its own, so
         // nothing is written outside its temporary directories.
         var ownState: TempTree?
@@ -85,7 +94,9 @@ public final class Daemon {
             ownState = state
             wrapper = ["/usr/bin/env", "STATE_DIRECTORY=\(state.rootPath)"] + wrapper
         }
-        var command = wrapper + [cli.executablePath, "run", root, "--socket", socket, "--events", "jsonl"] + options
+        var command =
+            wrapper + [cli.executablePath, "run", root, "--socket", socket] + (siblings?.arguments ?? [])
+            + ["--events", "jsonl"] + options
         if !options.contains("--backend") { command += ["--backend", DaemonBackend.forTests(as: user)] }
         if let user {
             guard let setpriv = ProcessRunner.setprivPath else {
@@ -95,15 +106,17 @@ public final class Daemon {
         }
         let spawned = try DaemonSpawner.spawn(command)
         return Daemon(
-            processID: spawned.processID, root: root, socketPath: socket, command: command, cli: cli, user: user,
-            output: StreamCollector(descriptor: spawned.output), errors: StreamCollector(descriptor: spawned.errors),
+            processID: spawned.processID, root: root, socketPath: socket, command: command, siblings: siblings,
+            cli: cli, user: user, output: StreamCollector(descriptor: spawned.output),
+            errors: StreamCollector(descriptor: spawned.errors),
             ownState: ownState)
     }
 
     private init(
-        processID: pid_t, root: String, socketPath: String, command: [String], cli: CLIRunner, user: UserIdentity?,
-        output: StreamCollector, errors: StreamCollector, ownState: TempTree?
+        processID: pid_t, root: String, socketPath: String, command: [String], siblings: SiblingRoots?,
+        cli: CLIRunner, user: UserIdentity?, output: StreamCollector, errors: StreamCollector, ownState: TempTree?
     ) {
+        self.siblings = siblings
         self.ownState = ownState
         self.processID = processID
         self.root = root
@@ -124,8 +137,11 @@ public final class Daemon {
 
     // MARK: What it says
 
-    /// The event lines written so far.
-    public var events: [EngineEventLine] { Self.eventLines(in: output.snapshot.bytes) }
+    /// The event lines of the test's root written so far (not its siblings').
+    public var events: [EngineEventLine] { ownEventLines(in: output.snapshot.bytes) }
+
+    /// The event lines of every root served written so far, the siblings' too.
+    public var allEvents: [EngineEventLine] { Self.eventLines(in: output.snapshot.bytes) }
 
     /// Standard error so far.
     public var errorText: String { String(decoding: errors.snapshot.bytes, as: UTF8.self) }
@@ -156,7 +172,7 @@ public final class Daemon {
     {
         var found: EngineEventLine?
         let arrived = output.wait(timeout: timeout) { bytes, _ in
-            let matching = Self.eventLines(in: bytes).filter { $0.event == name }
+            let matching = self.ownEventLines(in: bytes).filter { $0.event == name }
             found = matching.count >= count ? matching[count - 1] : nil
             return found != nil
         }
@@ -176,7 +192,7 @@ public final class Daemon {
     ) throws -> EngineEventLine {
         var found: EngineEventLine?
         let arrived = output.wait(timeout: timeout) { bytes, _ in
-            let lines = Self.eventLines(in: bytes).filter { $0.event == name && matching($0) }
+            let lines = self.ownEventLines(in: bytes).filter { $0.event == name && matching($0) }
             found = lines.count >= count ? lines[count - 1] : nil
             return found != nil
         }
@@ -274,6 +290,10 @@ public final class Daemon {
                     ended = .signaled(status & 0x7F)
                 }
             }
+        }
+        let problems = siblings?.eventProblems(in: allEvents) ?? []
+        guard problems.isEmpty else {
+            throw DaemonError("sibling roots not isolated:\n\(problems.joined(separator: "\n"))", daemon: self)
         }
         return DaemonExit(termination: ended!, events: events, standardError: errors.snapshot.bytes)
     }

@@ -35,7 +35,7 @@ struct DegradationReport {
     /// to a non-empty one; nil when there is nothing new to say.
     mutating func report(of live: LiveTree<KernelFileSystem>) -> EngineEvent? {
         let tree = live.tree
-        let paths = live.degradedDirectories.map { EscapedName.string(tree.relativePath(of: $0)) }
+        let paths = live.degradedPaths
         guard paths != reported else { return nil }
         reported = paths
         guard !paths.isEmpty else { return nil }

@@ -18,11 +18,10 @@ final class EngineReporter {
 
     /// These with the tree's own counters, as `status` shows them.
     func report(of live: LiveTree<KernelFileSystem>) -> EngineReport {
-        let tree = live.tree
         return EngineReport(
             events: live.counters.events, rescannedDirectories: live.counters.rescannedDirectories,
             overflows: live.counters.overflows, watches: live.watchCount,
-            degraded: live.degradedDirectories.map { EscapedName.string(tree.relativePath(of: $0)) },
+            degraded: live.degradedPaths,
             requests: requestsAnswered, cpuSeconds: Self.seconds(ThreadCPUTime.current()), backend: backendName,
             backendReason: backendReason, unreadable: Self.unreadable(of: live),
             verification: Self.verification(live.verification),

@@ -36,7 +36,7 @@ package struct KernelFileSystem: LiveFileSystem {
         } catch .outOfDescriptors {
             // Deferred like a directory whose rename is still queued, and retried.
             DescriptorShortage.report("opening a directory to stat a name in it", limit: ResourceLimits.openFileLimit())
-            return .directoryUnavailable
+            return .outOfDescriptors
         } catch {
             return .directoryUnavailable
         }

@@ -61,6 +61,10 @@ package enum Lookup: Equatable {
     /// The directory itself could not be opened or is not the one in the tree (a rename of
     /// it is still on its way through the event queue).
     case directoryUnavailable
+    /// The directory could not be opened for want of a descriptor: nothing is known of the
+    /// name until one is free, and nothing says that anything moved. Deferred as
+    /// ``directoryUnavailable`` is, but never taken for a directory lost.
+    case outOfDescriptors
 }
 
 /// What a crawl found besides the entries themselves.

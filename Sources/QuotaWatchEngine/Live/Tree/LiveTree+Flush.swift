@@ -53,7 +53,7 @@ extension LiveTree {
                 // exchange the tree had already caught up with), the next sync looks at the
                 // place again (``relistLostDirectories()``); nothing is re-stat'ed until then.
                 missingSinceSync.insert(directory)
-            case .directoryUnavailable:
+            case .directoryUnavailable, .outOfDescriptors:
                 let attempts = deferredSelves[directory, default: 0] + 1
                 if attempts > deferralLimit { needsResync = true } else { deferredDirectories[directory] = attempts }
             default:
@@ -149,7 +149,12 @@ extension LiveTree {
         deferredReadabilityChecks.removeAll()
         for directory in lost.sorted(by: { tree.depth(of: $0) < tree.depth(of: $1) }) {
             guard tree.contains(directory), let parent = tree.parent(of: directory) else { continue }
-            if case .found = fileSystem.status(of: directory, tree: tree) { continue }
+            switch fileSystem.status(of: directory, tree: tree) {
+            // Out of descriptors nothing is known of it, and its deferred names keep it for
+            // the next sync: removed, its subtree would be missing from totals shown as exact.
+            case .found, .outOfDescriptors: continue
+            default: break
+            }
             let name = Array(tree.name(of: directory))
             removeDirectory(directory)
             createDirectory(named: name, in: parent)
@@ -246,7 +251,7 @@ extension LiveTree {
         let existing = tree.entry(named: pending.name, in: directory)
         logFile(named: pending.name, in: directory)
         switch fileSystem.status(of: pending.name, in: directory, tree: tree) {
-        case .directoryUnavailable:
+        case .directoryUnavailable, .outOfDescriptors:
             return false
         case .permissionDenied:
             markUnreadable(directory)

@@ -99,7 +99,7 @@ extension LiveTree {
                 pendingNames.insert(PendingName(directory: parent, name: name))
                 return
             }
-        case (nil, .missing), (_, .directoryUnavailable), (_, .permissionDenied):
+        case (nil, .missing), (_, .directoryUnavailable), (_, .outOfDescriptors), (_, .permissionDenied):
             pendingNames.insert(PendingName(directory: parent, name: name))
             return
         default:

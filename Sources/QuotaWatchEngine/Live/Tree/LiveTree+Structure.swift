@@ -63,7 +63,7 @@ extension LiveTree {
         case .permissionDenied:
             markUnreadable(parent)
             return
-        case .directoryUnavailable:
+        case .directoryUnavailable, .outOfDescriptors:
             deferredNames[PendingName(directory: parent, name: name), default: 0] += 1
             return
         case .found(let found): status = found

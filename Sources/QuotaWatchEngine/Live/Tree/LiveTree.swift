@@ -163,6 +163,16 @@ package struct LiveTree<FileSystem: LiveFileSystem> {
         }.sorted()
     }
 
+    /// ``degradedDirectories`` as `status` and the `degraded` event name them: relative to the
+    /// root and escaped, the root itself "." as in every report (a root of a daemon serving
+    /// several can be the one left without a watch, when the others took the limit).
+    package var degradedPaths: [String] {
+        degradedDirectories.map { directory in
+            let path = tree.relativePath(of: directory)
+            return path.isEmpty ? "." : EscapedName.string(path)
+        }
+    }
+
     /// The directories that cannot be read, outermost first; what is inside them is not in
     /// the tally.
     package var unreadableDirectories: [DirectoryID] {

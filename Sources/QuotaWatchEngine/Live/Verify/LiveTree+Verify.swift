@@ -105,7 +105,7 @@ extension LiveTree {
             // The directory's change time says when a name last went from it.
             guard case .found(let parent) = fileSystem.status(of: directory, tree: tree) else { return .same }
             (reason, after, changed) = (.replaced, nil, parent.changedNanoseconds)
-        case .permissionDenied, .directoryUnavailable:
+        case .permissionDenied, .directoryUnavailable, .outOfDescriptors:
             // Their own paths (unreadable marking, a rename on its way) deal with these.
             return .same
         }
