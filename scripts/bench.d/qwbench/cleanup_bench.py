@@ -26,6 +26,7 @@ from .quota_bench import event_for, fresh_dir, start
 
 FILES = 2000
 FILE_BYTES = 4096
+TARGET_SEEN_RATIO = 2.0
 
 
 def make_cache(directory: str, files: int) -> None:
@@ -168,14 +169,24 @@ def side_by_side(children: Children, binary: str, run_dir: str, rounds: int, fil
     )
     rate = stats.median([r["removed"] / max(r["seconds"], 1e-6) for r in results])
     find_rate = stats.median([r["removed"] / max(r["find"], 1e-6) for r in results])
+    # What a user sees (issue 32): from the write that breaches the quota to `quota_ok`, against
+    # find -delete's time for as many files, round by round.
+    seen = stats.median([r["to_ok"] / max(r["find"], 1e-9) for r in results])
+    target = [["eviction", "breach → quota_ok ÷ find -delete's time, as many files", f"≤ {TARGET_SEEN_RATIO}",
+               f"{seen:.2f}", stats.verdict(seen <= TARGET_SEEN_RATIO)]]
     return (
         f"#### Eviction of about {files} files of {FILE_BYTES} B vs find -delete, side by side\n\n"
         + table(["round", "removed", "eviction", "find -delete", "time per file, ratio", "breach → quota_ok"], rows,
                 {1, 2, 3, 4, 5})
         + f"\n\nMedian: eviction {rate:,.0f} files/s, find -delete {find_rate:,.0f} files/s: "
-        f"**{ratio:.2f}×** find's time per file (target ≤ 2×). Eviction's time is the run's own `seconds` "
+        f"{ratio:.2f}× find's time per file, counting only the cleaner's own run (its `seconds`); "
+        f"from the breach to `quota_ok`, what a user waits for, **{seen:.2f}×** find's time. The cleaner's "
+        "time leaves out the breach's detection, the cleanup's start and the deletions' events coming "
+        "back; the target is on the second figure. Eviction's time is the run's own `seconds` "
         "(its `cleanup` line) in the daemon (`--clean`); every name is checked (walk from ROOT, inode, "
         "mount, open writers in /proc: one pass per group of names) and the group's audit intents are "
         "synced once before its first unlink. `find -type f -delete` removes as many files of the same "
-        "size from an unwatched copy, right after each eviction round.\n"
+        "size from an unwatched copy, right after each eviction round.\n\n"
+        + table(["case", "figure", "target", "measured", "verdict"], target, {3})
+        + "\n"
     )

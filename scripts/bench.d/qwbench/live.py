@@ -18,7 +18,7 @@ from .children import Children
 from .markdown import table
 from .watchers import StatusClient, root_entry
 
-TARGET_BYTES_PER_FILE = 100
+TARGET_BYTES_PER_FILE = 60  # issue 32: scanning and watching
 TARGET_P99_SECONDS = 0.050
 TARGET_BURST_MICROSECONDS_PER_FILE = 15
 TARGET_PRODUCER_SPEED = 0.75
