@@ -51,6 +51,9 @@ final class FanotifyEventSource: KernelEventSource {
                 }
                 // Gone already (ESTALE): its names, if the tree had any, raise their own events.
                 guard let resolved = watches.resolve(handle) else { continue }
+                // No link left: no tree holds a name of it (each removal had its own event).
+                // Every unlink's link-count `FAN_ATTRIB` comes here while the inode lingers.
+                guard resolved.links > 0 else { continue }
                 let file = ChangedFile(device: resolved.device, inode: resolved.inode)
                 if translation.inodeByHandle.count >= Self.cacheCapacity { translation.inodeByHandle = [:] }
                 translation.inodeByHandle[handle] = (file, resolved.links)
