@@ -29,6 +29,17 @@ package enum ResourceLimits {
         return UInt64(limit.rlim_cur)
     }
 
+    /// Whether the `count` highest numbers under the soft limit are all free, which means at
+    /// least `count` descriptors are left whatever is open below them; false when the limit
+    /// cannot be read. A few calls, where ``openDescriptorCount()`` makes one per number.
+    ///
+    /// The corresponding C functions are `getrlimit` and `fcntl` with `F_GETFD`.
+    package static func highestDescriptorsFree(_ count: Int) -> Bool {
+        guard let limit = openFileLimit(), limit >= UInt64(count), limit <= UInt64(CInt.max) else { return false }
+        let top = CInt(limit)
+        return (top - CInt(count)..<top).allSatisfy { system_fcntl($0, F_GETFD, 0) == -1 }
+    }
+
     /// How many descriptors are open, counted below the soft limit; nil when the limit is too
     /// high for a shortage to matter (over 65536) or cannot be read. Asks each number in turn,
     /// which needs no descriptor of its own (listing /proc/self/fd would).

@@ -126,6 +126,23 @@ struct FanotifyTranslatorTests {
         #expect(output.changedFiles == [file, F.handle(21)])
     }
 
+    /// A file written through a name in a directory outside the table is told from one an
+    /// event reached by handle alone (a link count change): with one link, the first has no
+    /// name any tree could hold, and the reader drops it once resolved.
+    @Test func filesChangedByNameOutsideAreToldFromThoseReachedByHandle() {
+        let output = translate([
+            FanotifyEvent(
+                mask: .modify,
+                records: [named(.directoryName, outside, "a"), FanotifyRecord(kind: .object, handle: file)]),
+            FanotifyEvent(
+                mask: .modify,
+                records: [named(.directoryName, outside, "b"), FanotifyRecord(kind: .object, handle: F.handle(21))]),
+            FanotifyEvent(mask: .attrib, records: [FanotifyRecord(kind: .object, handle: F.handle(21))]),
+        ])
+        #expect(output.changedFiles == [file, F.handle(21)])
+        #expect(output.reachedWithoutName == [F.handle(21)])
+    }
+
     @Test func anOverflowIsInotifysOverflow() {
         #expect(
             translate([FanotifyEvent(mask: .queueOverflow)]).changes == [.overflow])

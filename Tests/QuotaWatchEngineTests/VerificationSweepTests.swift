@@ -132,6 +132,45 @@ struct VerificationSweepTests {
         #expect(h.live.verification.checkedTotal > checked)
     }
 
+    /// The loop's wake-up around a slice is not charged to the budget, so at 1 % slices of
+    /// 1 024 names (4.5 wake-ups a second on the idle sandbox-200k) cost 1.10 % of a core.
+    @Test("slices grow until each takes about sliceCPU: at 1 % the sweep wakes the loop about once a second")
+    func slicesFollowTheirCost() {
+        var sweep = VerificationSweep(.init(every: .seconds(1), cpuBudget: 0.01, sliceSize: 1024), now: 0)
+        sweep.begin((0..<1_000_000).map { DirectoryID(rawValue: UInt32($0)) }, now: 0, wallNow: 0)
+        // 2.2 µs of CPU a name, what a name of the idle sandbox-200k cost.
+        let perName = 2200
+        var now: UInt64 = 0
+        var wakeups = 0
+        var names = 0
+        while now < 60_000_000_000 {
+            let slice = sweep.sliceNames
+            for _ in 0..<slice { _ = sweep.next(wallNow: 0) }
+            sweep.sliceEnded(cpu: .nanoseconds(slice * perName), now: now)
+            names += slice
+            now = sweep.nextDue ?? .max
+            wakeups += 1
+        }
+        #expect((55...75).contains(wakeups), "\(wakeups) wake-ups in 60 s")
+        let budgetsRate = 0.01 / 2.2e-6
+        #expect(abs(Double(names) / 60 - budgetsRate) < budgetsRate * 0.05, "\(names / 60) names/s: the budget's rate")
+        let fitting = 10_000_000 / perName
+        #expect(abs(sweep.sliceNames - fitting) <= fitting / 10, "\(sweep.sliceNames) names a slice")
+    }
+
+    @Test("a slice cut short by the pass's end does not resize the next; a costlier tree shrinks slices")
+    func shortSlicesTellNothing() {
+        var sweep = VerificationSweep(.init(every: .seconds(1), cpuBudget: 0.01, sliceSize: 1000), now: 0)
+        sweep.begin((0..<10).map { DirectoryID(rawValue: UInt32($0)) }, now: 0, wallNow: 0)
+        for _ in 0..<10 { _ = sweep.next(wallNow: 0) }
+        sweep.sliceEnded(cpu: .microseconds(10), now: 0)
+        #expect(sweep.sliceNames == 1000, "10 names in 10 µs is no measure of a full slice")
+        sweep.begin((0..<5000).map { DirectoryID(rawValue: UInt32($0)) }, now: 0, wallNow: 0)
+        for _ in 0..<1000 { _ = sweep.next(wallNow: 0) }
+        sweep.sliceEnded(cpu: .milliseconds(40), now: 0)
+        #expect(sweep.sliceNames == 500, "4 times too slow: halved, no more at once")
+    }
+
     @Test("no slice while a move is half seen; the next pass waits for its period")
     func waitsForASettledTree() throws {
         var h = try harness(sliceSize: 100)

@@ -7,6 +7,8 @@
     python3 harness.py burst --binary BIN --run-dir DIR [--burst-files N] [--runs N] [--method together|rotate] [--pace FILES_PER_S]
     python3 harness.py backends --binary BIN --run-dir DIR --grid ROOT [--many ROOT --many-dirs N] [--burst-files N] [--runs N]
     python3 harness.py fanotify-idle --binary BIN --run-dir DIR [--seconds S] [--burst-files N] [--tree ROOT --dirs N] [--runs N]
+    python3 harness.py roots --binary BIN --run-dir DIR [--roots N] [--seconds S] [--runs N]
+        [--against-one-root --trees DIR --files-per-root N]
     python3 harness.py clean-large --binary BIN --run-dir DIR [--files N]
     python3 harness.py verify --binary BIN --run-dir DIR --tree NAME=ROOT [--seconds S] [--runs N]
 
@@ -17,8 +19,8 @@ import argparse
 import sys
 
 from qwbench import (
-    backends_bench, burst_bench, clean_large, cleanup_bench, fanotify_idle, live, memory_bench, roots_bench, scan,
-    verify_bench,
+    backends_bench, burst_bench, clean_large, cleanup_bench, fanotify_idle, live, memory_bench, roots_against_one,
+    roots_bench, scan, verify_bench,
 )
 from qwbench.children import Children
 from qwbench.markdown import table
@@ -79,6 +81,7 @@ def main() -> int:
     backends_parser.add_argument("--many-dirs", type=int, default=0)
     backends_parser.add_argument("--burst-files", type=int, default=100_000)
     backends_parser.add_argument("--runs", type=int, default=3)
+    backends_parser.add_argument("--without-burst", action="store_true")
 
     burst_parser = commands.add_parser("burst")
     burst_parser.add_argument("--binary", required=True)
@@ -104,6 +107,9 @@ def main() -> int:
     roots_parser.add_argument("--dirs", type=int, default=10)
     roots_parser.add_argument("--seconds", type=float, default=20)
     roots_parser.add_argument("--runs", type=int, default=3)
+    roots_parser.add_argument("--files-per-root", type=int, default=0)
+    roots_parser.add_argument("--against-one-root", action="store_true")
+    roots_parser.add_argument("--trees", default="")
 
     clean_large_parser = commands.add_parser("clean-large")
     clean_large_parser.add_argument("--binary", required=True)
@@ -122,7 +128,7 @@ def main() -> int:
     if arguments.command == "backends":
         body = backends_bench.run(
             children, arguments.binary, arguments.run_dir, arguments.grid, arguments.many, arguments.many_dirs,
-            arguments.burst_files, arguments.runs,
+            arguments.burst_files, arguments.runs, with_burst=not arguments.without_burst,
         )
     elif arguments.command == "burst":
         text, targets = burst_bench.run(
@@ -134,6 +140,11 @@ def main() -> int:
         body = fanotify_idle.run(
             children, arguments.binary, arguments.run_dir, arguments.burst_files, arguments.seconds, arguments.runs,
             arguments.tree, arguments.dirs,
+        )
+    elif arguments.command == "roots" and arguments.against_one_root:
+        body = roots_against_one.run(
+            children, arguments.binary, arguments.run_dir, arguments.trees, arguments.roots,
+            arguments.files_per_root or 200, arguments.seconds, arguments.runs,
         )
     elif arguments.command == "roots":
         body = roots_bench.run(

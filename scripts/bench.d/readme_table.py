@@ -4,7 +4,7 @@
 
 The block lies between the marker lines below; everything else in README.md is left alone.
 Its rows are the section's target rows (tables of five cells whose last says whether the
-target was met) and its eviction median, so the README says what the dated section says.
+target was met), so the README says what the dated section says.
 """
 
 import re
@@ -23,11 +23,6 @@ def target_rows(section: str) -> list[list[str]]:
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if line.startswith("|") and len(cells) == 5 and cells[4] in ("met", "**not met**"):
             rows.append([part] + cells)
-        eviction = re.search(r"\*\*([0-9.]+×)\*\* find's time for as many files, ([^(]*) \(target ([^)]*)\)", line)
-        if eviction:
-            met = float(eviction.group(1).rstrip("×")) <= 2
-            rows.append([part, "eviction, written back", f"{eviction.group(2)} ÷ find -delete's time", eviction.group(3),
-                         eviction.group(1), "met" if met else "**not met**"])
     return rows
 
 

@@ -20,6 +20,11 @@ package struct FanotifyTranslator: Sendable {
         package var changedFiles: [FileHandleKey] = []
         /// `changedFiles` as a set, so that each is handed on once per batch.
         var seenFiles: Set<FileHandleKey> = []
+        /// Files of `changedFiles` that an event of the batch reached by handle alone, naming
+        /// no directory (a link count change, a move, a write through `open_by_handle_at`): the
+        /// others were named in a directory outside the table, so one of them with a single link
+        /// has no name the tree could hold (``FanotifyEventSource`` drops it once resolved).
+        package var reachedWithoutName: Set<FileHandleKey> = []
 
         package init() {}
 
@@ -80,6 +85,7 @@ package struct FanotifyTranslator: Sendable {
                     outsideBorn.noteEventWithoutDirectory(mask, of: file)
                 }
             }
+            if let object = event.record(.object)?.handle, !isDirectory { output.reachedWithoutName.insert(object) }
             noteFileChange(mask, object: event.record(.object)?.handle, into: &output)
             return
         }

@@ -78,7 +78,6 @@ final class ControlLoop: Sendable {
     /// The serving thread's body; returns after ``requestStop()`` with every connection closed.
     func run() {
         try? listener.descriptor.setNonBlocking()
-        encoder.start()
         defer {
             encoder.stop()
             spare.withLock { $0.close() }

@@ -19,14 +19,16 @@ final class ControlReplyEncoder: Sendable {
         var thread: JoinableThread?
     }
 
-    /// Starts the thread; jobs submitted before run once it is up.
-    func start() {
-        let thread = JoinableThread(name: "quotawatch-control-encode", stackSize: 512 * 1024) { [self] in work() }
-        state.withLock { $0.thread = thread }
-    }
-
+    /// The thread starts with the first job, not before: a daemon serving 1 000 roots held
+    /// 1 000 of these threads and their stacks, most of them never asked anything.
     func submit(_ job: @escaping Job) {
-        state.withLock { $0.jobs.append(job) }
+        state.withLock { state in
+            state.jobs.append(job)
+            guard state.thread == nil, !state.isStopping else { return }
+            state.thread = JoinableThread(name: "quotawatch-control-encode", stackSize: 512 * 1024) { [self] in
+                work()
+            }
+        }
         ready.signal()
     }
 

@@ -57,6 +57,9 @@ enum RunRoots {
         var all: [EngineOptions] = []
         // One inotify instance and one fanotify group for every root, not one each.
         let backends = SharedBackends()
+        // One `--events` writer and one wait for mount changes, not a thread of each per root.
+        let services = SharedRootServices()
+        defer { services.stop() }
         // What every root's options share, whether it is served from the start or matched later.
         @Sendable func rootsOptions(
             _ root: CommandLineArgument, config: [UInt8]?, socket: CommandLineArgument?, notifier: ServiceNotifier?
@@ -68,6 +71,7 @@ enum RunRoots {
             guard case .ready(var options) = prepared else { return prepared }
             options.waitsForSignals = false
             options.sharedBackends = backends
+            options.sharedServices = services
             return .ready(options)
         }
         for (index, (root, config)) in roots.enumerated() {

@@ -223,14 +223,18 @@ def many_directories(children: Children, binary: str, run_dir: str, tree: str, d
     )
 
 
-def run(children: Children, binary: str, run_dir: str, grid: str, many: str, many_dirs: int, files: int, rounds: int) -> str:
-    burst_text, targets = burst_bench.run(
-        children, binary, run_dir, min(files, BURST_MOST_FILES), max(rounds, BURST_ROUNDS), pace=BURST_PACE
-    )
+def run(children: Children, binary: str, run_dir: str, grid: str, many: str, many_dirs: int, files: int, rounds: int,
+        with_burst: bool = True) -> str:
+    parts, targets = [], []
+    if with_burst:
+        burst_text, targets = burst_bench.run(
+            children, binary, run_dir, min(files, BURST_MOST_FILES), max(rounds, BURST_ROUNDS), pace=BURST_PACE
+        )
+        parts.append(burst_text)
     outside_text = outside(children, binary, run_dir, files, rounds)
     memory_text, start_up_targets = kernel_memory(children, binary, run_dir, grid, rounds)
     targets += start_up_targets
-    parts = [burst_text, outside_text, memory_text]
+    parts += [outside_text, memory_text]
     if many:
         parts.append(many_directories(children, binary, run_dir, many, many_dirs))
     parts.append(

@@ -31,6 +31,7 @@ from .quota_bench import event_for, fresh_dir, start
 
 FILES = 2000
 FILE_BYTES = 4096
+TARGET_SEEN_RATIO = 2.0
 
 
 def make_cache(directory: str, files: int) -> None:
@@ -189,9 +190,20 @@ def eviction_table(results: list, files: int, written_back: bool) -> str:
     state = "written back (synced) before" if written_back else "just written (not synced)"
     # Only the written-back figure carries the target: a cache being evicted is old data.
     verdict = (
-        f"**{ratio:.2f}×** find's time for as many files, breach to quota_ok (target ≤ 2×)"
+        f"**{ratio:.2f}×** find's time for as many files, breach to quota_ok (target ≤ {TARGET_SEEN_RATIO:g}×)"
         if written_back
         else f"{ratio:.2f}× find's time for as many files (reported)"
+    )
+    # The target row `all` and README's table read (five cells, the last a verdict).
+    target = (
+        "\n" + table(
+            ["case", "figure", "target", "measured", "verdict"],
+            [["eviction, written back", "breach → quota_ok ÷ find -delete's time, as many files",
+              f"≤ {TARGET_SEEN_RATIO:g}", f"{ratio:.2f}", stats.verdict(ratio <= TARGET_SEEN_RATIO)]],
+            {3},
+        ) + "\n"
+        if written_back
+        else ""
     )
     return (
         f"#### Eviction of about {files} files of {FILE_BYTES} B vs find -delete, both trees {state}\n\n"
@@ -205,4 +217,5 @@ def eviction_table(results: list, files: int, written_back: bool) -> str:
         "per group of names) and the group's audit intents are synced once before its first unlink. "
         "`find -type f -delete` removes as many files of the same size from an unwatched copy in the same "
         "state, right after each eviction round.\n"
+        + target
     )

@@ -20,7 +20,7 @@ from . import procfs, stats, watchers
 from .markdown import table
 
 TARGET_GROWTH_KIB = 4 * 1024
-TARGET_BYTES_PER_FILE = 100
+TARGET_BYTES_PER_FILE = 60  # issue 32: scanning and watching
 # The daemon returns free heap pages to the kernel once events have stopped for 1 s.
 QUIET_SECONDS = 1.5
 CHECKPOINTS = 10

@@ -24,7 +24,7 @@ from .watchers import root_entry
 TARGET_VS_DU = 0.5
 TARGET_CPU_VS_DU = 1.0
 TARGET_VS_GDU = 0.6
-TARGET_BYTES_PER_FILE = 100
+TARGET_BYTES_PER_FILE = 60  # issue 32: scanning and watching
 
 
 @dataclass

@@ -36,5 +36,10 @@ def ratio(value: float) -> str:
     return f"{value:.2f}"
 
 
+def ratio_of(numerator: float, denominator: float) -> str:
+    """The ratio, or a dash when the anchor measured nothing (a burst too small for the clock's ticks)."""
+    return ratio(numerator / denominator) if denominator > 0 else "—"
+
+
 def verdict(met: bool) -> str:
     return "met" if met else "**not met**"

@@ -157,13 +157,13 @@ package final class FanotifyWatches: Sendable {
     /// The device and inode of the object `handle` names, if it still exists on the root's
     /// file system (a write through an outside name to a file on another file system below
     /// the root is caught by the re-stat at sync only, as under inotify).
-    func resolve(_ handle: FileHandleKey) -> (device: UInt64, inode: UInt64)? {
+    func resolve(_ handle: FileHandleKey) -> (device: UInt64, inode: UInt64, links: UInt64)? {
         let anchor: FileDescriptor? =
             handle.fileSystem == rootFileSystem ? root : moreRoots.withLock { $0[handle.fileSystem] }
         guard let anchor, let opened = try? anchor.open(handle: handle) else { return nil }
         defer { opened.close() }
         guard let status = try? opened.status() else { return nil }
-        return (status.device, status.inode)
+        return (status.device, status.inode, status.linkCount)
     }
 
     /// Closes the group, which drops every mark, and the descriptors ``addRoot(_:)`` kept; the

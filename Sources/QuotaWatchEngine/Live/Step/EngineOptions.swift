@@ -21,6 +21,9 @@ package struct EngineOptions: Sendable {
     /// (``SharedBackends``): the root gets a view of the kind `backend` chooses. Nil for a
     /// process serving one root, which opens its own.
     package var sharedBackends: SharedBackends?
+    /// The `--events` writer and the mount table's watch, once for every root of the process
+    /// (`run ROOT ROOT…`); nil: this root starts its own.
+    package var sharedServices: SharedRootServices?
     /// Quotas, budgets, disk levels and forecasts (see ``PolicyMonitor``).
     package var policy = PolicyConfig()
     /// Reads the config again on SIGHUP; nil when there is no file to read (the rules came

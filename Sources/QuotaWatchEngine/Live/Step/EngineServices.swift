@@ -115,12 +115,14 @@ struct EngineServices {
             }
         }
 
-        let events = options.emitsEvents ? LineWriter(descriptor: .standardOutput) : nil
-        undo.append { events?.stop() }
+        let shared = options.sharedServices
+        let events = options.emitsEvents ? (shared?.events() ?? LineWriter(descriptor: .standardOutput)) : nil
+        // A shared writer goes on for the other roots: this root's lines are written, no more.
+        undo.append { if shared == nil { events?.stop() } else { events?.drain() } }
 
         // Read before the first crawl, so that no mount made during it goes unseen.
         let mounts = MountFollower(rootPath: root.canonicalPath)
-        mounts?.start(mailbox: mailbox)
+        mounts?.start(mailbox: mailbox, shared: shared)
         undo.append { mounts?.stop() }
         // Every descriptor the daemon keeps is open now: fail here, saying so, rather than
         // start with none left for the history, the crawl or a connection.

@@ -14,6 +14,8 @@ final class MountFollower: Sendable {
     /// The overlayfs devices as of the last reading (``MountEntry/copyUpDevices(in:)``).
     private let overlays: Mutex<Set<UInt64>>
     private let thread = Mutex<JoinableThread?>(nil)
+    /// Where the process's one wait for changes tells this root's mailbox, when it has one.
+    private let sharedWait = Mutex<(services: SharedRootServices, mailbox: Mailbox)?>(nil)
 
     /// Reads the table as it is before the first crawl, so that every later change is seen.
     /// Nil when there is no mount table to read (no /proc), or ROOT's path is unknown.
@@ -31,7 +33,12 @@ final class MountFollower: Sendable {
     /// The devices of the overlayfs mounts as of the last reading of the table.
     var copyUpDevices: Set<UInt64> { overlays.withLock { $0 } }
 
-    func start(mailbox: Mailbox) {
+    /// Waits for changes on a thread of its own, or, with `shared`, on the process's one.
+    func start(mailbox: Mailbox, shared: SharedRootServices? = nil) {
+        if let shared, shared.followMounts(mailbox) {
+            sharedWait.withLock { $0 = (shared, mailbox) }
+            return
+        }
         let table = self.table
         let started = JoinableThread(name: "mounts") {
             while (try? table.waitForChange()) == true { mailbox.post(.mountsChanged) }
@@ -50,6 +57,7 @@ final class MountFollower: Sendable {
     func resetBaseline() { _ = placesToCheck() }
 
     func stop() {
+        if let wait = sharedWait.withLock({ $0 }) { wait.services.unfollowMounts(wait.mailbox) }
         table.stop()
         thread.withLock { $0 }?.join()
         table.close()

@@ -9,7 +9,7 @@ extension LiveTree {
         !hasPendingWork && inTransit.isEmpty && displaced.isEmpty
     }
 
-    /// Looks at the next ``VerificationSweep/Settings/sliceSize`` names of the pass (starting
+    /// Looks at the next ``VerificationSweep/sliceNames`` names of the pass (starting
     /// one when none is going on) and corrects each difference. Returns those old enough that
     /// their event would have come by now: what no event reported. `wallNow` is nanoseconds
     /// since the epoch, what inode change times are compared with.
@@ -19,7 +19,7 @@ extension LiveTree {
         }
         let quietBefore = wallNow - Int64(clamping: verification.settings.quietFor.nanoseconds)
         var corrections: [VerificationSweep.Correction] = []
-        for _ in 0..<max(verification.settings.sliceSize, 1) {
+        for _ in 0..<verification.sliceNames {
             guard let target = verification.next(wallNow: wallNow) else {
                 verification.finish(wallNow: wallNow)
                 break
