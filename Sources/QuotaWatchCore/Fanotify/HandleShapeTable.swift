@@ -71,19 +71,10 @@ struct HandleShapeTable: Sendable {
 
     /// Removes the handle whose bytes are `bytes`; returns its watch number.
     mutating func remove(_ bytes: UnsafeRawBufferPointer) -> Int32? {
-        let mask = slots.count - 1
-        guard mask > 0 else { return nil }
-        var slot = Self.hash(bytes) & mask
-        while slots[slot] != 0 {
-            let stored = slots[slot]
-            if stored != Self.tombstone, matches(Int(stored - 1), bytes) {
-                let watch = Int32(bitPattern: storedWatch(at: Int(stored - 1)))
-                removeRecord(Int(stored - 1), slot: slot)
-                return watch
-            }
-            slot = (slot + 1) & mask
-        }
-        return nil
+        guard let (record, slot) = locate(bytes) else { return nil }
+        let watch = Int32(bitPattern: storedWatch(at: record))
+        removeRecord(record, slot: slot)
+        return watch
     }
 
     /// Bytes in use, the index included: the records' spare capacity past their count is never
@@ -107,13 +98,16 @@ struct HandleShapeTable: Sendable {
         records.withUnsafeBytes { Self.equal(UnsafeRawBufferPointer(rebasing: $0[handleRange(record)]), bytes) }
     }
 
-    private func find(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    private func find(_ bytes: UnsafeRawBufferPointer) -> Int? { locate(bytes)?.record }
+
+    /// The record holding `bytes` and the index slot that names it.
+    private func locate(_ bytes: UnsafeRawBufferPointer) -> (record: Int, slot: Int)? {
         let mask = slots.count - 1
         guard mask > 0 else { return nil }
         var slot = Self.hash(bytes) & mask
         while slots[slot] != 0 {
             let stored = slots[slot]
-            if stored != Self.tombstone, matches(Int(stored - 1), bytes) { return Int(stored - 1) }
+            if stored != Self.tombstone, matches(Int(stored - 1), bytes) { return (Int(stored - 1), slot) }
             slot = (slot + 1) & mask
         }
         return nil
