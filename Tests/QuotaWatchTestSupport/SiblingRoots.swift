@@ -9,7 +9,8 @@ import Glibc
 /// the test's `root`, so its state directory (`home-HASH`) is told apart from the test's. Its events are kept apart
 /// from the test's (``owns(_:)``), and ``problems(daemon:)`` says where a sibling stopped
 /// being exact or isolated: a tally that differs from a fresh scan, an event of the test's
-/// root attributed to a sibling or one of a sibling's to the test's root.
+/// root attributed to a sibling or one of a sibling's to the test's root, a file of a sibling
+/// gone or added by anything but the harness (another root's cleaner reaching into it).
 ///
 /// `QUOTAWATCH_TEST_EXTRA_ROOTS` sets how many (default 2; 0 turns the mode off, to bisect).
 public final class SiblingRoots {
@@ -111,12 +112,40 @@ public final class SiblingRoots {
         return problems
     }
 
+    /// The files below ``namespace`` after `round` churns (``churn()``): nothing else adds or
+    /// removes one.
+    static func expectedFiles(afterChurn round: Int) -> Set<String> {
+        var files: Set<String> = ["first", "deep/second"]
+        if round > 0 { files.insert("churn-\(round)") }
+        if round > 1 { files.insert("deep/churned") }
+        return files
+    }
+
+    /// The regular files below `directory`, relative to it.
+    static func heldFiles(under directory: String) -> Set<String> {
+        let paths = (try? FileManager.default.subpathsOfDirectory(atPath: directory)) ?? []
+        return Set(
+            paths.filter { path in
+                var status = stat()
+                return lstat(directory + "/" + path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+            })
+    }
+
     /// Churns each sibling, then compares its `status --sync` with a fresh scan, and checks
     /// the events so far (``eventProblems(in:)``): every way a sibling is not its own exact root.
     public func problems(cli: CLIRunner, events all: [EngineEventLine]) throws -> [String] {
         try churn()
         var problems = eventProblems(in: all)
+        let expected = Self.expectedFiles(afterChurn: churnRound)
         for member in members {
+            // No root's cleaner, eviction or `clean --path` may reach into another root: a
+            // sibling holds exactly the files the harness made, whatever the test deleted.
+            let held = Self.heldFiles(under: member.tree.absolutePath(TreePath("home") / Self.namespace))
+            if held != expected {
+                problems.append(
+                    "sibling \(member.rootPath) holds \(held.sorted()), not \(expected.sorted()): "
+                        + "a file of a root was added or removed by something other than the test harness")
+            }
             let asked = try cli.run(
                 ["status", member.rootPath, "--socket", member.socketPath, "--json", "--sync", "--timeout", "60"],
                 as: user)
