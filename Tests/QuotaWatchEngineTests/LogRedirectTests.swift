@@ -1,6 +1,7 @@
 import Foundation
 import QuotaWatchCore
 import QuotaWatchEngine
+import QuotaWatchSystem
 import QuotaWatchTestSupport
 import Synchronization
 import Testing
@@ -52,5 +53,41 @@ struct LogRedirectTests {
         #expect(messages.first?.0 == .warning)
         #expect(
             messages.first?.1.hasPrefix("quotawatch: warning: cannot write the metrics file") ?? false, "\(messages)")
+    }
+
+    @Test(
+        "on a root's thread and the threads it starts a line names the root, once; a thread for every root's work and one outside any do not"
+    )
+    func linesNameTheRootOfTheirThread() {
+        let received = Mutex<[(LogLevel, String)]>([])
+        let marker = "log-subject-test-\(UInt64.random(in: 0...UInt64.max))"
+        Log.redirect { level, text in
+            guard text.contains(marker) else { return }
+            received.withLock { $0.append((level, text)) }
+        }
+        defer { Log.redirect(to: nil) }
+        ThreadSubject.with("/home/a") {
+            Log.warning("cleaner x failed \(marker)")
+            Log.plain(.warning, "SIGHUP: not reloaded \(marker)")
+            Log.info("ready: watching /home/a: 3 files \(marker)")
+            JoinableThread(name: "inherits") { Log.error("from a child \(marker)") }.join()
+            JoinableThread(name: "shared", inheritsSubject: false) { Log.notice("for every root \(marker)") }.join()
+            ThreadSubject.with("/home/b") { Log.notice("nested \(marker)") }
+            Log.notice("restored \(marker)")
+        }
+        Log.warning("outside \(marker)")
+
+        #expect(
+            received.withLock { $0.map(\.1) } == [
+                "quotawatch: warning: /home/a: cleaner x failed \(marker)",
+                "quotawatch: /home/a: SIGHUP: not reloaded \(marker)",
+                "quotawatch: ready: watching /home/a: 3 files \(marker)",
+                "quotawatch: error: /home/a: from a child \(marker)",
+                "quotawatch: for every root \(marker)",
+                "quotawatch: /home/b: nested \(marker)",
+                "quotawatch: /home/a: restored \(marker)",
+                "quotawatch: warning: outside \(marker)",
+            ])
+        #expect(received.withLock { $0.map(\.0) }.prefix(2) == [.warning, .warning])
     }
 }

@@ -14,10 +14,12 @@ struct LogLevelLiveTests {
         try logAndRootOfReloadFailure(options: options, wrapper: wrapper).log
     }
 
-    /// ``logOfReloadFailure(options:wrapper:)`` and the root as the log names it.
+    /// ``logOfReloadFailure(options:wrapper:)``, the root as the log names it, and what starts
+    /// a line about the root that does not name it itself: `ROOT: ` in a daemon serving
+    /// several roots (the fixture's siblings), nothing in one serving one.
     private func logAndRootOfReloadFailure(
         options: [String], wrapper: [String] = []
-    ) throws -> (log: String, root: String) {
+    ) throws -> (log: String, root: String, about: String) {
         let fixture = try LiveFixture()
         try fixture.tree.writeFile(configPath, contents: Array("quotas: []\n".utf8))
         let daemon = try fixture.start(
@@ -29,15 +31,15 @@ struct LogLevelLiveTests {
         try daemon.waitForEvent("config_error")
         let exit = try daemon.stop(SIGTERM)
         #expect(exit.exitStatus == 0, "\(exit)")
-        return (exit.errorText, fixture.rootPath)
+        return (exit.errorText, fixture.rootPath, daemon.siblings == nil ? "" : "\(fixture.rootPath): ")
     }
 
     @Test("the default level, info, logs ready, the reload and its failure, and the stop")
     func defaultLevel() throws {
-        let (log, root) = try logAndRootOfReloadFailure(options: [])
+        let (log, root, about) = try logAndRootOfReloadFailure(options: [])
         for line in [
             "quotawatch: ready: watching ", "quotawatch: SIGHUP: reading the config of \(root) again",
-            "quotawatch: SIGHUP: the config was not reloaded", "quotawatch: stopping: \(root)\n",
+            "quotawatch: \(about)SIGHUP: the config was not reloaded", "quotawatch: stopping: \(root)\n",
             "quotawatch: stopped by SIGTERM",
         ] {
             #expect(log.contains(line), "no '\(line)' in:\n\(log)")
@@ -48,8 +50,8 @@ struct LogLevelLiveTests {
 
     @Test("--log-level warning keeps the warning and drops info and notice")
     func warningLevel() throws {
-        let log = try logOfReloadFailure(options: ["--log-level", "warning"])
-        #expect(log.contains("quotawatch: SIGHUP: the config was not reloaded"), "\(log)")
+        let (log, _, about) = try logAndRootOfReloadFailure(options: ["--log-level", "warning"])
+        #expect(log.contains("quotawatch: \(about)SIGHUP: the config was not reloaded"), "\(log)")
         for line in ["ready: watching", "reading the config", "stopping", "stopped by"] {
             #expect(!log.contains(line), "'\(line)' logged at --log-level warning:\n\(log)")
         }
@@ -69,10 +71,10 @@ struct LogLevelLiveTests {
             "/bin/sh", "-c",
             "JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2); export JOURNAL_STREAM; exec \"$0\" \"$@\"",
         ]
-        let log = try logOfReloadFailure(options: [], wrapper: wrapper)
+        let (log, _, about) = try logAndRootOfReloadFailure(options: [], wrapper: wrapper)
         #expect(log.contains("<6>quotawatch: ready: watching "), "\(log)")
         #expect(log.contains("<5>quotawatch: SIGHUP: reading the config of "), "\(log)")
-        #expect(log.contains("<4>quotawatch: SIGHUP: the config was not reloaded"), "\(log)")
+        #expect(log.contains("<4>quotawatch: \(about)SIGHUP: the config was not reloaded"), "\(log)")
         #expect(log.contains("<5>quotawatch: stopped by SIGTERM"), "\(log)")
         let unprefixed = log.split(separator: "\n").filter { !$0.hasPrefix("<") }
         #expect(unprefixed.isEmpty, "lines without a priority: \(unprefixed)")

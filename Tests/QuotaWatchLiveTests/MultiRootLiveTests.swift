@@ -122,6 +122,33 @@ struct MultiRootLiveTests {
         #expect(stopped.events.filter { $0.event == "config_reloaded" }.count == 2)
     }
 
+    @Test("a hook's failure and a refused reload are logged once per root, each line naming its root")
+    func logLinesNameTheirRoot() throws {
+        let fixture = try LiveFixture()
+        let tree = fixture.tree
+        let config = LiveFixture.outside / "config.yaml"
+        try tree.writeFile(
+            config,
+            contents: Array(
+                "quotas:\n  - {path: a, limit: 1kB}\nhooks:\n  - {name: fails, command: [sh, -c, 'exit 3'], events: [quota_breach]}\n"
+                    .utf8))
+        let daemon = try start(fixture, options: ["--config", tree.absolutePath(config)])
+        let roots = [fixture.rootPath] + Self.others.map { tree.absolutePath($0) }
+        for path in roots { try daemon.waitForStandardError(containing: "warning: \(path): hook 'fails'") }
+
+        try tree.writeFile(LiveFixture.outside / "bad.yaml", contents: Array("quotas: [\n".utf8))
+        try tree.rename(LiveFixture.outside / "bad.yaml", to: config)
+        daemon.send(SIGHUP)
+        for path in roots {
+            try daemon.waitForStandardError(containing: "quotawatch: \(path): SIGHUP: the config was not reloaded")
+        }
+        // The lines that name their root already do not name it twice.
+        #expect(!daemon.errorText.contains("\(fixture.rootPath): ready: watching"), "\(daemon.errorText)")
+        #expect(daemon.errorText.contains("quotawatch: ready: watching \(fixture.rootPath): "), "\(daemon.errorText)")
+        let stopped = try daemon.stop()
+        #expect(stopped.exitStatus == 0, "\(stopped)")
+    }
+
     @Test("refused before anything starts: nested roots, a root twice, --socket not one per root")
     func refusals() throws {
         let fixture = try LiveFixture()

@@ -118,12 +118,11 @@ package final class CleanupParticipant: EngineParticipant {
     package func reloaded(_ config: PolicyConfig) {
         let changed = state.withValue { $0.map { $0.settings != config.cleanup } ?? false }
         guard changed else { return }
-        Log.write(
+        Log.plain(
             .warning,
-            Diagnostic.note(
-                "SIGHUP: 'cleaners', 'periodic', 'app_version' and 'protect' changed in the config; "
-                    + "the cleaners in force stay until the daemon is restarted (quotas, levels, leftovers and "
-                    + "hooks are reloaded now)"))
+            "SIGHUP: 'cleaners', 'periodic', 'app_version' and 'protect' changed in the config; "
+                + "the cleaners in force stay until the daemon is restarted (quotas, levels, leftovers and "
+                + "hooks are reloaded now)")
     }
 
     /// Cancels the cleaner call going on and joins the runner's thread.

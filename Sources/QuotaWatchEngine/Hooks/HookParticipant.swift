@@ -84,7 +84,7 @@ package final class HookParticipant: EngineParticipant {
             state.hooks = new
             return startRunner(&state)
         }
-        if let failure { Log.write(.warning, Diagnostic.note("SIGHUP: \(failure); no hooks run now")) }
+        if let failure { Log.plain(.warning, "SIGHUP: \(failure); no hooks run now") }
     }
 
     /// A hook added by the reload, or one that wants a kind it did not, hears of the states

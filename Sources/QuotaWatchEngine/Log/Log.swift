@@ -33,17 +33,31 @@ package enum Log {
     }
 
     /// `quotawatch: error: MESSAGE`.
-    package static func error(_ message: String) { write(.error, Diagnostic.error(message)) }
+    package static func error(_ message: String) { write(.error, Diagnostic.error(aboutSubject(message))) }
     /// `quotawatch: warning: MESSAGE`.
-    package static func warning(_ message: String) { write(.warning, Diagnostic.warning(message)) }
+    package static func warning(_ message: String) { write(.warning, Diagnostic.warning(aboutSubject(message))) }
     /// `quotawatch: MESSAGE`, for what an operator would want to know happened.
-    package static func notice(_ message: String) { write(.notice, Diagnostic.note(message)) }
+    package static func notice(_ message: String) { write(.notice, Diagnostic.note(aboutSubject(message))) }
     /// `quotawatch: MESSAGE`, for the daemon's ordinary progress.
-    package static func info(_ message: String) { write(.info, Diagnostic.note(message)) }
+    package static func info(_ message: String) { write(.info, Diagnostic.note(aboutSubject(message))) }
+    /// `quotawatch: MESSAGE` at `level`, without the level's word: a warning that reads as a
+    /// report (`SIGHUP: the config was not reloaded…`).
+    package static func plain(_ level: LogLevel, _ message: String) {
+        write(level, Diagnostic.note(aboutSubject(message)))
+    }
     /// `quotawatch: debug: MESSAGE`.
     package static func debug(_ message: @autoclosure () -> String) {
         guard isEnabled(.debug) else { return }
-        emit(.debug, Diagnostic.note("debug: " + message()))
+        emit(.debug, Diagnostic.note("debug: " + aboutSubject(message())))
+    }
+
+    /// `ROOT: MESSAGE` on a thread serving one of several roots (``ThreadSubject``), so that
+    /// in a daemon serving `/home/*` a cleaner's or a hook's warning says whose it is. A line
+    /// that names its root already (`ready: watching ROOT: …`, the watch limit's warning) is
+    /// left as a one-root daemon writes it.
+    private static func aboutSubject(_ message: String) -> String {
+        guard let subject = ThreadSubject.current, !message.contains(subject) else { return message }
+        return subject + ": " + message
     }
 
     /// Sends every message to `sink` instead of standard error, until called again with nil:

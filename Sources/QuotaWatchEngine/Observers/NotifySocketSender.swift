@@ -22,7 +22,7 @@ final class NotifySocketSender: ServiceMessageSink, Sendable {
     private let thread: JoinableThread
 
     init() {
-        thread = JoinableThread(name: "sd-notify") { [outbox] in Self.run(outbox) }
+        thread = JoinableThread(name: "sd-notify", inheritsSubject: false) { [outbox] in Self.run(outbox) }
     }
 
     func post(_ message: String) {

@@ -83,8 +83,7 @@ final class EnginePolicy {
     /// is placed over the live tree, no crawl, each (directory, rule) keeping its state.
     func reload(_ live: inout LiveTree<KernelFileSystem>) {
         guard let reloadConfig else {
-            Log.write(
-                .notice, Diagnostic.note("SIGHUP: there is no --config file to read again; the rules stay as they are"))
+            Log.plain(.notice, "SIGHUP: there is no --config file to read again; the rules stay as they are")
             return
         }
         publisher.notifyObservers(.reloading, live, monitor: monitor)
@@ -93,8 +92,7 @@ final class EnginePolicy {
             config = try reloadConfig()
         } catch {
             let message = "\(error)"
-            Log.write(
-                .warning, Diagnostic.note("SIGHUP: the config was not reloaded, the rules in force stay: \(message)"))
+            Log.plain(.warning, "SIGHUP: the config was not reloaded, the rules in force stay: \(message)")
             publisher.emit(.configError(message: message, time: WallTime.now().iso8601))
             publisher.notifyObservers(.reloaded(applied: false), live, monitor: monitor)
             return

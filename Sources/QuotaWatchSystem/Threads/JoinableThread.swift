@@ -4,17 +4,23 @@ import Synchronization
 
 /// A thread that can be waited for: ``join()`` returns once its body has returned. Every
 /// thread QuotaWatch starts is one of these, so that when `run` ends nothing it started is
-/// still running, and so that a test's armed ``FaultPlan`` (in a build with fault injection)
-/// reaches the threads started under it.
+/// still running, so that a test's armed ``FaultPlan`` (in a build with fault injection)
+/// reaches the threads started under it, and so that the ``ThreadSubject`` (the root its log
+/// lines name) passes from a thread to those it starts.
 package final class JoinableThread: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let done = Atomic<Bool>(false)
 
     /// Starts `body` on a new thread named `name` (as `top -H` and /proc/PID/task show it).
-    package init(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
+    /// `inheritsSubject`: false for a thread that serves every root whichever root's thread
+    /// happens to start it.
+    package init(
+        name: String, stackSize: Int? = nil, inheritsSubject: Bool = true, _ body: @escaping @Sendable () -> Void
+    ) {
         let faults = InheritedFaults()
+        let subject = inheritsSubject ? ThreadSubject.current : nil
         let thread = Thread { [self] in
-            faults.run(body)
+            ThreadSubject.with(subject) { faults.run(body) }
             done.store(true, ordering: .releasing)
             finished.signal()
         }

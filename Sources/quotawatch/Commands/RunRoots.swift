@@ -67,7 +67,10 @@ enum RunRoots {
             var rootsOwn = given
             rootsOwn.socket = socket
             if let config { rootsOwn.policy.file = config }
-            let prepared = RunCommand.engineOptions(from: rootsOwn, root: root, notifier: notifier)
+            // The config's warnings name the root they are about.
+            let prepared = ThreadSubject.with(EscapedName.string(RootOptions.canonicalBytes(root.bytes))) {
+                RunCommand.engineOptions(from: rootsOwn, root: root, notifier: notifier)
+            }
             guard case .ready(var options) = prepared else { return prepared }
             options.waitsForSignals = false
             options.sharedBackends = backends

@@ -28,7 +28,8 @@ final class ServedEngines: Sendable {
 
     var exits: [EngineExit] { state.withLock { $0.exits } }
 
-    /// Starts serving `root` with `options`; nothing once stopping.
+    /// Starts serving `root` with `options`; nothing once stopping. Whatever the root's
+    /// threads log names the root (``ThreadSubject``).
     func start(_ options: EngineOptions, root: [UInt8]) {
         let engine = LiveEngine(options: options)
         state.withLock { state in
@@ -36,7 +37,7 @@ final class ServedEngines: Sendable {
             state.engines.append((root, engine))
             state.threads.append(
                 JoinableThread(name: "root \(state.threads.count)") { [self] in
-                    let exit = engine.run(progress: nil)
+                    let exit = ThreadSubject.with(options.rootDisplay) { engine.run(progress: nil) }
                     ended(engine, root: root, exit)
                 })
         }

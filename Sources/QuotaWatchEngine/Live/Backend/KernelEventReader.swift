@@ -84,7 +84,7 @@ final class KernelEventReader: Sendable {
     ) {
         thread.withLock { thread in
             guard thread == nil else { return }
-            thread = JoinableThread(name: "event-reader") { [self] in
+            thread = JoinableThread(name: "event-reader", inheritsSubject: false) { [self] in
                 run(changes: changes, files: files, failed: failed)
             }
         }

@@ -94,7 +94,9 @@ final class LineWriter: Sendable {
     private let thread: JoinableThread
 
     init(descriptor: FileDescriptor) {
-        thread = JoinableThread(name: "event-writer") { [lines] in Self.run(lines, descriptor: descriptor) }
+        thread = JoinableThread(name: "event-writer", inheritsSubject: false) { [lines] in
+            Self.run(lines, descriptor: descriptor)
+        }
     }
 
     func write(_ line: String) {

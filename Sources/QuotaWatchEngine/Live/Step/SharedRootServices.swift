@@ -38,7 +38,7 @@ package final class SharedRootServices: Sendable {
             if state.mounts == nil {
                 guard let table = try? MountTable() else { return false }
                 state.mounts = table
-                state.mountsThread = JoinableThread(name: "mounts") { [self] in
+                state.mountsThread = JoinableThread(name: "mounts", inheritsSubject: false) { [self] in
                     while (try? table.waitForChange()) == true {
                         for mailbox in self.state.withLock({ Array($0.mailboxes.values) }) {
                             mailbox.post(.mountsChanged)
