@@ -19,9 +19,8 @@ struct DescriptorLimitTests {
 
     /// The limits are counted for the descriptors of a process serving one root: with the
     /// sibling roots and their history, 40 leaves one descriptor free for good. (With siblings
-    /// at 40 and no history, a sync out of descriptors lost a subtree, fixed:
-    /// SyncOutOfDescriptorsTests; and a file made while none is free is missing from the
-    /// sync's totals, not flagged as degraded: not fixed yet.)
+    /// at 40 and no history, a sync out of descriptors lost a subtree, and a file made while
+    /// none was free was missing from totals called exact: both fixed, SyncOutOfDescriptorsTests.)
     static let counted = "the descriptor limits are counted for a process serving one root"
 
     @Test(

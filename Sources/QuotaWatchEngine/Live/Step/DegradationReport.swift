@@ -47,13 +47,14 @@ struct DegradationReport {
             where_ += " and this user namespace allows \(namespaceLimit) (/proc/sys/user/max_inotify_watches)"
         }
         if live.isShortOfDescriptors {
-            // Not the watch limit: directories that could not be opened for lack of descriptors.
+            // Not the watch limit: directories that could not be listed, or names in them that
+            // could not be stat'ed, for lack of descriptors.
             let message =
                 DescriptorShortage.message(
-                    "listing \(paths.count) subtree(s) of \(rootDisplay)", limit: ResourceLimits.openFileLimit()
+                    "reading \(paths.count) subtree(s) of \(rootDisplay)", limit: ResourceLimits.openFileLimit()
                 )
-                + "; until they can be listed their totals are not exact, and they are listed again every "
-                + "\(pollInterval.components.seconds) s and at each sync: "
+                + "; until they can be read their totals are not exact, and they are read again at the next "
+                + "change, every \(pollInterval.components.seconds) s and at each sync: "
                 + paths.prefix(5).joined(separator: ", ")
             Log.warning(message)
             return .degraded(paths: paths, watchesNeeded: needed, maxUserWatches: limit, message: message)

@@ -8,6 +8,8 @@ extension LiveTree {
         // as large as the old, on every flush, and keep a burst's peak size for good.
         var names: Set<PendingName> = []
         swap(&names, &pendingNames)
+        // Every name and directory deferred for lack of descriptors is tried again below.
+        starved.removeAll()
         let deferred = deferredNames
         deferredNames.removeAll()
         names.formUnion(deferred.keys)
@@ -54,6 +56,7 @@ extension LiveTree {
                 // place again (``relistLostDirectories()``); nothing is re-stat'ed until then.
                 missingSinceSync.insert(directory)
             case .directoryUnavailable, .outOfDescriptors:
+                if lookup == .outOfDescriptors { starved.insert(directory) }
                 let attempts = deferredSelves[directory, default: 0] + 1
                 if attempts > deferralLimit { needsResync = true } else { deferredDirectories[directory] = attempts }
             default:
@@ -164,7 +167,7 @@ extension LiveTree {
 
     /// Re-lists the subtrees that have no watch, so their totals stay exact.
     package mutating func pollDegraded() {
-        for directory in degradedDirectories where tree.contains(directory) {
+        for directory in polledDirectories where tree.contains(directory) {
             unwatched.remove(directory)
             shortOfDescriptors.remove(directory)
             if relist(directory).failed { unwatched.insert(directory) }
@@ -219,6 +222,7 @@ extension LiveTree {
         unreadable.removeAll()
         unwatched.removeAll()
         shortOfDescriptors.removeAll()
+        starved.removeAll()
         verification.treeReplaced()
         // A new tree: the policy layer places it whole, so nothing logged before applies.
         if structureChanges != nil { structureChanges = StructureChanges() }
@@ -251,7 +255,10 @@ extension LiveTree {
         let existing = tree.entry(named: pending.name, in: directory)
         logFile(named: pending.name, in: directory)
         switch fileSystem.status(of: pending.name, in: directory, tree: tree) {
-        case .directoryUnavailable, .outOfDescriptors:
+        case .directoryUnavailable:
+            return false
+        case .outOfDescriptors:
+            starved.insert(directory)
             return false
         case .permissionDenied:
             markUnreadable(directory)

@@ -117,6 +117,10 @@ package struct LiveTree<FileSystem: LiveFileSystem> {
     var unwatched: Set<DirectoryID> = []
     /// Unwatched directories that could not be listed for lack of descriptors.
     var shortOfDescriptors: Set<DirectoryID> = []
+    /// Directories with a name (or their own status) the latest flush could not look at for
+    /// lack of descriptors: retried at each flush, and until then reported as degraded, so
+    /// that a sync never calls their totals exact. Made afresh by each flush.
+    var starved: Set<DirectoryID> = []
     /// Directories added, renamed and removed, for the policy layer; nil when it has no rules.
     package internal(set) var structureChanges: StructureChanges?
     /// Directories whose re-stat'ed files go into the log (`files`): where the policy layer
@@ -154,13 +158,35 @@ package struct LiveTree<FileSystem: LiveFileSystem> {
     /// Whether any directory is polled: cheap enough to ask on every turn of the loop.
     package var hasUnwatchedDirectories: Bool { !unwatched.isEmpty }
     /// Whether some degraded subtree is so for lack of descriptors rather than of watches.
-    package var isShortOfDescriptors: Bool { shortOfDescriptors.contains { tree.contains($0) } }
+    package var isShortOfDescriptors: Bool {
+        shortOfDescriptors.contains { tree.contains($0) } || starved.contains { tree.contains($0) }
+    }
 
-    package var degradedDirectories: [DirectoryID] {
+    /// The topmost subtrees without a watch, listed again at each poll.
+    var polledDirectories: [DirectoryID] {
         unwatched.filter { directory in
             guard let parent = tree.parent(of: directory) else { return true }
             return !unwatched.contains(parent)
         }.sorted()
+    }
+
+    /// What the reports call degraded: the polled subtrees, and outside them the directories
+    /// whose names wait for a descriptor (retried at each flush, not listed again: a listing
+    /// would need the descriptors that are missing, and would drop the contents first).
+    package var degradedDirectories: [DirectoryID] {
+        let starvedAlone = starved.filter { tree.contains($0) && !isPolled($0) }
+        guard !starvedAlone.isEmpty else { return polledDirectories }
+        return Set(polledDirectories).union(starvedAlone).sorted()
+    }
+
+    /// Whether `directory` lies in a polled subtree (itself unwatched, or below one).
+    private func isPolled(_ directory: DirectoryID) -> Bool {
+        var current: DirectoryID? = directory
+        while let next = current {
+            if unwatched.contains(next) { return true }
+            current = tree.parent(of: next)
+        }
+        return false
     }
 
     /// ``degradedDirectories`` as `status` and the `degraded` event name them: relative to the
