@@ -46,4 +46,32 @@ struct RootSetTests {
             #expect((overlap(roots) != nil) == expected, "seed \(seed): \(roots)")
         }
     }
+
+    /// `/mnt/x` is a bind mount of `/srv/x`: both paths lead to directory 7, and `/mnt/x/sub`
+    /// to 8, a directory below it. Every other path is a directory of its own.
+    private func throughMount(_ roots: [String]) -> RootSet.Overlap? {
+        let mounted: [String: UInt64] = ["/srv/x": 7, "/mnt/x": 7, "/srv/x/sub": 8, "/mnt/x/sub": 8]
+        var others: [String: UInt64] = [:]
+        return RootSet.firstOverlap(roots.map { Array($0.utf8) }) { path in
+            let text = String(decoding: path, as: UTF8.self)
+            let inode = mounted[text] ?? others[text, default: UInt64(100 + others.count)]
+            if mounted[text] == nil { others[text] = inode }
+            return RootSet.DirectoryIdentity(device: 1, inode: inode)
+        }
+    }
+
+    @Test("one directory at two paths (a bind mount), or a root below another through one, is refused")
+    func throughABindMount() throws {
+        let same = try #require(throughMount(["/srv/x", "/home/a", "/mnt/x"]))
+        #expect(Set([same.outer, same.inner]) == [Array("/srv/x".utf8), Array("/mnt/x".utf8)])
+        #expect(same.description.contains("are one directory (a bind mount); drop one"), "\(same)")
+        let below = try #require(throughMount(["/mnt/x/sub", "/srv/x"]))
+        #expect(below.outer == Array("/srv/x".utf8) && below.inner == Array("/mnt/x/sub".utf8))
+        #expect(below.mountedAt == Array("/mnt/x".utf8))
+        #expect(below.description.contains("/mnt/x/sub is inside the root /srv/x: /mnt/x and /srv/x are one directory"))
+        #expect(throughMount(["/srv/x", "/srv/y", "/mnt/z"]) == nil)
+        #expect(throughMount(["/srv/x/sub", "/srv/y"]) == nil)
+        // Paths that cannot be stat'ed say nothing either way.
+        #expect(RootSet.firstOverlap([Array("/a".utf8), Array("/b".utf8)]) { _ in nil } == nil)
+    }
 }

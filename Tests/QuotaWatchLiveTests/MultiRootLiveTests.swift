@@ -172,6 +172,45 @@ struct MultiRootLiveTests {
         }
         #expect(!FileManager.default.fileExists(atPath: fixture.socketPath), "nothing was started")
     }
+
+    @Test(
+        "refused before anything starts: one directory at two paths, or a root inside another, through a bind mount",
+        .enabled(if: DeletionBoundaryLiveTests.unavailable == nil, "\(DeletionBoundaryLiveTests.unavailable ?? "")"))
+    func refusalsThroughABindMount() throws {
+        let fixture = try LiveFixture()
+        let tree = fixture.tree
+        try tree.makeDirectories(root / "inner")
+        try tree.makeDirectories(LiveFixture.outside / "mounted")
+        let mounted = tree.absolutePath(LiveFixture.outside / "mounted")
+        let cases: [([String], String)] = [
+            (
+                [fixture.rootPath, mounted],
+                "the roots \(fixture.rootPath) and \(mounted) are one directory (a bind mount)"
+            ),
+            (
+                [mounted + "/inner", fixture.rootPath],
+                "the root \(mounted)/inner is inside the root \(fixture.rootPath): \(mounted) and \(fixture.rootPath) "
+                    + "are one directory (a bind mount); nested roots are refused"
+            ),
+        ]
+        for (roots, message) in cases {
+            // In a private mount namespace: `mounted` is ROOT there, and nowhere else. A daemon
+            // that started instead of refusing is stopped after 30 s (timeout's 124).
+            let result = try ProcessRunner.run(
+                "timeout",
+                [
+                    "30", "unshare", "-m", "--propagation", "private", "sh", "-c",
+                    "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", "sh", fixture.rootPath, mounted,
+                    fixture.cli.executablePath, "run",
+                ]
+                    + roots.flatMap {
+                        [$0, "--socket", tree.absolutePath(TreePath("run") / "\(roots.firstIndex(of: $0)!).sock")]
+                    })
+            #expect(result.exitStatus == 64, "\(roots): \(result)")
+            #expect(result.errorText.contains(message), "\(roots): \(result.errorText)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: fixture.socketPath), "nothing was started")
+    }
 }
 
 extension MultiRootLiveTests {

@@ -1,4 +1,5 @@
-/// The roots one daemon serves, as absolute canonical paths: none twice, none inside another.
+/// The roots one daemon serves, as absolute canonical paths: none twice, none inside another,
+/// by their paths or through a bind mount (the same directory at another path).
 ///
 /// Nested roots are refused rather than counted in both. A file inside two roots would be
 /// under two sets of quotas and cleaners: one root's cleaner could delete what the other's
@@ -11,14 +12,73 @@ package enum RootSet {
     package struct Overlap: Sendable, Equatable, CustomStringConvertible {
         package var outer: [UInt8]
         package var inner: [UInt8]
+        /// The path above `inner` (or `inner` itself) that leads to `outer`'s directory by
+        /// another way (a bind mount of it, or it a bind mount of that); nil when the paths
+        /// alone show the overlap.
+        package var mountedAt: [UInt8]? = nil
 
         package var description: String {
-            outer == inner
-                ? "the root \(EscapedName.string(outer)) is given twice"
-                : "the root \(EscapedName.string(inner)) is inside the root \(EscapedName.string(outer)); "
-                    + "nested roots are refused (a file in both would be under two sets of quotas and cleaners): "
-                    + "drop one, or give the inner directory a quota rule in the outer root's config"
+            let refused =
+                "nested roots are refused (a file in both would be under two sets of quotas and cleaners): "
+                + "drop one, or give the inner directory a quota rule in the outer root's config"
+            switch mountedAt {
+            case nil where outer == inner:
+                return "the root \(EscapedName.string(outer)) is given twice"
+            case nil:
+                return "the root \(EscapedName.string(inner)) is inside the root \(EscapedName.string(outer)); "
+                    + refused
+            case let mount? where mount == inner:
+                return "the roots \(EscapedName.string(outer)) and \(EscapedName.string(inner)) are one directory "
+                    + "(a bind mount); drop one"
+            case let mount?:
+                return "the root \(EscapedName.string(inner)) is inside the root \(EscapedName.string(outer)): "
+                    + "\(EscapedName.string(mount)) and \(EscapedName.string(outer)) are one directory (a bind mount); "
+                    + refused
+            }
         }
+    }
+
+    /// A directory as the kernel knows it, whatever path leads there.
+    package struct DirectoryIdentity: Hashable, Sendable {
+        package var device: UInt64
+        package var inode: UInt64
+
+        package init(device: UInt64, inode: UInt64) {
+            self.device = device
+            self.inode = inode
+        }
+    }
+
+    /// ``firstOverlap(_:)``, then the same directory reached by two roots' paths: a root that
+    /// is another's directory, or lies below it, through a bind mount. `identity` stats a path
+    /// (nil when it cannot be stat'ed); each root's path and each directory above it is
+    /// looked up once, O(roots × depth).
+    package static func firstOverlap(
+        _ roots: [[UInt8]], identity: ([UInt8]) -> DirectoryIdentity?
+    ) -> Overlap? {
+        if let overlap = firstOverlap(roots) { return overlap }
+        var rootByIdentity: [DirectoryIdentity: [UInt8]] = [:]
+        for root in roots {
+            if let found = identity(root) { rootByIdentity[found] = rootByIdentity[found] ?? root }
+        }
+        for inner in roots {
+            var path = inner
+            while true {
+                if let found = identity(path), let outer = rootByIdentity[found], outer != inner {
+                    return Overlap(outer: outer, inner: inner, mountedAt: path)
+                }
+                guard let parent = parentPath(of: path) else { break }
+                path = parent
+            }
+        }
+        return nil
+    }
+
+    /// `/a/b` → `/a`, `/a` → `/`, `/` → nil.
+    private static func parentPath(of path: [UInt8]) -> [UInt8]? {
+        let slash = UInt8(ascii: "/")
+        guard path.count > 1, let last = path.lastIndex(of: slash) else { return nil }
+        return last == 0 ? [slash] : Array(path[..<last])
     }
 
     /// The first pair of `roots` (absolute paths with no `.` or `..` components) where one is

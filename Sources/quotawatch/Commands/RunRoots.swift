@@ -48,7 +48,7 @@ enum RunRoots {
         _ roots: [(CommandLineArgument, config: [UInt8]?)], _ given: EngineArguments, patterns: [RootPattern] = []
     ) -> ExitStatus {
         let canonical = roots.map { RootOptions.canonicalBytes($0.0.bytes) }
-        if let overlap = RootSet.firstOverlap(canonical) {
+        if let overlap = RootSet.firstOverlap(canonical, identity: directoryIdentity) {
             Console.failure("\(overlap)")
             return .usage
         }
@@ -111,7 +111,8 @@ enum RunRoots {
         // (made again): not at every name made beside it.
         let failed = Mutex<[[UInt8]: UInt64]>([:])
         let watcher = RootPatternWatcher.start(patterns) { matches in
-            for match in matches where RootSet.firstOverlap(served.roots + [match.root]) == nil {
+            for match in matches
+            where RootSet.firstOverlap(served.roots + [match.root], identity: directoryIdentity) == nil {
                 let inode = (try? FileDescriptor.currentWorkingDirectory.statusFollowingSymlinks(of: match.root))?.inode
                 guard inode != failed.withLock({ $0[match.root] }) else { continue }
                 guard
@@ -154,6 +155,14 @@ enum RunRoots {
             waiter.join()
         }
         return status(of: served.exits)
+    }
+
+    /// The directory a path leads to, for telling roots apart whatever their paths.
+    @Sendable private static func directoryIdentity(_ path: [UInt8]) -> RootSet.DirectoryIdentity? {
+        guard let status = try? FileDescriptor.currentWorkingDirectory.statusFollowingSymlinks(of: path) else {
+            return nil
+        }
+        return RootSet.DirectoryIdentity(device: status.device, inode: status.inode)
     }
 
     /// 0 after a signal or a stop; when every root failed, the first failure's status.
