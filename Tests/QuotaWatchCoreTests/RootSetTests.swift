@@ -56,7 +56,7 @@ struct RootSetTests {
             let text = String(decoding: path, as: UTF8.self)
             let inode = mounted[text] ?? others[text, default: UInt64(100 + others.count)]
             if mounted[text] == nil { others[text] = inode }
-            return RootSet.DirectoryIdentity(device: 1, inode: inode)
+            return DirectoryIdentity(device: 1, inode: inode)
         }
     }
 

@@ -15,8 +15,8 @@ import Testing
 /// daemon serving several, whose subscribers of another root held every descriptor.
 @Suite("A sync out of descriptors")
 struct SyncOutOfDescriptorsTests {
-    @Test("every open refused (EMFILE) during a sync: no directory is lost, and the next sync is exact")
-    func syncWithNoDescriptorFree() throws {
+    /// The fault tests' sample tree, crawled into a live tree on a kernel file system.
+    private func withCrawledTree(_ body: (TempTree, inout LiveTree<KernelFileSystem>) throws -> Void) throws {
         let (temp, root, backend, fileSystem) = try CrawlFaultTests.kernelFileSystem(workers: 1)
         defer {
             backend.stop()
@@ -24,22 +24,29 @@ struct SyncOutOfDescriptorsTests {
         }
         let (tree, report) = try fileSystem.crawlInitial(progress: nil)
         var live = LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: Array(".qw-sync-".utf8))
-        #expect(!live.restats.foundFiles.isEmpty, "the test needs files waiting for their writeback re-stat")
+        try body(temp, &live)
+    }
 
-        let faults = FaultPlan()
-        faults.fail(.openat, with: .tooManyOpenFiles)
-        faults.arm { live.settleForSync() }
-        #expect(faults.calls(.openat).contains { $0.injected != nil }, "the sync tried to open a directory")
-        for path in CrawlFaultTests.directories {
-            #expect(
-                live.tree.directory(atComponents: path.components.map { $0[...] }) != nil,
-                "\(path) is still in the tree")
+    @Test("every open refused (EMFILE) during a sync: no directory is lost, and the next sync is exact")
+    func syncWithNoDescriptorFree() throws {
+        try withCrawledTree { temp, live in
+            #expect(!live.restats.foundFiles.isEmpty, "the test needs files waiting for their writeback re-stat")
+
+            let faults = FaultPlan()
+            faults.fail(.openat, with: .tooManyOpenFiles)
+            faults.arm { live.settleForSync() }
+            #expect(faults.calls(.openat).contains { $0.injected != nil }, "the sync tried to open a directory")
+            for path in CrawlFaultTests.directories {
+                #expect(
+                    live.tree.directory(atComponents: path.components.map { $0[...] }) != nil,
+                    "\(path) is still in the tree")
+            }
+            try CrawlFaultTests.expectMatchesDu(live.tree, temp)
+
+            faults.clear()
+            live.settleForSync()
+            try CrawlFaultTests.expectMatchesDu(live.tree, temp)
         }
-        try CrawlFaultTests.expectMatchesDu(live.tree, temp)
-
-        faults.clear()
-        live.settleForSync()
-        try CrawlFaultTests.expectMatchesDu(live.tree, temp)
     }
 
     /// A file made while no descriptor is free cannot be stat'ed (its directory cannot be
@@ -47,49 +54,45 @@ struct SyncOutOfDescriptorsTests {
     /// rather than call the totals exact. Once descriptors are free the next sync counts it.
     @Test("a file made while every open is refused: its directory is reported degraded, never exact and short")
     func fileMadeWithNoDescriptorFree() throws {
-        let (temp, root, backend, fileSystem) = try CrawlFaultTests.kernelFileSystem(workers: 1)
-        defer {
-            backend.stop()
-            root.close()
-        }
-        let (tree, report) = try fileSystem.crawlInitial(progress: nil)
-        var live = LiveTree(tree: tree, crawl: report, fileSystem: fileSystem, markerPrefix: Array(".qw-sync-".utf8))
-        let sub = try #require(live.tree.directory(atComponents: [Array("a".utf8)[...], Array("sub".utf8)[...]]))
-        try temp.writeFile("a/sub/new", byteCount: 20_000)
-        let watch = live.tree.watch(of: sub)
-        let name = Array("new".utf8)
-        live.apply(
-            [
-                FileSystemChange(watch: watch, kind: .created, name: name),
-                FileSystemChange(watch: watch, kind: .closedAfterWrite, name: name),
-            ], now: 1)
+        try withCrawledTree { temp, live in
+            let sub = try #require(live.tree.directory(atComponents: [Array("a".utf8)[...], Array("sub".utf8)[...]]))
+            try temp.writeFile("a/sub/new", byteCount: 20_000)
+            let watch = live.tree.watch(of: sub)
+            let name = Array("new".utf8)
+            live.apply(
+                [
+                    FileSystemChange(watch: watch, kind: .created, name: name),
+                    FileSystemChange(watch: watch, kind: .closedAfterWrite, name: name),
+                ], now: 1)
 
-        let faults = FaultPlan()
-        faults.fail(.openat, with: .tooManyOpenFiles)
-        faults.arm { live.settleForSync() }
-        #expect(live.tree.entry(named: name, in: sub) == nil, "the test needs the name left unstat'ed")
-        // Every directory whose totals are not du's is reported degraded, lies in one that is,
-        // or holds one (its total includes the degraded one's).
-        let du = try DuOracle.measure(temp, directories: CrawlFaultTests.directories)
-        let degraded = live.degradedDirectories
-        for path in CrawlFaultTests.directories {
-            let directory = try #require(live.tree.directory(atComponents: path.components.map { $0[...] }))
-            let usage = live.tree.tally(of: directory).usage
-            let expected = try #require(du.sizes[path])
-            guard usage.allocated != UInt64(expected.allocated) || usage.apparent != UInt64(expected.apparent) else {
-                continue
+            let faults = FaultPlan()
+            faults.fail(.openat, with: .tooManyOpenFiles)
+            faults.arm { live.settleForSync() }
+            #expect(live.tree.entry(named: name, in: sub) == nil, "the test needs the name left unstat'ed")
+            // Every directory whose totals are not du's is reported degraded, lies in one that is,
+            // or holds one (its total includes the degraded one's).
+            let du = try DuOracle.measure(temp, directories: CrawlFaultTests.directories)
+            let degraded = live.degradedDirectories
+            for path in CrawlFaultTests.directories {
+                let directory = try #require(live.tree.directory(atComponents: path.components.map { $0[...] }))
+                let usage = live.tree.tally(of: directory).usage
+                let expected = try #require(du.sizes[path])
+                guard usage.allocated != UInt64(expected.allocated) || usage.apparent != UInt64(expected.apparent)
+                else {
+                    continue
+                }
+                #expect(
+                    degraded.contains {
+                        live.tree.isDescendant(directory, of: $0) || live.tree.isDescendant($0, of: directory)
+                    },
+                    "\(path): \(usage) against du's \(expected), called exact (degraded: \(degraded))")
             }
-            #expect(
-                degraded.contains {
-                    live.tree.isDescendant(directory, of: $0) || live.tree.isDescendant($0, of: directory)
-                },
-                "\(path): \(usage) against du's \(expected), called exact (degraded: \(degraded))")
-        }
-        #expect(degraded.contains(sub) && live.isShortOfDescriptors)
+            #expect(degraded.contains(sub) && live.isShortOfDescriptors)
 
-        faults.clear()
-        live.settleForSync()
-        #expect(live.degradedDirectories.isEmpty)
-        try CrawlFaultTests.expectMatchesDu(live.tree, temp)
+            faults.clear()
+            live.settleForSync()
+            #expect(live.degradedDirectories.isEmpty)
+            try CrawlFaultTests.expectMatchesDu(live.tree, temp)
+        }
     }
 }

@@ -38,17 +38,6 @@ package enum RootSet {
         }
     }
 
-    /// A directory as the kernel knows it, whatever path leads there.
-    package struct DirectoryIdentity: Hashable, Sendable {
-        package var device: UInt64
-        package var inode: UInt64
-
-        package init(device: UInt64, inode: UInt64) {
-            self.device = device
-            self.inode = inode
-        }
-    }
-
     /// ``firstOverlap(_:)``, then the same directory reached by two roots' paths: a root that
     /// is another's directory, or lies below it, through a bind mount. `identity` stats a path
     /// (nil when it cannot be stat'ed); each root's path and each directory above it is

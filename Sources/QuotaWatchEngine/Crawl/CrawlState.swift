@@ -28,17 +28,6 @@ struct WorkItem: Sendable {
     }
 }
 
-/// A directory's device and inode: what a bind mount shows twice.
-package struct DirectoryIdentity: Hashable, Sendable {
-    package var device: UInt64
-    package var inode: UInt64
-
-    package init(device: UInt64, inode: UInt64) {
-        self.device = device
-        self.inode = inode
-    }
-}
-
 /// A directory and its ancestors, innermost first, shared by all the work items below it, so
 /// a cycle check costs the depth and no copy.
 final class AncestorChain: Sendable {

@@ -158,11 +158,11 @@ enum RunRoots {
     }
 
     /// The directory a path leads to, for telling roots apart whatever their paths.
-    @Sendable private static func directoryIdentity(_ path: [UInt8]) -> RootSet.DirectoryIdentity? {
+    @Sendable private static func directoryIdentity(_ path: [UInt8]) -> DirectoryIdentity? {
         guard let status = try? FileDescriptor.currentWorkingDirectory.statusFollowingSymlinks(of: path) else {
             return nil
         }
-        return RootSet.DirectoryIdentity(device: status.device, inode: status.inode)
+        return DirectoryIdentity(device: status.device, inode: status.inode)
     }
 
     /// 0 after a signal or a stop; when every root failed, the first failure's status.
