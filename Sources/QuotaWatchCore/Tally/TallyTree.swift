@@ -297,18 +297,22 @@ package struct TallyTree {
     /// The hash is an autoclosure so that a tree without tables never computes it.
     mutating func indexEntry(_ value: UInt32, hash: @autoclosure () -> UInt64) {
         guard !lookupIsDeferred else { return }
-        if entryIndex.needsGrowth {
-            var larger = OpenAddressingTable(slotCount: entryIndex.slotCount * 2)
-            for index in files.indices where files[index].directory != noRecord && UInt32(index) != value {
-                larger.insert(UInt32(index), hash: entryHash(UInt32(index)))
-            }
-            for index in directories.indices.dropFirst() where directories[index].isLive {
-                let tagged = UInt32(index) | Self.directoryTag
-                if tagged != value { larger.insert(tagged, hash: entryHash(tagged)) }
-            }
-            entryIndex = larger
-        }
+        if entryIndex.needsGrowth { rebuildEntryIndex(slotCount: entryIndex.slotCount * 2, leavingOut: value) }
         entryIndex.insert(value, hash: hash())
+    }
+
+    /// The name table rebuilt with `slotCount` slots from the records, all live ones but
+    /// `value` (one about to be inserted).
+    private mutating func rebuildEntryIndex(slotCount: Int, leavingOut value: UInt32 = noRecord) {
+        var rebuilt = OpenAddressingTable(slotCount: slotCount)
+        for index in files.indices where files[index].directory != noRecord && UInt32(index) != value {
+            rebuilt.insert(UInt32(index), hash: entryHash(UInt32(index)))
+        }
+        for index in directories.indices.dropFirst() where directories[index].isLive {
+            let tagged = UInt32(index) | Self.directoryTag
+            if tagged != value { rebuilt.insert(tagged, hash: entryHash(tagged)) }
+        }
+        entryIndex = rebuilt
     }
 
     /// Inserts into the inode table, rebuilding it twice as large first when it is full, from
@@ -319,15 +323,28 @@ package struct TallyTree {
     /// The hash is an autoclosure so that a tree without tables never computes it.
     mutating func indexInode(_ file: UInt32, hash: @autoclosure () -> UInt64) {
         guard !lookupIsDeferred else { return }
-        if inodeIndex.needsGrowth {
-            var larger = OpenAddressingTable(slotCount: inodeIndex.slotCount * 2)
-            for index in files.indices
-            where files[index].directory != noRecord && !files[index].isLinked && UInt32(index) != file {
-                larger.insert(UInt32(index), hash: inodeHash(UInt32(index)))
-            }
-            inodeIndex = larger
-        }
+        if inodeIndex.needsGrowth { rebuildInodeIndex(slotCount: inodeIndex.slotCount * 2, leavingOut: file) }
         inodeIndex.insert(file, hash: hash())
+    }
+
+    /// The inode table rebuilt with `slotCount` slots from the records, all live single-named
+    /// ones but `file` (one about to be inserted).
+    private mutating func rebuildInodeIndex(slotCount: Int, leavingOut file: UInt32 = noRecord) {
+        var rebuilt = OpenAddressingTable(slotCount: slotCount)
+        for index in files.indices
+        where files[index].directory != noRecord && !files[index].isLinked && UInt32(index) != file {
+            rebuilt.insert(UInt32(index), hash: inodeHash(UInt32(index)))
+        }
+        inodeIndex = rebuilt
+    }
+
+    /// Rebuilds each table that doubling left loose at 75 % load, from the records in their
+    /// order. For the end of a crawl: the tables then hold what the tree will keep, and a
+    /// daemon keeps them for as long as it watches. A later insert past 80 % doubles again.
+    package mutating func fitIndexesToContents() {
+        guard !lookupIsDeferred else { return }
+        if entryIndex.isLoose { rebuildEntryIndex(slotCount: entryIndex.fittedSlotCount) }
+        if inodeIndex.isLoose { rebuildInodeIndex(slotCount: inodeIndex.fittedSlotCount) }
     }
 
     func findSingleNamedFile(device: UInt64, inode: UInt64) -> UInt32? {
