@@ -32,6 +32,7 @@ ssize_t qw_getdents64(int fd, void *buffer, size_t length) {
 
 _Static_assert(M_TRIM_THRESHOLD == QW_M_TRIM_THRESHOLD, "M_TRIM_THRESHOLD");
 _Static_assert(M_MMAP_THRESHOLD == QW_M_MMAP_THRESHOLD, "M_MMAP_THRESHOLD");
+_Static_assert(M_ARENA_MAX == QW_M_ARENA_MAX, "M_ARENA_MAX");
 
 int qw_mallopt(int parameter, int value) {
     return mallopt(parameter, value);

@@ -6,28 +6,67 @@ import Testing
 /// reordered so padding creeps in, shows here rather than in an RSS measurement later.
 @Suite("Record layout")
 struct RecordLayoutTests {
-    @Test("a file record is 32 bytes, with no padding, and packs into an array at 32")
-    func fileRecordIsThirtyTwoBytes() {
-        #expect(MemoryLayout<FileRecord>.size == 32)
-        #expect(MemoryLayout<FileRecord>.stride == 32)
-        #expect(MemoryLayout<FileRecord>.alignment == 8)
+    @Test("a file record is 28 bytes, with no padding, and packs into an array at 28")
+    func fileRecordIsTwentyEightBytes() {
+        #expect(MemoryLayout<FileRecord>.size == 28)
+        #expect(MemoryLayout<FileRecord>.stride == 28)
+        #expect(MemoryLayout<FileRecord>.alignment == 4)
     }
 
-    @Test("the directory word keeps 30 bits of directory, the linked flag and the wide flag apart")
+    @Test("the directory word keeps 26 bits of directory, the high-word slot and both flags apart")
     func directoryAndFlagsDoNotOverlap() {
-        var record = FileRecord(inode: 0, directory: FileRecord.directoryLimit - 1, nameOffset: 0)
+        var record = FileRecord(directory: FileRecord.directoryLimit - 1, nameOffset: 0)
         record.isLinked = true
         record.isWide = true
+        record.highWordSlot = FileRecord.wideInodeSlot
         #expect(record.directory == FileRecord.directoryLimit - 1)
-        #expect(record.isLinked && record.isWide)
+        #expect(record.isLinked && record.isWide && record.highWordSlot == FileRecord.wideInodeSlot)
         record.directory = noRecord
         #expect(record.directory == noRecord)
-        #expect(record.isLinked && record.isWide)
+        #expect(record.isLinked && record.isWide && record.highWordSlot == FileRecord.wideInodeSlot)
         record.isLinked = false
-        #expect(!record.isLinked && record.isWide)
+        record.highWordSlot = 6
+        #expect(!record.isLinked && record.isWide && record.highWordSlot == 6)
         record.isWide = false
         record.directory = 5
-        #expect(record.directory == 5 && !record.isLinked && !record.isWide)
+        #expect(record.directory == 5 && !record.isLinked && !record.isWide && record.highWordSlot == 6)
+    }
+
+    @Test("inodes past 2³²: 15 high words in slots, the rest whole in the wide inode table, all exact")
+    func inodesPastThirtyTwoBitsStayExact() {
+        let directory = FileStatus(
+            device: 7, inode: 1, kind: .directory, linkCount: 2, apparentBytes: 4096, allocatedBytes: 4096)
+        var tree = TallyTree(root: directory)
+        func status(_ inode: UInt64, links: UInt64 = 1) -> FileStatus {
+            FileStatus(
+                device: 7, inode: inode, kind: .regular, linkCount: links, apparentBytes: 10, allocatedBytes: 512)
+        }
+        // 20 high words, the same low word: the low word alone tells none of them apart.
+        let inodes = (0..<20).map { UInt64($0) << 32 | 5 }
+        let ids = inodes.enumerated().map { index, inode in
+            tree.addFile(named: Array("f\(index)".utf8), in: tree.root, status: status(inode))
+        }
+        #expect(tree.inodeHighWords.count == 15 && tree.wideInodes.count == 5)
+        for (id, inode) in zip(ids, inodes) {
+            #expect(tree.inode(of: id) == inode)
+            #expect(tree.singleNamedFile(device: 7, inode: inode) == id)
+        }
+        #expect(tree.consistencyViolations().isEmpty)
+        // A name now holding another inode with the same low word is a replacement.
+        tree.updateFile(ids[0], status: status(inodes[1] + (100 << 32)))
+        #expect(tree.inode(of: ids[0]) == inodes[1] + (100 << 32))
+        #expect(tree.singleNamedFile(device: 7, inode: inodes[0]) == nil)
+        // A second name for a wide inode: linked, counted once.
+        let link = tree.addFile(named: Array("link".utf8), in: tree.root, status: status(inodes[19], links: 2))
+        #expect(tree.tally(of: tree.root).usage == Usage(allocated: 4096 + 512 * 20, apparent: 4096 + 10 * 20))
+        #expect(tree.consistencyViolations().isEmpty)
+        // Removed, a wide record leaves the table, and its reused record starts in a slot.
+        tree.removeFile(link)
+        for id in ids.suffix(6) { tree.removeFile(id) }
+        #expect(tree.wideInodes.count == 1, "only the replaced name's inode, with no slot free, stays wide")
+        let reused = tree.addFile(named: Array("again".utf8), in: tree.root, status: status(77))
+        #expect(tree.inode(of: reused) == 77 && tree.files[Int(reused.rawValue)].highWordSlot == 0)
+        #expect(tree.consistencyViolations().isEmpty)
     }
 
     @Test("a name's length lives before its bytes; offset 0 is the empty name")

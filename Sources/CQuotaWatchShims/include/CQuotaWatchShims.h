@@ -23,7 +23,7 @@ enum { QW_AT_EMPTY_PATH = 0x1000 };
 // mallopt(3) lives in <malloc.h>, which Swift's Glibc module does not include.
 int qw_mallopt(int parameter, int value);
 int qw_malloc_trim(size_t pad);
-enum { QW_M_TRIM_THRESHOLD = -1, QW_M_MMAP_THRESHOLD = -3 };
+enum { QW_M_TRIM_THRESHOLD = -1, QW_M_MMAP_THRESHOLD = -3, QW_M_ARENA_MAX = -8 };
 
 // pipe2(2) with O_CLOEXEC: GNU-only in glibc.
 int qw_pipe_cloexec(int fds[2]);

@@ -1,32 +1,43 @@
-/// Thirty-two bytes per non-directory name. Sizes are kept so that a later delete can be
+/// Twenty-eight bytes per non-directory name. Sizes are kept so that a later delete can be
 /// subtracted without a stat; the inode is kept so that a new hard link to it can be found.
 /// The name's length lives in the ``NameArena`` before its bytes.
+///
+/// The inode's low 32 bits are here and its high 32 bits are one of a few the tree keeps
+/// (`inodeHighWords`), named by a 4-bit slot: ext4 and most trees have only 0; XFS's inodes
+/// above 2³² share a few high words (their allocation group's), an overlayfs with xino one a
+/// layer. Past 15 high words a file's whole inode is in the tree's `wideInodes`. Read and
+/// written only through ``TallyTree/fileInode(_:)`` and ``TallyTree/setFileInode(_:of:)``.
 ///
 /// Both sizes fit 32 bits for nearly every file: st_size under 4 GiB and st_blocks under
 /// 2 TiB. A file past either is "wide": its record holds zeroes and its sizes live in the
 /// tree's `wideSizes` table, read and written only through ``TallyTree/recordUsage(_:)`` and
 /// ``TallyTree/setRecordUsage(_:of:)``.
 struct FileRecord {
-    var inode: UInt64
+    var inodeLow: UInt32
     /// `st_size`, unless the record is wide.
     var apparent: UInt32
     /// Allocated 512-byte blocks, unless the record is wide.
     var blocks: UInt32
-    /// The directory in the low 30 bits (all ones: none, a free record), the linked flag and
-    /// the wide flag above.
+    /// The directory in the low 26 bits (all ones: none, a free record), the inode's high-word
+    /// slot in the next 4, the wide flag and the linked flag above.
     private var directoryAndFlags: UInt32
     var nextSibling: UInt32
     var previousSibling: UInt32
     var nameOffset: UInt32
 
-    static let directoryMask: UInt32 = (1 << 30) - 1
+    static let directoryMask: UInt32 = (1 << 26) - 1
+    static let highWordShift: UInt32 = 26
+    static let highWordMask: UInt32 = 0xF << highWordShift
+    /// The slot that means "the whole inode is in the tree's `wideInodes`".
+    static let wideInodeSlot: UInt32 = 15
     static let linkedFlag: UInt32 = 1 << 31
     static let wideFlag: UInt32 = 1 << 30
     /// Directory numbers a record can hold: all below ``directoryMask``, which means none.
     static let directoryLimit = directoryMask
 
-    init(inode: UInt64, directory: UInt32, nameOffset: UInt32) {
-        self.inode = inode
+    /// A record whose inode is still to be set (``TallyTree/setFileInode(_:of:)``).
+    init(directory: UInt32, nameOffset: UInt32) {
+        inodeLow = 0
         apparent = 0
         blocks = 0
         directoryAndFlags = directory & Self.directoryMask
@@ -42,6 +53,13 @@ struct FileRecord {
             return directory == Self.directoryMask ? noRecord : directory
         }
         set { directoryAndFlags = (directoryAndFlags & ~Self.directoryMask) | (newValue & Self.directoryMask) }
+    }
+
+    /// Which of the tree's `inodeHighWords` holds the inode's high 32 bits;
+    /// ``wideInodeSlot``: the whole inode is in `wideInodes`.
+    var highWordSlot: UInt32 {
+        get { (directoryAndFlags & Self.highWordMask) >> Self.highWordShift }
+        set { directoryAndFlags = (directoryAndFlags & ~Self.highWordMask) | (newValue << Self.highWordShift) }
     }
 
     /// The inode may have other names; its sizes live in the hard-link table.
@@ -67,6 +85,45 @@ struct FileRecord {
 }
 
 extension TallyTree {
+    /// A file record's inode.
+    func fileInode(_ file: UInt32) -> UInt64 {
+        Self.fileInode(file, files: files, highWords: inodeHighWords, wideInodes: wideInodes)
+    }
+
+    static func fileInode(
+        _ file: UInt32, files: [FileRecord], highWords: [UInt32], wideInodes: [UInt32: UInt64]
+    ) -> UInt64 {
+        let record = files[Int(file)]
+        let slot = record.highWordSlot
+        if slot == FileRecord.wideInodeSlot { return wideInodes[file] ?? 0 }
+        return UInt64(highWords[Int(slot)]) << 32 | UInt64(record.inodeLow)
+    }
+
+    /// Whether a file record's inode is `inode`: the low word decides nearly every time.
+    func fileHasInode(_ file: UInt32, _ inode: UInt64) -> Bool {
+        files[Int(file)].inodeLow == UInt32(truncatingIfNeeded: inode) && fileInode(file) == inode
+    }
+
+    /// Stores an inode in a file record: the low word in it, the high word as a slot of
+    /// `inodeHighWords` (a new high word takes the next free slot), or, once the 15 slots
+    /// are taken, the whole inode in `wideInodes`.
+    mutating func setFileInode(_ inode: UInt64, of file: UInt32) {
+        let high = UInt32(truncatingIfNeeded: inode >> 32)
+        files[Int(file)].inodeLow = UInt32(truncatingIfNeeded: inode)
+        var slot = inodeHighWords.firstIndex(of: high)
+        if slot == nil && inodeHighWords.count < Int(FileRecord.wideInodeSlot) {
+            inodeHighWords.append(high)
+            slot = inodeHighWords.count - 1
+        }
+        if let slot {
+            if files[Int(file)].highWordSlot == FileRecord.wideInodeSlot { wideInodes[file] = nil }
+            files[Int(file)].highWordSlot = UInt32(slot)
+        } else {
+            files[Int(file)].highWordSlot = FileRecord.wideInodeSlot
+            wideInodes[file] = inode
+        }
+    }
+
     /// The sizes a file record holds, from the record or, for a wide one, the wide table.
     func recordUsage(_ file: UInt32) -> Usage {
         let record = files[Int(file)]

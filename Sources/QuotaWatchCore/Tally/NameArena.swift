@@ -2,7 +2,7 @@
 ///
 /// A record keeps one offset instead of a `String`, which saves an allocation and some 40 bytes
 /// per name; the length lives beside the name's bytes, so a file record needs no byte for it
-/// (a length field would have pushed the record past 32 bytes). Names are raw bytes, so a name
+/// (a length field would have pushed the record past 28 bytes). Names are raw bytes, so a name
 /// that is not UTF-8 is kept exactly; a Linux name is at most 255 bytes (`NAME_MAX`). Offset 0
 /// holds the empty name, the root's. Freed names become garbage; the tree compacts the arena
 /// when garbage passes half.

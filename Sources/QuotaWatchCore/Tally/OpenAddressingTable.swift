@@ -15,9 +15,11 @@ struct OpenAddressingTable {
         slots = [UInt32](repeating: Self.empty, count: capacity)
     }
 
-    /// An empty table of exactly `slotCount` slots, a power of two.
+    /// An empty table of exactly `slotCount` slots, any number from 16 on: a slot is chosen by
+    /// scaling the hash's high half to the count, not by masking, so a table need not double
+    /// to fit (``fittedSlotCount``).
     init(slotCount: Int) {
-        precondition(slotCount >= 16 && slotCount & (slotCount - 1) == 0, "a power of two")
+        precondition(slotCount >= 16 && slotCount < 1 << 32, "16 slots to 2³² − 1")
         slots = [UInt32](repeating: Self.empty, count: slotCount)
     }
 
@@ -26,15 +28,26 @@ struct OpenAddressingTable {
     /// Every stored value, in slot order (for consistency checks).
     var storedValues: [UInt32] { slots.filter { $0 != Self.empty } }
 
-    private var mask: Int { slots.count - 1 }
+    /// The slot a hash starts probing at: its high 32 bits scaled to the slot count.
+    @inline(__always)
+    private func home(_ hash: UInt64) -> Int {
+        Int(truncatingIfNeeded: ((hash >> 32) &* UInt64(slots.count)) >> 32)
+    }
+
+    @inline(__always)
+    private func after(_ index: Int) -> Int { index + 1 == slots.count ? 0 : index + 1 }
+
+    /// How many slots forward `to` lies from `from`, wrapping at the end.
+    @inline(__always)
+    private func distance(from: Int, to: Int) -> Int { to >= from ? to - from : to - from + slots.count }
 
     func find(hash: UInt64, where matches: (UInt32) -> Bool) -> UInt32? {
-        var index = Int(truncatingIfNeeded: hash) & mask
+        var index = home(hash)
         while true {
             let value = slots[index]
             if value == Self.empty { return nil }
             if matches(value) { return value }
-            index = (index + 1) & mask
+            index = after(index)
         }
     }
 
@@ -56,6 +69,15 @@ struct OpenAddressingTable {
         return capacity
     }
 
+    /// Slots for the entries at 75 % load, a multiple of 16: what a table that grew by
+    /// doubling is rebuilt to once a crawl has filled it (``TallyTree/fitIndexesToContents()``).
+    /// Doubling leaves a table between 40 and 80 % full: 220 000 names (grid-20k) took
+    /// 524 288 slots, 9.5 B a name, where about 293 600, 5.3 B, hold them at 75 %.
+    var fittedSlotCount: Int { max(16, (count * 4 / 3 + 16) & ~15) }
+
+    /// True when ``fittedSlotCount`` would save at least a fifth of the slots.
+    var isLoose: Bool { fittedSlotCount * 5 < slots.count * 4 }
+
     /// The same entries in a table of `slotCount` slots, walking this table's slots (not the
     /// owner's records, which may be far more than the entries left).
     func rebuilt(slotCount: Int, rehash: (UInt32) -> UInt64) -> OpenAddressingTable {
@@ -68,32 +90,30 @@ struct OpenAddressingTable {
     /// larger when ``needsGrowth`` said so.
     mutating func insert(_ value: UInt32, hash: UInt64) {
         precondition(!needsGrowth, "grow the table before inserting")
-        var index = Int(truncatingIfNeeded: hash) & mask
-        while slots[index] != Self.empty { index = (index + 1) & mask }
+        var index = home(hash)
+        while slots[index] != Self.empty { index = after(index) }
         slots[index] = value
         count += 1
     }
 
     /// Removes `value`, found by its own hash; `rehash` gives the hash of any stored value.
     mutating func remove(_ value: UInt32, hash: UInt64, rehash: (UInt32) -> UInt64) {
-        var index = Int(truncatingIfNeeded: hash) & mask
+        var index = home(hash)
         while slots[index] != value {
             if slots[index] == Self.empty { return }
-            index = (index + 1) & mask
+            index = after(index)
         }
         // Backward-shift deletion: pull forward every later entry whose home slot
         // lies at or before the hole, so no probe chain is broken.
         var hole = index
-        var next = (hole + 1) & mask
+        var next = after(hole)
         while slots[next] != Self.empty {
-            let home = Int(truncatingIfNeeded: rehash(slots[next])) & mask
-            let distanceFromHome = (next - home) & mask
-            let distanceFromHole = (next - hole) & mask
-            if distanceFromHome >= distanceFromHole {
+            let distanceFromHome = distance(from: home(rehash(slots[next])), to: next)
+            if distanceFromHome >= distance(from: hole, to: next) {
                 slots[hole] = slots[next]
                 hole = next
             }
-            next = (next + 1) & mask
+            next = after(next)
         }
         slots[hole] = Self.empty
         count -= 1
@@ -101,10 +121,10 @@ struct OpenAddressingTable {
 
     /// Replaces a stored value by another with the same key (used when records move).
     mutating func replace(_ old: UInt32, with new: UInt32, hash: UInt64) {
-        var index = Int(truncatingIfNeeded: hash) & mask
+        var index = home(hash)
         while slots[index] != old {
             if slots[index] == Self.empty { return }
-            index = (index + 1) & mask
+            index = after(index)
         }
         slots[index] = new
     }
@@ -117,7 +137,7 @@ struct OpenAddressingTable {
 }
 
 /// FNV-1a over a parent number and a name: cheap, and good enough for linear probing once
-/// the final avalanche spreads the low bits.
+/// the final avalanche spreads the bits (a table uses the high 32).
 @inline(__always)
 func hashName(parent: UInt32, _ name: some Sequence<UInt8>) -> UInt64 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(parent)

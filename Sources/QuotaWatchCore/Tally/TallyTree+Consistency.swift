@@ -35,6 +35,20 @@ extension TallyTree {
         for index in files.indices where files[index].isWide && wideSizes[UInt32(index)] == nil {
             report("wide file \(index) has no sizes in the wide table")
         }
+        for file in wideInodes.keys {
+            guard Int(file) < files.count, files[Int(file)].directory != noRecord,
+                files[Int(file)].highWordSlot == FileRecord.wideInodeSlot
+            else {
+                report("wide inode table holds file \(file), which is not such a record in the tree")
+                continue
+            }
+        }
+        for index in files.indices
+        where files[index].directory != noRecord && files[index].highWordSlot == FileRecord.wideInodeSlot
+            && wideInodes[UInt32(index)] == nil
+        {
+            report("file \(index) has its inode in the wide inode table, which lacks it")
+        }
     }
 
     /// Every live single-named file once, found from its own hash; nothing else.

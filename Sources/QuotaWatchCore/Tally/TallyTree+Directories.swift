@@ -70,7 +70,7 @@ extension TallyTree {
             directories[Int(id)] = record
             return id
         }
-        // A file record keeps its directory's number in 30 bits.
+        // A file record keeps its directory's number in 26 bits: 67 108 863 directories.
         precondition(directories.count < FileRecord.directoryLimit, "more directories than a file record can name")
         directories.append(record)
         return UInt32(directories.count - 1)

@@ -44,7 +44,8 @@ extension TallyTree {
         } else {
             convertLinkedFilesToSingleNamed(device: device, status: status)
         }
-        let id = allocateFile(FileRecord(inode: status.inode, directory: parent, nameOffset: names.append(name)))
+        let id = allocateFile(FileRecord(directory: parent, nameOffset: names.append(name)))
+        setFileInode(status.inode, of: id)
         setRecordUsage(status.usage, of: id)
         indexEntry(id, hash: hashName(parent: parent, name))
         linkFileIntoDirectory(id)
@@ -68,7 +69,7 @@ extension TallyTree {
         let status = status.storedInFileRecord
         let id = file.rawValue
         let record = files[Int(id)]
-        if record.inode != status.inode {
+        if !fileHasInode(id, status.inode) {
             // Another inode now has this name (replaced behind our back): start over.
             let name = Array(self.name(of: file))
             let directory = self.directory(containing: file)
@@ -88,7 +89,7 @@ extension TallyTree {
             return
         }
         if status.mayHaveOtherNames {
-            convertSingleNamedFiles(device: directories[Int(record.directory)].device, inode: record.inode)
+            convertSingleNamedFiles(device: directories[Int(record.directory)].device, inode: status.inode)
             setLinkedUsage(of: id, to: status.usage)
             return
         }
@@ -147,6 +148,10 @@ extension TallyTree {
         if files[Int(id)].isWide {
             files[Int(id)].isWide = false
             wideSizes[id] = nil
+        }
+        if files[Int(id)].highWordSlot == FileRecord.wideInodeSlot {
+            files[Int(id)].highWordSlot = 0
+            wideInodes[id] = nil
         }
         files[Int(id)].directory = noRecord
         files[Int(id)].nextSibling = freeFile

@@ -2,8 +2,7 @@
 /// names lies below, which is `du -s`'s rule for every directory at once.
 extension TallyTree {
     func linkedKey(of file: UInt32) -> InodeKey {
-        let record = files[Int(file)]
-        return InodeKey(device: directories[Int(record.directory)].device, inode: record.inode)
+        InodeKey(device: directories[Int(files[Int(file)].directory)].device, inode: fileInode(file))
     }
 
     /// Counts a linked name in its directory and each ancestor below `stop`. `counted` is
@@ -101,7 +100,7 @@ extension TallyTree {
             var file = directories[Int(directory)].firstFile
             while file != noRecord && remaining > 0 {
                 let record = files[Int(file)]
-                if record.isLinked && record.inode == key.inode {
+                if record.isLinked && fileHasInode(file, key.inode) {
                     result.append(file)
                     remaining -= 1
                 }
@@ -154,7 +153,7 @@ extension TallyTree {
             var file = directories[Int(deepest)].firstFile
             while file != noRecord {
                 let record = files[Int(file)]
-                if record.isLinked && record.inode == key.inode {
+                if record.isLinked && fileHasInode(file, key.inode) {
                     result.append(FileID(rawValue: file))
                     break
                 }

@@ -29,6 +29,12 @@ package struct TallyTree {
     /// The sizes of file records marked wide (st_size of 4 GiB or more, or 2 TiB allocated), by
     /// record number: a few entries where a tree holds disk images or videos, most often none.
     var wideSizes: [UInt32: Usage] = [:]
+    /// The high 32 bits of the files' inodes, by the slot a ``FileRecord`` names: 0 first (all
+    /// of ext4's), then each new one as it is met, at most 15 (see ``FileRecord``).
+    var inodeHighWords: [UInt32] = [0]
+    /// The inodes of file records whose high word found no slot, by record number: empty but
+    /// on a file system with more than 15 high words in one tree.
+    var wideInodes: [UInt32: UInt64] = [:]
     var freeFile = noRecord
     var freeDirectory = noRecord
     package internal(set) var fileCount = 0
@@ -118,10 +124,11 @@ package struct TallyTree {
         let record = files[Int(file.rawValue)]
         guard record.isLinked else { return recordUsage(file.rawValue) }
         let device = directories[Int(record.directory)].device
-        return linkedInodes[InodeKey(device: device, inode: record.inode)]?.usage ?? recordUsage(file.rawValue)
+        return linkedInodes[InodeKey(device: device, inode: fileInode(file.rawValue))]?.usage
+            ?? recordUsage(file.rawValue)
     }
 
-    package func inode(of file: FileID) -> UInt64 { files[Int(file.rawValue)].inode }
+    package func inode(of file: FileID) -> UInt64 { fileInode(file.rawValue) }
 
     /// The file recorded with this inode and a single name, if any.
     package func singleNamedFile(device: UInt64, inode: UInt64) -> FileID? {
@@ -256,7 +263,7 @@ package struct TallyTree {
     }
 
     func inodeHash(_ file: UInt32) -> UInt64 {
-        Self.inodeHash(file, files: files, directories: directories)
+        Self.inodeHash(file, files: files, directories: directories, highWords: inodeHighWords, wideInodes: wideInodes)
     }
 
     /// The hash of a stored entry: its parent and name.
@@ -272,9 +279,12 @@ package struct TallyTree {
     }
 
     /// The hash of a single-named file: its device and inode.
-    static func inodeHash(_ file: UInt32, files: [FileRecord], directories: [DirectoryRecord]) -> UInt64 {
-        let record = files[Int(file)]
-        return hashInode(device: directories[Int(record.directory)].device, inode: record.inode)
+    static func inodeHash(
+        _ file: UInt32, files: [FileRecord], directories: [DirectoryRecord], highWords: [UInt32],
+        wideInodes: [UInt32: UInt64]
+    ) -> UInt64 {
+        let inode = fileInode(file, files: files, highWords: highWords, wideInodes: wideInodes)
+        return hashInode(device: directories[Int(files[Int(file)].directory)].device, inode: inode)
     }
 
     /// Hash functions for the tables' backward-shift removal. They capture the record arrays,
@@ -286,8 +296,10 @@ package struct TallyTree {
     }
 
     var inodeHasher: (UInt32) -> UInt64 {
-        let (files, directories) = (files, directories)
-        return { Self.inodeHash($0, files: files, directories: directories) }
+        let (files, directories, highWords, wideInodes) = (files, directories, inodeHighWords, wideInodes)
+        return {
+            Self.inodeHash($0, files: files, directories: directories, highWords: highWords, wideInodes: wideInodes)
+        }
     }
 
     /// Inserts into the name table, rebuilding it twice as large first when it is full. Every
@@ -297,18 +309,22 @@ package struct TallyTree {
     /// The hash is an autoclosure so that a tree without tables never computes it.
     mutating func indexEntry(_ value: UInt32, hash: @autoclosure () -> UInt64) {
         guard !lookupIsDeferred else { return }
-        if entryIndex.needsGrowth {
-            var larger = OpenAddressingTable(slotCount: entryIndex.slotCount * 2)
-            for index in files.indices where files[index].directory != noRecord && UInt32(index) != value {
-                larger.insert(UInt32(index), hash: entryHash(UInt32(index)))
-            }
-            for index in directories.indices.dropFirst() where directories[index].isLive {
-                let tagged = UInt32(index) | Self.directoryTag
-                if tagged != value { larger.insert(tagged, hash: entryHash(tagged)) }
-            }
-            entryIndex = larger
-        }
+        if entryIndex.needsGrowth { rebuildEntryIndex(slotCount: entryIndex.slotCount * 2, leavingOut: value) }
         entryIndex.insert(value, hash: hash())
+    }
+
+    /// The name table rebuilt with `slotCount` slots from the records, all live ones but
+    /// `value` (one about to be inserted).
+    private mutating func rebuildEntryIndex(slotCount: Int, leavingOut value: UInt32 = noRecord) {
+        var rebuilt = OpenAddressingTable(slotCount: slotCount)
+        for index in files.indices where files[index].directory != noRecord && UInt32(index) != value {
+            rebuilt.insert(UInt32(index), hash: entryHash(UInt32(index)))
+        }
+        for index in directories.indices.dropFirst() where directories[index].isLive {
+            let tagged = UInt32(index) | Self.directoryTag
+            if tagged != value { rebuilt.insert(tagged, hash: entryHash(tagged)) }
+        }
+        entryIndex = rebuilt
     }
 
     /// Inserts into the inode table, rebuilding it twice as large first when it is full, from
@@ -319,22 +335,34 @@ package struct TallyTree {
     /// The hash is an autoclosure so that a tree without tables never computes it.
     mutating func indexInode(_ file: UInt32, hash: @autoclosure () -> UInt64) {
         guard !lookupIsDeferred else { return }
-        if inodeIndex.needsGrowth {
-            var larger = OpenAddressingTable(slotCount: inodeIndex.slotCount * 2)
-            for index in files.indices
-            where files[index].directory != noRecord && !files[index].isLinked && UInt32(index) != file {
-                larger.insert(UInt32(index), hash: inodeHash(UInt32(index)))
-            }
-            inodeIndex = larger
-        }
+        if inodeIndex.needsGrowth { rebuildInodeIndex(slotCount: inodeIndex.slotCount * 2, leavingOut: file) }
         inodeIndex.insert(file, hash: hash())
+    }
+
+    /// The inode table rebuilt with `slotCount` slots from the records, all live single-named
+    /// ones but `file` (one about to be inserted).
+    private mutating func rebuildInodeIndex(slotCount: Int, leavingOut file: UInt32 = noRecord) {
+        var rebuilt = OpenAddressingTable(slotCount: slotCount)
+        for index in files.indices
+        where files[index].directory != noRecord && !files[index].isLinked && UInt32(index) != file {
+            rebuilt.insert(UInt32(index), hash: inodeHash(UInt32(index)))
+        }
+        inodeIndex = rebuilt
+    }
+
+    /// Rebuilds each table that doubling left loose at 75 % load, from the records in their
+    /// order. For the end of a crawl: the tables then hold what the tree will keep, and a
+    /// daemon keeps them for as long as it watches. A later insert past 80 % doubles again.
+    package mutating func fitIndexesToContents() {
+        guard !lookupIsDeferred else { return }
+        if entryIndex.isLoose { rebuildEntryIndex(slotCount: entryIndex.fittedSlotCount) }
+        if inodeIndex.isLoose { rebuildInodeIndex(slotCount: inodeIndex.fittedSlotCount) }
     }
 
     func findSingleNamedFile(device: UInt64, inode: UInt64) -> UInt32? {
         guard !lookupIsDeferred else { return nil }
         return inodeIndex.find(hash: hashInode(device: device, inode: inode)) { file in
-            let record = files[Int(file)]
-            return record.inode == inode && directories[Int(record.directory)].device == device
+            fileHasInode(file, inode) && directories[Int(files[Int(file)].directory)].device == device
         }
     }
 }

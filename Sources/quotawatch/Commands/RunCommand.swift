@@ -180,6 +180,7 @@ enum RunCommand {
 
         ResourceLimits.raiseOpenFileLimit()
         MemoryTuning.returnLargeBlocksToKernel()
+        MemoryTuning.keepOneArena()
 
         guard let metrics = RunMetrics.start(given.engine.metrics, adding: &options) else { return .failure }
         defer { metrics.stop() }

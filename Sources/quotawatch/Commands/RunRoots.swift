@@ -90,6 +90,7 @@ enum RunRoots {
 
         ResourceLimits.raiseOpenFileLimit()
         MemoryTuning.returnLargeBlocksToKernel()
+        MemoryTuning.keepOneArena()
         guard let metrics = RunMetrics.start(given.metrics, adding: &all) else { return .failure }
         defer { metrics.stop() }
 

@@ -24,6 +24,7 @@ enum WatchInProcess {
         // The termination signals are already blocked (``WatchCommand``), as `run` blocks them.
         ResourceLimits.raiseOpenFileLimit()
         MemoryTuning.returnLargeBlocksToKernel()
+        MemoryTuning.keepOneArena()
 
         let engine = LiveEngine(options: options)
         let root = options.rootDisplay

@@ -189,6 +189,8 @@ package struct KernelFileSystem: LiveFileSystem {
         let (_, report) = full.crawl(
             fresh, into: &tree, at: tree.root, beforeListing: backend.watch, progress: progress,
             notingFilesChangedSince: Self.writebackHorizon())
+        // The tables doubled as the crawl filled them; the daemon keeps them at this size.
+        tree.fitIndexesToContents()
         return (tree, report)
     }
 
