@@ -70,8 +70,14 @@ extension TallyTree {
             directories[Int(id)] = record
             return id
         }
-        // A file record keeps its directory's number in 26 bits: 67 108 863 directories.
-        precondition(directories.count < FileRecord.directoryLimit, "more directories than a file record can name")
+        // A file record keeps its directory's number in 26 bits: 67 108 863 directories. A
+        // tree that large would hold several GiB of records; fatalError, unlike precondition,
+        // says why in a release build too.
+        if directories.count >= FileRecord.directoryLimit {
+            fatalError(
+                "the tree holds more than \(FileRecord.directoryLimit - 1) directories, more than one root "
+                    + "can count; serve its subtrees as separate roots (run ROOT ROOT…)")
+        }
         directories.append(record)
         return UInt32(directories.count - 1)
     }
