@@ -58,7 +58,7 @@ enum RunRoots {
         // One inotify instance and one fanotify group for every root, not one each.
         let backends = SharedBackends()
         // One `--events` writer and one wait for mount changes, not a thread of each per root.
-        let services = SharedRootServices()
+        let services = SharedRootServices(concurrentCrawls: given.workers)
         defer { services.stop() }
         // What every root's options share, whether it is served from the start or matched later.
         @Sendable func rootsOptions(
