@@ -42,7 +42,11 @@ package struct CrawlOptions: Sendable {
     /// Do not descend into, nor count, directories on another file system (du -x).
     package var oneFileSystem: Bool
 
-    package init(workers: Int = max(2, ProcessInfo.processInfo.activeProcessorCount), oneFileSystem: Bool = false) {
+    /// One per processor, at least 2. Counted once: Foundation reads the cgroup's files for it
+    /// each time, and every root's options start from this default.
+    package static let defaultWorkers = max(2, ProcessInfo.processInfo.activeProcessorCount)
+
+    package init(workers: Int = Self.defaultWorkers, oneFileSystem: Bool = false) {
         self.workers = workers
         self.oneFileSystem = oneFileSystem
     }

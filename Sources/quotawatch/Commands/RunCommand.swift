@@ -75,17 +75,26 @@ enum RunCommand {
     /// may start threads (the notifier's sender, the history writer), so the caller blocks the
     /// termination signals first: a thread started with them open could take a SIGTERM or
     /// SIGHUP and end the process.
+    ///
+    /// `built`: the policy `given` makes, built by a caller preparing many roots of one config
+    /// (`run ROOT ROOT…`), which has set up the log too; nil: both are done here.
     static func engineOptions(
         from given: EngineArguments, root: CommandLineArgument,
-        notifier: ServiceNotifier? = ServiceNotifier.forServiceManager(environment: ProcessInfo.processInfo.environment)
+        notifier: ServiceNotifier? = ServiceNotifier.forServiceManager(
+            environment: ProcessInfo.processInfo.environment),
+        built: PolicyConfig? = nil
     ) -> Prepared {
-        RunService.configureLog(level: given.logLevel)
         let policy: PolicyConfig
-        do {
-            policy = try given.policy.build()
-        } catch {
-            Log.error(error.description)
-            return .exit(error.status)
+        if let built {
+            policy = built
+        } else {
+            RunService.configureLog(level: given.logLevel)
+            do {
+                policy = try given.policy.build()
+            } catch {
+                Log.error(error.description)
+                return .exit(error.status)
+            }
         }
 
         // A bad ROOT is a usage error, as for scan, before anything is started.

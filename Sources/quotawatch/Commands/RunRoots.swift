@@ -58,18 +58,19 @@ enum RunRoots {
         // One inotify instance and one fanotify group for every root, not one each.
         let backends = SharedBackends()
         // One `--events` writer and one wait for mount changes, not a thread of each per root.
-        let services = SharedRootServices()
+        let services = SharedRootServices(concurrentCrawls: given.workers)
         defer { services.stop() }
         // What every root's options share, whether it is served from the start or matched later.
         @Sendable func rootsOptions(
-            _ root: CommandLineArgument, config: [UInt8]?, socket: CommandLineArgument?, notifier: ServiceNotifier?
+            _ root: CommandLineArgument, config: [UInt8]?, socket: CommandLineArgument?, notifier: ServiceNotifier?,
+            built: PolicyConfig? = nil
         ) -> RunCommand.Prepared {
             var rootsOwn = given
             rootsOwn.socket = socket
             if let config { rootsOwn.policy.file = config }
-            // The config's warnings name the root they are about.
+            // What the root's own setup logs names the root it is about.
             let prepared = ThreadSubject.with(EscapedName.string(RootOptions.canonicalBytes(root.bytes))) {
-                RunCommand.engineOptions(from: rootsOwn, root: root, notifier: notifier)
+                RunCommand.engineOptions(from: rootsOwn, root: root, notifier: notifier, built: built)
             }
             guard case .ready(var options) = prepared else { return prepared }
             options.waitsForSignals = false
@@ -77,9 +78,25 @@ enum RunRoots {
             options.sharedServices = services
             return .ready(options)
         }
+        // Each config file read once for the roots served from the start, not once per root:
+        // the same rules (and the same warnings, said once) for every root that names it.
+        RunService.configureLog(level: given.logLevel)
+        var policies: [[UInt8]?: PolicyConfig] = [:]
         for (index, (root, config)) in roots.enumerated() {
             let socket = given.sockets.isEmpty ? nil : given.sockets[index]
-            switch rootsOptions(root, config: config, socket: socket, notifier: notifiers?[index]) {
+            if policies[config] == nil {
+                var rootsOwn = given
+                if let config { rootsOwn.policy.file = config }
+                do {
+                    policies[config] = try rootsOwn.policy.build()
+                } catch {
+                    Log.error(error.description)
+                    return error.status
+                }
+            }
+            switch rootsOptions(
+                root, config: config, socket: socket, notifier: notifiers?[index], built: policies[config])
+            {
             case .ready(let options):
                 all.append(options)
             case .exit(let status):

@@ -62,6 +62,9 @@ package final class LiveEngine: Sendable {
         // the rest of the run would make the first change copy every array of the live one, and
         // the report of a freshly filled directory holds a name for every file in it.
         var step: KernelStep
+        // Roots served together crawl in turn (``SharedRootServices/beginCrawl()``).
+        let shared = options.sharedServices
+        shared?.beginCrawl()
         do {
             let (tree, report) = try fileSystem.crawlInitial(progress: progress)
             step = EngineStep(
@@ -69,15 +72,14 @@ package final class LiveEngine: Sendable {
                 schedule: EngineSchedule(settle: options.settle, pollInterval: options.pollInterval, now: clock.now),
                 clock: clock)
         } catch {
+            crawlEnded(shared)
             return .failure(.root(error.description))
         }
+        crawlEnded(shared)
         step.live.oneFileSystem = options.crawl.oneFileSystem
         step.live.copyUpDevices = services.mounts?.copyUpDevices ?? []
         step.live.verification = VerificationSweep(options.verification, now: clock.now)
         step.live.restatsLinkedInodesAtSync = backend.fanotifyWatches == nil
-        // The crawl's listings are freed by now; what they leave free in the heap goes back
-        // before the daemon says it is ready, not at the first quiet moment after an event.
-        MemoryTuning.returnFreeMemory()
         let rootName = Array(options.root.split(separator: UInt8(ascii: "/")).last ?? [])
         if let watch = fileSystem.watchRootParent(rootName: rootName, rootStatus: services.rootStatus) {
             step.live.rootParent = (watch, rootName)
@@ -109,6 +111,13 @@ package final class LiveEngine: Sendable {
         let exit = loop(&step, &actions)
         publisher.notifyObservers(.stopping, step.live, monitor: policy.monitor)
         return exit
+    }
+
+    /// The crawl's listings are freed by now; what they leave free in the heap goes back before
+    /// the daemon says it is ready, not at the first quiet moment after an event. Roots served
+    /// together do it once, when the last crawl underway ends.
+    private func crawlEnded(_ shared: SharedRootServices?) {
+        if shared?.endCrawl() ?? true { MemoryTuning.returnFreeMemory() }
     }
 
     /// Starts every participant in order, each with its own way back to this thread; the

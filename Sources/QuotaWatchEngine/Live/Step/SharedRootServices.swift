@@ -1,3 +1,4 @@
+import Dispatch
 import QuotaWatchSystem
 import Synchronization
 
@@ -7,10 +8,20 @@ import Synchronization
 /// mounts). Each was a thread per root: with 1 000 roots, 2 000 threads whose stacks alone held
 /// about 45 MiB, and as many descriptors on `/proc/self/mountinfo`.
 ///
+/// And the roots' turns at their first crawl (``beginCrawl()``): a few at a time, not every
+/// root at once. 1 000 roots starting together were 2 000 crawling threads on two cores, each
+/// root's crawl fighting the others for the shared backend's lock and each root's end
+/// trimming the allocator's every arena while the rest filled them (start-up 4.7× one root
+/// holding the same files; docs/BENCHMARKS.md, "roots start-up").
+///
 /// Made once per process and handed to every root's ``EngineOptions``; ``stop()`` comes after
 /// every root has stopped. A process serving one root has none and starts its own.
 package final class SharedRootServices: Sendable {
     private let state = Mutex(State())
+    /// One per crawl allowed at once; a root waits in turn for one (FIFO, one woken per release).
+    private let crawlSlots: DispatchSemaphore
+    /// Roots between ``beginCrawl()`` and ``endCrawl()``, waiting or crawling.
+    private let crawlsUnderway = Mutex(0)
 
     private struct State {
         var events: LineWriter?
@@ -19,7 +30,34 @@ package final class SharedRootServices: Sendable {
         var mailboxes: [ObjectIdentifier: Mailbox] = [:]
     }
 
-    package init() {}
+    /// - Parameter concurrentCrawls: roots crawled at once; each crawl has its own workers
+    ///   (`--workers`), so the default, the processors, keeps every one of them busy.
+    package init(concurrentCrawls: Int = CrawlOptions().workers) {
+        crawlSlots = DispatchSemaphore(value: max(1, concurrentCrawls))
+    }
+
+    /// Blocks until this root may crawl; ``endCrawl()`` gives the turn on.
+    func beginCrawl() {
+        crawlsUnderway.withLock { $0 += 1 }
+        crawlSlots.wait()
+    }
+
+    /// Roots between ``beginCrawl()`` and ``endCrawl()`` now (for tests).
+    var crawlsWaitingOrUnderway: Int { crawlsUnderway.withLock { $0 } }
+
+    /// Gives the turn to the next root waiting. True when no other root is crawling or waiting
+    /// to: the moment to hand the crawls' freed memory back to the kernel, once for all of them
+    /// rather than once per root (a walk of every arena each time).
+    func endCrawl() -> Bool {
+        // Counted out before the slot is given on: a root woken by it and ending at once must
+        // not find this one still counted, and neither would be told it was last.
+        let wasLast = crawlsUnderway.withLock { underway in
+            underway -= 1
+            return underway == 0
+        }
+        crawlSlots.signal()
+        return wasLast
+    }
 
     /// The one writer of every root's `--events` lines, started by the first root that asks.
     func events() -> LineWriter {
