@@ -28,8 +28,14 @@ package struct InotifyEvent: Sendable, Equatable {
 
     /// The same walk, handing each event to `each` as it is decoded: the reader turns each
     /// into a change at once, with no array of events in between.
+    ///
+    /// An event naming what the one before it named (a new file's create, write and close come
+    /// one after the other) gets that event's name array, not a copy: one allocation per file
+    /// of a burst instead of three, and the tree's comparison with the name it last queued
+    /// finds the same storage.
     package static func decode(raw bytes: UnsafeRawBufferPointer, _ each: (InotifyEvent) -> Void) {
         var offset = 0
+        var previousName: [UInt8] = []
         func word(_ at: Int) -> UInt32 {
             UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))
         }
@@ -39,10 +45,12 @@ package struct InotifyEvent: Sendable, Equatable {
             let start = offset + 16
             var end = start
             while end < start + length && bytes[end] != 0 { end += 1 }
+            let name = bytes[start..<end]
+            if !name.elementsEqual(previousName) { previousName = Array(name) }
             each(
                 InotifyEvent(
                     watch: Int32(bitPattern: word(offset)), mask: InotifyMask(rawValue: word(offset + 4)),
-                    cookie: word(offset + 8), name: Array(bytes[start..<end])))
+                    cookie: word(offset + 8), name: previousName))
             offset = start + length
         }
     }
