@@ -137,7 +137,11 @@ package final class LiveEngine: Sendable {
         step.schedule.polled(at: clock.now)
         while true {
             let deadline = step.wakeDeadline(policyDeadline: actions.deadline).map(clock.instant(of:))
-            for message in mailbox.take(until: deadline) {
+            // With work pending, the deadline is the next flush at the latest, and changes count
+            // only from a flush on: those the reader hands over meanwhile wait for it rather
+            // than waking the engine for each batch. Not while a sync waits for its marker.
+            let changesMayWait = step.live.hasPendingWork && step.schedule.waitingSyncs == 0
+            for message in mailbox.take(until: deadline, changesMayWait: changesMayWait) {
                 switch message {
                 case .events(let changes):
                     // Read in place: a copy kept alive until `apply` below mutates the tree would
