@@ -136,11 +136,14 @@ package final class LiveEngine: Sendable {
         step.schedule.flushed(at: clock.now)
         step.schedule.polled(at: clock.now)
         while true {
-            let deadline = step.wakeDeadline(policyDeadline: actions.deadline).map(clock.instant(of:))
-            // With work pending, the deadline is the next flush at the latest, and changes count
-            // only from a flush on: those the reader hands over meanwhile wait for it rather
-            // than waking the engine for each batch. Not while a sync waits for its marker.
-            let changesMayWait = step.live.hasPendingWork && step.schedule.waitingSyncs == 0
+            var wake = step.wakeDeadline(policyDeadline: actions.deadline)
+            // Changes count from a flush on, and none comes before `earliestFlush`: those the
+            // reader hands over until then wait for it (the engine wakes at it at the latest)
+            // rather than waking the engine for each batch. Not while a sync waits for its marker.
+            let earliestFlush = step.schedule.earliestFlush
+            let changesMayWait = step.schedule.waitingSyncs == 0 && clock.now < earliestFlush
+            if changesMayWait { wake = min(wake ?? earliestFlush, earliestFlush) }
+            let deadline = wake.map(clock.instant(of:))
             for message in mailbox.take(until: deadline, changesMayWait: changesMayWait) {
                 switch message {
                 case .events(let changes):

@@ -26,8 +26,8 @@ enum EngineMessage: Sendable {
 /// A queue of messages for the engine thread, with a timed wait so the engine can also
 /// run its timers.
 ///
-/// Changes need not wake the engine while it waits for its next flush: they count from that
-/// flush on, and its deadline wakes the engine anyway. In a burst the reader hands over a
+/// Changes need not wake the engine before its next flush may come: they count from a flush
+/// on, and the engine wakes for that moment anyway (``EngineSchedule/earliestFlush``). In a burst the reader hands over a
 /// batch every few milliseconds and the flush comes every 20: waking the engine for each batch
 /// was a futex wake-up and two context switches per batch, a fifth of the daemon's CPU. Every
 /// other message (a request, a signal, a failure) wakes it at once.
