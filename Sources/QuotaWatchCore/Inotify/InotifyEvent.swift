@@ -45,13 +45,26 @@ package struct InotifyEvent: Sendable, Equatable {
             let start = offset + 16
             var end = start
             while end < start + length && bytes[end] != 0 { end += 1 }
-            let name = bytes[start..<end]
-            if !name.elementsEqual(previousName) { previousName = Array(name) }
+            if !isName(bytes, from: start, to: end, previousName) { previousName = Array(bytes[start..<end]) }
             each(
                 InotifyEvent(
                     watch: Int32(bitPattern: word(offset)), mask: InotifyMask(rawValue: word(offset + 4)),
                     cookie: word(offset + 8), name: previousName))
             offset = start + length
         }
+    }
+
+    /// Whether `bytes[start..<end]` is `name`, compared from the end, where names made one after
+    /// another differ (a counter, a hash); a plain loop, since the generic `elementsEqual`
+    /// runs a witness call per byte in a debug build, where it slowed the reader enough for a
+    /// burst to overflow the kernel's queue.
+    private static func isName(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int, _ name: [UInt8]) -> Bool {
+        guard end - start == name.count else { return false }
+        var index = name.count
+        while index > 0 {
+            index -= 1
+            if bytes[start + index] != name[index] { return false }
+        }
+        return true
     }
 }
