@@ -28,6 +28,24 @@ struct InotifyEventTests {
             ])
     }
 
+    /// A new file's create, write and close name it three times in a row: they share one
+    /// array (one allocation per file of a burst), and a different name in between is its own.
+    @Test func aNameRepeatedByTheNextEventSharesItsStorage() {
+        let buffer =
+            record(watch: 3, mask: 0x100, cookie: 0, name: Array("f1".utf8), padTo: 16)
+            + record(watch: 3, mask: 0x2, cookie: 0, name: Array("f1".utf8), padTo: 16)
+            + record(watch: 4, mask: 0x8, cookie: 0, name: Array("f1".utf8), padTo: 32)
+            + record(watch: 3, mask: 0x100, cookie: 0, name: Array("f2".utf8), padTo: 16)
+            + record(watch: 3, mask: 0x400, cookie: 0, name: [], padTo: 0)
+        var events: [InotifyEvent] = []
+        InotifyEvent.decode(buffer, into: &events)
+        #expect(events.map(\.name) == [Array("f1".utf8), Array("f1".utf8), Array("f1".utf8), Array("f2".utf8), []])
+        #expect(events.map(\.watch) == [3, 3, 4, 3, 3])
+        let storage = events.map { $0.name.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
+        #expect(storage[0] == storage[1] && storage[1] == storage[2], "one array for the three events of f1")
+        #expect(storage[3] != storage[0], "another name gets its own")
+    }
+
     @Test func overflowRecordHasNoWatch() {
         var events: [InotifyEvent] = []
         InotifyEvent.decode(record(watch: -1, mask: 0x4000, cookie: 0, name: [], padTo: 0), into: &events)

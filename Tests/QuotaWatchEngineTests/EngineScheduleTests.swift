@@ -103,4 +103,18 @@ struct EngineScheduleTests {
         #expect(!schedule.due(busy, now: clock.now).poll)
         #expect(schedule.due(busy, now: clock.now + 2000 * ms).poll)
     }
+
+    /// Changes handed over before this moment wait for it in the mailbox: no flush comes sooner.
+    @Test("the earliest flush is the settle period after the last, and a flush is due exactly then")
+    func earliestFlushFollowsTheLastFlush() {
+        var clock = ManualEngineClock()
+        var schedule = EngineSchedule(settle: .milliseconds(20), now: clock.now)
+        let pending = LoopConditions(hasPendingWork: true)
+        clock.advance(by: .seconds(1))
+        schedule.flushed(at: clock.now)
+        #expect(schedule.earliestFlush == clock.now + 20_000_000)
+        #expect(!schedule.due(pending, now: schedule.earliestFlush - 1).flush)
+        #expect(schedule.due(pending, now: schedule.earliestFlush).flush)
+        #expect(schedule.wakeDeadline(pending) == schedule.earliestFlush)
+    }
 }

@@ -25,6 +25,30 @@ struct FinalAllocationTests {
         expectExact(h, "the large file's writeback block and the sparse one's mapped write, at a sync")
     }
 
+    /// The stat decides: a write schedules nothing at its event (scheduled there, nearly every
+    /// file of a burst had its timers forgotten again at its stat), and a file whose stat shows
+    /// an allocation that can still change is owed its late re-stat from the write's moment.
+    @Test func aWriteSchedulesNothingBeforeItsStat() throws {
+        var fs = FakeFileSystem(handleCapacity: 8)
+        fs.allocationFinality = AllocationFinality(fileSystemType: AllocationFinality.ext4Magic, blockSize: 4096)
+        var h = LiveTreeHarness(fs)
+        let written = h.now
+        try h.fs.createFile("small", size: 512)
+        try h.fs.createFile("large", size: 50_000, allocated: 53_248)
+        h.deliver()
+        #expect(h.live.restats.late.isEmpty, "nothing is scheduled before the stat")
+        h.advance(milliseconds: 20)
+        h.flush()
+        let late = Dictionary(
+            uniqueKeysWithValues: h.live.restats.late.map { (String(decoding: $0.key.name, as: UTF8.self), $0.value) })
+        #expect(late == ["large": written + h.live.lateRestatDelay], "from the write, not from the flush")
+        try h.fs.settleAllocation("large", allocated: 57_344)
+        h.now = written + h.live.lateRestatDelay
+        h.deliver()
+        h.flush()
+        expectExact(h, "the late re-stat, on time")
+    }
+
     @Test func aSmallFileWrittenAgainIsStatAgainByItsEvent() throws {
         var fs = FakeFileSystem(handleCapacity: 8)
         fs.allocationFinality = AllocationFinality(fileSystemType: AllocationFinality.ext4Magic, blockSize: 4096)

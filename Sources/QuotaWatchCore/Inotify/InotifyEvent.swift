@@ -28,8 +28,14 @@ package struct InotifyEvent: Sendable, Equatable {
 
     /// The same walk, handing each event to `each` as it is decoded: the reader turns each
     /// into a change at once, with no array of events in between.
+    ///
+    /// An event naming what the one before it named (a new file's create, write and close come
+    /// one after the other) gets that event's name array, not a copy: one allocation per file
+    /// of a burst instead of three, and the tree's comparison with the name it last queued
+    /// finds the same storage.
     package static func decode(raw bytes: UnsafeRawBufferPointer, _ each: (InotifyEvent) -> Void) {
         var offset = 0
+        var previousName: [UInt8] = []
         func word(_ at: Int) -> UInt32 {
             UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))
         }
@@ -39,11 +45,26 @@ package struct InotifyEvent: Sendable, Equatable {
             let start = offset + 16
             var end = start
             while end < start + length && bytes[end] != 0 { end += 1 }
+            if !isName(bytes, from: start, to: end, previousName) { previousName = Array(bytes[start..<end]) }
             each(
                 InotifyEvent(
                     watch: Int32(bitPattern: word(offset)), mask: InotifyMask(rawValue: word(offset + 4)),
-                    cookie: word(offset + 8), name: Array(bytes[start..<end])))
+                    cookie: word(offset + 8), name: previousName))
             offset = start + length
         }
+    }
+
+    /// Whether `bytes[start..<end]` is `name`, compared from the end, where names made one after
+    /// another differ (a counter, a hash); a plain loop, since the generic `elementsEqual`
+    /// runs a witness call per byte in a debug build, where it slowed the reader enough for a
+    /// burst to overflow the kernel's queue.
+    private static func isName(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int, _ name: [UInt8]) -> Bool {
+        guard end - start == name.count else { return false }
+        var index = name.count
+        while index > 0 {
+            index -= 1
+            if bytes[start + index] != name[index] { return false }
+        }
+        return true
     }
 }

@@ -138,6 +138,10 @@ package struct EngineSchedule: Sendable {
         resyncNotBefore = now
     }
 
+    /// The earliest moment the next flush may come: changes handed over before it are stat'ed
+    /// then at the earliest, whenever they are applied.
+    package var earliestFlush: UInt64 { Saturating.sum(lastFlush, settle.nanoseconds) }
+
     /// Syncs still waiting for their marker.
     package var waitingSyncs: Int { syncDeadlines.count }
 

@@ -145,8 +145,15 @@ package final class LiveEngine: Sendable {
         step.schedule.flushed(at: clock.now)
         step.schedule.polled(at: clock.now)
         while true {
-            let deadline = step.wakeDeadline(policyDeadline: actions.deadline).map(clock.instant(of:))
-            for message in mailbox.take(until: deadline) {
+            var wake = step.wakeDeadline(policyDeadline: actions.deadline)
+            // Changes count from a flush on, and none comes before `earliestFlush`: those the
+            // reader hands over until then wait for it (the engine wakes at it at the latest)
+            // rather than waking the engine for each batch. Not while a sync waits for its marker.
+            let earliestFlush = step.schedule.earliestFlush
+            let changesMayWait = step.schedule.waitingSyncs == 0 && clock.now < earliestFlush
+            if changesMayWait { wake = min(wake ?? earliestFlush, earliestFlush) }
+            let deadline = wake.map(clock.instant(of:))
+            for message in mailbox.take(until: deadline, changesMayWait: changesMayWait) {
                 switch message {
                 case .events(let changes):
                     // Read in place: a copy kept alive until `apply` below mutates the tree would

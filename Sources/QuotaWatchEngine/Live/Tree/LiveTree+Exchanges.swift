@@ -25,7 +25,7 @@ extension LiveTree {
         let place = PendingName(directory: directory, name: name)
         if let earlier = displaced.removeValue(forKey: place) { dropDisplaced(earlier, in: directory) }
         // What the name was owed goes with the entry that had it, or, with none, is owed no more.
-        let owed = restats.take(place)
+        let owed = takeOwedRestats(place)
         guard let entry = tree.entry(named: name, in: directory) else { return }
         // Two NULs and the cookie: the length tells it apart from a move's parked name.
         var parkedName: [UInt8] = [0, 0]

@@ -4,22 +4,21 @@ import QuotaWatchCore
 extension LiveTree {
     /// Stats every name and directory that changed since the last flush.
     package mutating func flush() {
-        // Taken, not copied: emptying a set that is still shared would allocate a new table
-        // as large as the old, on every flush, and keep a burst's peak size for good.
-        var names: Set<PendingName> = []
-        swap(&names, &pendingNames)
+        var names = pendingNames.takeAll()
         // Every name and directory deferred for lack of descriptors is tried again below.
         starved.removeAll()
         let deferred = deferredNames
         deferredNames.removeAll()
         names.formUnion(deferred.keys)
-        for pending in names {
-            let refreshed = refresh(pending)
+        var owedLate: [(name: PendingName, deadline: UInt64)] = []
+        for (pending, writtenAt) in names {
+            let outcome = refresh(pending)
             checkConsistency(
                 after:
                     "refreshing \(String(decoding: pending.name, as: UTF8.self)) in directory \(pending.directory.rawValue)"
             )
-            if refreshed { continue }
+            if let writtenAt, outcome != .settled { owedLate.append((pending, writtenAt + lateRestatDelay)) }
+            guard outcome == .deferred else { continue }
             let attempts = deferred[pending, default: 0] + 1
             if attempts > deferralLimit {
                 needsResync = true
@@ -27,6 +26,9 @@ extension LiveTree {
                 deferredNames[pending] = attempts
             }
         }
+        // In deadline order: the timers' queue stays sorted by being appended to in order.
+        owedLate.sort { $0.deadline < $1.deadline }
+        for (pending, deadline) in owedLate { restats.written(pending, lateDeadline: deadline) }
         retryFailedWatches()
         let readabilityChecks = deferredReadabilityChecks
         for (directory, attempts) in readabilityChecks {
@@ -131,7 +133,7 @@ extension LiveTree {
                 if name.first != 0 { names.append(PendingName(directory: directory, name: Array(name))) }
             }
         }
-        for pending in names where !refresh(pending) { deferredNames[pending, default: 0] += 1 }
+        for pending in names where refresh(pending) == .deferred { deferredNames[pending, default: 0] += 1 }
         // A name that turned out to be something else now (a directory, say) is settled too.
         flush()
     }
@@ -211,7 +213,7 @@ extension LiveTree {
         otherPlacesByWatch.removeAll()
         tree = fresh
         forgetTransits()
-        pendingNames.removeAll()
+        pendingNames = PendingNames()
         pendingDirectories.removeAll()
         deferredNames.removeAll()
         deferredDirectories.removeAll()
@@ -245,21 +247,32 @@ extension LiveTree {
         let name = tree.name(of: found.file)
         guard name.first != 0 else { return }
         let pending = PendingName(directory: tree.directory(containing: found.file), name: Array(name))
-        if !refresh(pending) { deferredNames[pending, default: 0] += 1 }
+        if refresh(pending) == .deferred { deferredNames[pending, default: 0] += 1 }
     }
 
-    /// Brings one name up to date; false when its directory could not be opened yet.
-    mutating func refresh(_ pending: PendingName) -> Bool {
+    /// What a stat of a pending name showed, for the re-stats a write of it is owed.
+    enum RefreshOutcome: Equatable {
+        /// Its directory could not be opened yet: tried again after more events.
+        case deferred
+        /// Nothing more is owed to the name: its allocation is final until its next event, or
+        /// neither the tree nor the file system has it.
+        case settled
+        /// Up to date, and what it holds can still change with no event.
+        case mayChange
+    }
+
+    /// Brings one name up to date.
+    mutating func refresh(_ pending: PendingName) -> RefreshOutcome {
         let directory = pending.directory
-        guard tree.contains(directory), !unreadable.contains(directory) else { return true }
+        guard tree.contains(directory), !unreadable.contains(directory) else { return .mayChange }
         let existing = tree.entry(named: pending.name, in: directory)
         logFile(named: pending.name, in: directory)
         switch fileSystem.status(of: pending.name, in: directory, tree: tree) {
         case .directoryUnavailable:
-            return false
+            return .deferred
         case .outOfDescriptors:
             starved.insert(directory)
-            return false
+            return .deferred
         case .permissionDenied:
             markUnreadable(directory)
         case .missing:
@@ -269,11 +282,15 @@ extension LiveTree {
             // events follow the removal (fanotify merges the create and the delete into one
             // record ahead of them); its re-stat timers would otherwise stay 35 s.
             if existing == nil { restats.forget(pending) }
+            // What comes to the name later brings events of its own.
+            return .settled
         case .found(let status) where status.kind == .directory:
             switch existing {
             case .file(let file)?: tree.removeFile(file)
             case .directory(let child)?:
-                if tree.inode(of: child) == status.inode && tree.device(of: child) == status.device { return true }
+                if tree.inode(of: child) == status.inode && tree.device(of: child) == status.device {
+                    return .mayChange
+                }
                 // Another directory has the name now: the record was moved here by a rename
                 // pair whose other half named a directory the tree never had (moved in from
                 // one it cannot see, then exchanged). Kept, it would stand for the wrong
@@ -294,8 +311,11 @@ extension LiveTree {
             // Stat'ed after every event applied so far: where nothing but an event can change
             // this allocation, its late and writeback re-stats (and their second stat at a
             // sync) would only read it again. A later write schedules them anew.
-            if fileSystem.allocationIsFinal(status, in: directory, tree: tree) { restats.forget(pending) }
+            if fileSystem.allocationIsFinal(status, in: directory, tree: tree) {
+                restats.forget(pending)
+                return .settled
+            }
         }
-        return true
+        return .mayChange
     }
 }

@@ -28,7 +28,7 @@ extension LiveTree {
             case nil: break
             }
             // The re-stats go with the entry, and come back at whichever name it lands on.
-            if entry != nil { owed = restats.take(place) }
+            if entry != nil { owed = takeOwedRestats(place) }
         }
         if case .stays(let kept)? = fate { restoreDisplaced(kept, named: name, in: directory) }
         if let previous = takeTransit(cookie) { dropParked(previous) }
@@ -98,10 +98,9 @@ extension LiveTree {
             switch entry {
             case .file(let file):
                 tree.moveFile(file, to: directory, named: name)
-                pendingNames.insert(renamed)
                 // A rename moves the ctime on, and the late re-stats follow names: the ones due
                 // at the old name (the one after writeback, say) would miss it now.
-                scheduleLateRestat(renamed, now: now)
+                pendingNames.written(renamed, at: now)
             case .directory(let child):
                 guard !tree.isDescendant(directory, of: child) else {
                     // The tree places the target inside the directory being moved there, which
@@ -120,8 +119,7 @@ extension LiveTree {
         } else {
             // Moved in from outside: its data may not be written back yet, whatever its mtime
             // says (tar, cp -a and rsync set it back), so it gets the late re-stats a write gets.
-            pendingNames.insert(renamed)
-            scheduleLateRestat(renamed, now: now)
+            pendingNames.written(renamed, at: now)
         }
     }
 

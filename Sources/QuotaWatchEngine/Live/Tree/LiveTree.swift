@@ -20,19 +20,6 @@ extension ChangeKind {
     static let contentsWritten: ChangeKind = [.modified, .closedAfterWrite, .created]
 }
 
-/// A name in a directory of the tree, waiting to be stat'ed.
-struct PendingName: Hashable {
-    var directory: DirectoryID
-    var name: [UInt8]
-
-    /// The name's bytes in one call: the synthesized hash feeds them to the hasher one at a
-    /// time, which made hashing the largest cost of an event.
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(directory.rawValue)
-        name.withUnsafeBytes { hasher.combine(bytes: $0) }
-    }
-}
-
 /// The tally tree kept exact from a backend's changes (``FileSystemChange``): the engine's
 /// single-threaded heart.
 ///
@@ -95,7 +82,7 @@ package struct LiveTree<FileSystem: LiveFileSystem> {
     /// Entries a `moved_to` landed on, by the place they left, until it is clear whether they
     /// were renamed over or swapped by an exchange (LiveTree+Exchanges.swift).
     var displaced: [PendingName: Displaced] = [:]
-    var pendingNames: Set<PendingName> = []
+    var pendingNames = PendingNames()
     var pendingDirectories: Set<DirectoryID> = []
     /// Names whose directory could not be opened at its path in the tree, because a rename of
     /// it is still on its way through the queue; retried after the next events, with a count.
@@ -305,13 +292,14 @@ package struct LiveTree<FileSystem: LiveFileSystem> {
             }
         } else {
             let pending = PendingName(directory: directory, name: name)
-            pendingNames.insert(pending)
-            if change.kind.contains(.created) { pendingDirectories.insert(directory) }
             // A new name may be a link to an inode written just before (a create has no
             // write of its own then), and its allocation can still change after writeback.
             if !change.kind.isDisjoint(with: .contentsWritten) {
-                scheduleLateRestat(pending, now: now)
+                pendingNames.written(pending, at: now)
+            } else {
+                pendingNames.insert(pending)
             }
+            if change.kind.contains(.created) { pendingDirectories.insert(directory) }
         }
     }
 
@@ -321,16 +309,19 @@ package struct LiveTree<FileSystem: LiveFileSystem> {
     package mutating func fileChanged(device: UInt64, inode: UInt64, now: UInt64) {
         latestNow = now
         for file in tree.files(withInode: inode, device: device) {
-            let pending = PendingName(directory: tree.directory(containing: file), name: Array(tree.name(of: file)))
-            pendingNames.insert(pending)
-            scheduleLateRestat(pending, now: now)
+            pendingNames.written(
+                PendingName(directory: tree.directory(containing: file), name: Array(tree.name(of: file))), at: now)
         }
     }
 
-    /// Re-stats `pending` `lateRestatDelay` after `now`, and once more after writeback. The
-    /// delay is constant and `now` never goes back, so appending keeps the queue sorted.
-    mutating func scheduleLateRestat(_ pending: PendingName, now: UInt64) {
-        restats.written(pending, lateDeadline: now + lateRestatDelay)
+    /// What `place` is owed, for an entry that leaves it (a move, an exchange): its timers, and
+    /// a write not yet stat'ed, which would have been owed its late re-stat from its moment.
+    mutating func takeOwedRestats(_ place: PendingName) -> RestatTimers.Owed? {
+        var owed = restats.take(place)
+        if let writtenAt = pendingNames.takeWrite(of: place) {
+            owed = RestatTimers.Owed(late: writtenAt + lateRestatDelay, writeback: owed?.writeback)
+        }
+        return owed
     }
 
     package mutating func noteRootGone() { rootIsGone = true }

@@ -77,6 +77,8 @@ struct RestatTimers {
 
     /// The name is gone (deleted, renamed over, moved away): nothing is owed to it any more.
     mutating func forget(_ name: PendingName) {
+        // Most names are owed nothing (a burst of small files on ext4): no hashing for them.
+        guard !late.isEmpty || !writeback.isEmpty else { return }
         let removedLate = late.removeValue(forKey: name) != nil
         let removedWriteback = writeback.removeValue(forKey: name) != nil
         if removedLate { Self.compactIfMostlyStale(&lateQueue, live: late) }

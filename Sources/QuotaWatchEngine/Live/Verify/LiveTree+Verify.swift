@@ -112,7 +112,7 @@ extension LiveTree {
         let quiet = changed < quietBefore
         if !quiet && !correctingRecent { return .recent }
         let pending = PendingName(directory: directory, name: name)
-        if !refresh(pending) { deferredNames[pending, default: 0] += 1 }
+        if refresh(pending) == .deferred { deferredNames[pending, default: 0] += 1 }
         // Still changing at the second look: corrected, but a write racing this stat may
         // have its event on the way, so it is not counted as one no event reported.
         guard quiet else { return .corrected(nil) }
