@@ -6,29 +6,17 @@ import Testing
 /// to fit their contents (``TallyTree/fitIndexesToContents()``).
 @Suite("OpenAddressingTable")
 struct OpenAddressingTableTests {
-    /// A reproducible stream of numbers (splitmix64).
-    private struct Numbers {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9e37_79b9_7f4a_7c15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Hashes that send one value in 32 to the last slot, so probe chains wrap past the end
     /// and removals shift entries back across it.
     private static func hash(_ value: UInt32, seed: UInt64) -> UInt64 {
-        var numbers = Numbers(state: seed ^ UInt64(value))
+        var numbers = SeededGenerator(state: seed ^ UInt64(value))
         let spread = numbers.next()
         return value % 32 == 0 ? UInt64.max - (spread >> 40) : spread
     }
 
     @Test(arguments: [(1_000, 1), (1_000, 2), (4_080, 3), (16, 4), (8_192, 5)] as [(Int, UInt64)])
     func insertsAndRemovalsAtAnySlotCountMatchASet(slotCount: Int, seed: UInt64) {
-        var numbers = Numbers(state: seed)
+        var numbers = SeededGenerator(state: seed)
         var table = OpenAddressingTable(slotCount: slotCount)
         var model = Set<UInt32>()
         let hash = { (value: UInt32) in Self.hash(value, seed: seed) }
